@@ -1,0 +1,269 @@
+//! Validation of everything a model names: notes, daily dates, and the
+//! project slug derived from the host's project path.
+
+use sha2::{Digest, Sha256};
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::time::Date;
+
+/// Longest note name, in characters, after trimming.
+pub const MAX_NOTE_NAME_CHARS: usize = 64;
+/// Longest sanitized basename kept in a project slug, in bytes.
+pub const MAX_SLUG_BASENAME_BYTES: usize = 40;
+
+/// The project slug: `<sanitized-basename>-<first 8 hex of sha256(path)>`.
+///
+/// The basename is the last non-empty component of `project_path` (split on
+/// `/` and `\`); every character other than ASCII alphanumerics, `-` and `_`
+/// becomes `-`; the result is cut to 40 bytes and is `root` when empty.
+pub fn project_slug(project_path: &str) -> String {
+    let basename = project_path
+        .split(['/', '\\'])
+        .rev()
+        .find(|part| !part.is_empty())
+        .unwrap_or("");
+    let mut base: String = basename
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    // Every char is ASCII now, so any byte index is a char boundary.
+    base.truncate(MAX_SLUG_BASENAME_BYTES);
+    if base.is_empty() {
+        base.push_str("root");
+    }
+    let digest = Sha256::digest(project_path.as_bytes());
+    let hex: String = digest[..4].iter().map(|b| format!("{b:02x}")).collect();
+    format!("{base}-{hex}")
+}
+
+/// Validate a note name and return its stem (the file is `<stem>.md`).
+///
+/// Surrounding whitespace and one trailing `.md` are dropped; the rest must be
+/// 1-64 Unicode letters, digits, `-`, `_` or single inner spaces, and not a
+/// Windows device name. Nothing is ever rewritten beyond that: a name that
+/// breaks the rule is an [`ErrorKind::InvalidName`] error.
+pub fn note_stem(raw: &str) -> Result<&str> {
+    let trimmed = raw.trim();
+    let stem = trimmed.strip_suffix(".md").unwrap_or(trimmed);
+    let invalid = |why: &str| {
+        Err(Error::new(
+            ErrorKind::InvalidName,
+            format!("invalid note name {raw:?}: {why}"),
+        ))
+    };
+    if stem.is_empty() {
+        return invalid("it is empty");
+    }
+    let chars = stem.chars().count();
+    if chars > MAX_NOTE_NAME_CHARS {
+        return invalid(&format!(
+            "it has {chars} characters, the limit is {MAX_NOTE_NAME_CHARS}"
+        ));
+    }
+    let mut prev_space = false;
+    for (i, c) in stem.chars().enumerate() {
+        if c == ' ' {
+            if i == 0 || i + 1 == chars {
+                return invalid("it starts or ends with a space");
+            }
+            if prev_space {
+                return invalid("it has two spaces in a row");
+            }
+            prev_space = true;
+            continue;
+        }
+        prev_space = false;
+        if !(c.is_alphanumeric() || c == '-' || c == '_') {
+            let what = match c {
+                '.' => "dots are not allowed".to_string(),
+                '/' | '\\' => "path separators are not allowed".to_string(),
+                c if c.is_control() => format!("control character U+{:04X}", c as u32),
+                c if c.is_whitespace() => format!("whitespace U+{:04X}", c as u32),
+                c => format!("character {c:?} (U+{:04X}) is not allowed", c as u32),
+            };
+            return invalid(&what);
+        }
+    }
+    if is_windows_device_name(stem) {
+        return invalid("it is a reserved Windows device name");
+    }
+    Ok(stem)
+}
+
+/// True for `CON`, `PRN`, `AUX`, `NUL`, `COM0`-`COM9`, `LPT0`-`LPT9`, with
+/// the superscript digits `¹²³` as Windows also treats them, in any case.
+fn is_windows_device_name(stem: &str) -> bool {
+    let upper = stem.to_uppercase();
+    if matches!(upper.as_str(), "CON" | "PRN" | "AUX" | "NUL") {
+        return true;
+    }
+    for prefix in ["COM", "LPT"] {
+        if let Some(rest) = upper.strip_prefix(prefix) {
+            let mut it = rest.chars();
+            if let (Some(d), None) = (it.next(), it.next())
+                && (d.is_ascii_digit() || matches!(d, '¹' | '²' | '³'))
+            {
+                return true;
+            }
+        }
+    }
+    false
+}
+
+/// Validate a daily-log name: exactly `YYYY-MM-DD` in ASCII digits, and a
+/// real calendar date (year 0001-9999).
+pub fn daily_date(raw: &str) -> Result<Date> {
+    let invalid = |why: &str| {
+        Err(Error::new(
+            ErrorKind::InvalidDate,
+            format!("invalid daily log name {raw:?}: {why}"),
+        ))
+    };
+    let b = raw.as_bytes();
+    let shaped = b.len() == 10
+        && b[4] == b'-'
+        && b[7] == b'-'
+        && b.iter()
+            .enumerate()
+            .all(|(i, c)| i == 4 || i == 7 || c.is_ascii_digit());
+    if !shaped {
+        return invalid("expected YYYY-MM-DD");
+    }
+    let num = |r: std::ops::Range<usize>| raw[r].parse::<u32>().unwrap_or(0);
+    let (year, month, day) = (num(0..4) as i32, num(5..7), num(8..10));
+    match Date::new(year, month, day) {
+        Some(date) => Ok(date),
+        None => invalid("no such calendar date"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slug_matches_the_rule() {
+        let slug = project_slug("/home/me/src/my repo.v2");
+        let hex = &Sha256::digest(b"/home/me/src/my repo.v2")[..4];
+        let hex: String = hex.iter().map(|b| format!("{b:02x}")).collect();
+        assert_eq!(slug, format!("my-repo-v2-{hex}"));
+    }
+
+    #[test]
+    fn same_basename_different_paths_differ() {
+        let a = project_slug("/a/app");
+        let b = project_slug("/b/app");
+        assert!(a.starts_with("app-") && b.starts_with("app-"));
+        assert_ne!(a, b);
+    }
+
+    #[test]
+    fn slug_edge_cases() {
+        assert!(project_slug("/").starts_with("root-"));
+        assert!(project_slug("/x/proj/").starts_with("proj-"));
+        assert!(project_slug(r"C:\Users\me\Repo").starts_with("Repo-"));
+        // Non-ASCII characters become one dash each.
+        assert!(project_slug("/p/café").starts_with("caf--"));
+        let long = format!("/p/{}", "a".repeat(100));
+        let slug = project_slug(&long);
+        assert_eq!(slug.len(), 40 + 1 + 8);
+    }
+
+    #[test]
+    fn note_names_accepted() {
+        for (raw, stem) in [
+            ("auth", "auth"),
+            ("  auth.md ", "auth"),
+            ("deploy notes", "deploy notes"),
+            ("über_straße-2", "über_straße-2"),
+            ("日本語", "日本語"),
+            ("console", "console"),
+            ("COM10", "COM10"),
+            ("a", "a"),
+        ] {
+            assert_eq!(note_stem(raw).unwrap(), stem, "{raw:?}");
+        }
+        assert_eq!(note_stem(&"x".repeat(64)).unwrap().len(), 64);
+    }
+
+    #[test]
+    fn note_names_rejected() {
+        for raw in [
+            "",
+            "   ",
+            ".md",
+            ".",
+            "..",
+            ".hidden",
+            "a.b",
+            "a.md.md",
+            "../etc/passwd",
+            "a/b",
+            r"a\b",
+            "C:",
+            "a:b",
+            "a*b",
+            "a?b",
+            "a\"b",
+            "a<b",
+            "a>b",
+            "a|b",
+            "a%2e",
+            "a\0b",
+            "a\nb",
+            "a\tb",
+            "a\u{200b}b",
+            "a\u{202e}b",
+            "a  b",
+            " a b .md",
+            "CON",
+            "con",
+            "Nul",
+            "aux",
+            "prn",
+            "COM1",
+            "lpt9",
+            "COM¹",
+            "lpt³",
+            "COM0",
+        ] {
+            let err = note_stem(raw).unwrap_err();
+            assert_eq!(err.kind(), ErrorKind::InvalidName, "{raw:?}");
+        }
+        assert!(note_stem(&"x".repeat(65)).is_err());
+    }
+
+    #[test]
+    fn daily_dates() {
+        assert_eq!(daily_date("2024-02-29").unwrap().to_string(), "2024-02-29");
+        for raw in [
+            "2023-02-29",
+            "2026-02-30",
+            "2026-13-01",
+            "2026-00-10",
+            "2026-01-00",
+            "0000-01-01",
+            "2026-1-01",
+            "2026/01/01",
+            "20260101",
+            "２０２６-01-01",
+            "2026-01-01 ",
+            "",
+            "1900-02-29",
+            "../2026-01-01",
+        ] {
+            assert_eq!(
+                daily_date(raw).unwrap_err().kind(),
+                ErrorKind::InvalidDate,
+                "{raw:?}"
+            );
+        }
+        assert!(daily_date("2000-02-29").is_ok());
+    }
+}

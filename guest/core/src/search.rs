@@ -1,0 +1,505 @@
+//! Keyword search: a pure matcher over one file's text, ranking, and the
+//! capped rendering for a model. Where the bytes come from is the store's
+//! business (see `Memory::search`).
+
+use std::cmp::Ordering;
+
+use crate::text::truncate_with_marker;
+
+/// Lines of context kept on each side of a matching line.
+pub const CONTEXT_LINES: usize = 3;
+/// Most context windows reported per file.
+pub const MAX_WINDOWS: usize = 5;
+/// Non-blank lines shown for a filename-only hit.
+pub const PREVIEW_LINES: usize = 3;
+
+/// A parsed query: distinct whitespace-separated terms in query order.
+#[derive(Debug, Clone)]
+pub struct Query {
+    terms: Vec<String>,
+    lowered: Vec<String>,
+}
+
+impl Query {
+    /// Split on whitespace and drop repeats (compared case-insensitively),
+    /// keeping the first spelling.
+    pub fn parse(query: &str) -> Query {
+        let mut terms = Vec::new();
+        let mut lowered: Vec<String> = Vec::new();
+        for term in query.split_whitespace() {
+            let low = term.to_lowercase();
+            if !lowered.contains(&low) {
+                terms.push(term.to_string());
+                lowered.push(low);
+            }
+        }
+        Query { terms, lowered }
+    }
+
+    /// The distinct terms.
+    pub fn terms(&self) -> &[String] {
+        &self.terms
+    }
+
+    /// True when the query has no terms.
+    pub fn is_empty(&self) -> bool {
+        self.terms.is_empty()
+    }
+
+    /// Indexes of the terms that occur in `text`, case-insensitively.
+    fn matching<'a>(&'a self, lowered_text: &'a str) -> impl Iterator<Item = usize> + 'a {
+        self.lowered
+            .iter()
+            .enumerate()
+            .filter(move |(_, t)| lowered_text.contains(t.as_str()))
+            .map(|(i, _)| i)
+    }
+}
+
+/// One file's worth of results.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SearchHit {
+    /// Store-relative path.
+    pub path: String,
+    /// Distinct terms found, in query order.
+    pub matched_terms: Vec<String>,
+    /// Matching lines (0 for a filename-only hit).
+    pub total_hits: usize,
+    /// Context windows separated by `…` lines, or a filename-match preview.
+    pub body: String,
+    /// Only the file name matched.
+    pub filename_only: bool,
+    /// The date of a daily log.
+    pub date: Option<String>,
+    /// The global MEMORY.md.
+    pub is_memory_md: bool,
+}
+
+/// Ranked results with per-term matching-line counts.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SearchResults {
+    /// Each distinct term and its matching lines across all files.
+    pub terms: Vec<(String, usize)>,
+    /// Files, most relevant first.
+    pub hits: Vec<SearchHit>,
+}
+
+/// Where a file sits in the ranking, apart from its matches.
+#[derive(Debug, Clone)]
+pub struct FileMeta {
+    /// Store-relative path.
+    pub path: String,
+    /// The file name without `.md`, matched for the filename fallback.
+    pub stem: String,
+    /// The date of a daily log.
+    pub date: Option<String>,
+    /// The global MEMORY.md.
+    pub is_memory_md: bool,
+}
+
+/// Accumulates hits and term counts over many files.
+#[derive(Debug)]
+pub struct Searcher {
+    query: Query,
+    counts: Vec<usize>,
+    hits: Vec<SearchHit>,
+}
+
+impl Searcher {
+    /// A searcher for `query`.
+    pub fn new(query: Query) -> Searcher {
+        let counts = vec![0; query.terms.len()];
+        Searcher {
+            query,
+            counts,
+            hits: Vec::new(),
+        }
+    }
+
+    /// Search one file's text and record a hit if it matches.
+    pub fn add_file(&mut self, meta: FileMeta, text: &str) {
+        if self.query.is_empty() {
+            return;
+        }
+        // Lowercasing never adds or removes a '\n', so the lowered text has
+        // the same lines as the original and the two can be walked together.
+        let lowered = text.to_lowercase();
+        let lines: Vec<&str> = text.lines().collect();
+        let mut matched = vec![false; self.query.terms.len()];
+        let mut hit_lines = Vec::new();
+        for (i, low) in lowered.lines().enumerate() {
+            let mut any = false;
+            for (t, term) in self.query.lowered.iter().enumerate() {
+                if low.contains(term.as_str()) {
+                    any = true;
+                    matched[t] = true;
+                    self.counts[t] += 1;
+                }
+            }
+            if any {
+                hit_lines.push(i);
+            }
+        }
+        if !hit_lines.is_empty() {
+            let body = render_windows(&lines, &hit_lines);
+            self.hits.push(SearchHit {
+                matched_terms: self.pick(&matched),
+                total_hits: hit_lines.len(),
+                body,
+                filename_only: false,
+                path: meta.path,
+                date: meta.date,
+                is_memory_md: meta.is_memory_md,
+            });
+            return;
+        }
+        let mut in_name = vec![false; self.query.terms.len()];
+        for t in self.query.matching(&meta.stem.to_lowercase()) {
+            in_name[t] = true;
+        }
+        if in_name.iter().any(|&m| m) {
+            let preview: Vec<&str> = lines
+                .iter()
+                .copied()
+                .filter(|l| !l.trim().is_empty())
+                .take(PREVIEW_LINES)
+                .collect();
+            let mut body = String::from("(filename match)");
+            for line in preview {
+                body.push('\n');
+                body.push_str(line);
+            }
+            self.hits.push(SearchHit {
+                matched_terms: self.pick(&in_name),
+                total_hits: 0,
+                body,
+                filename_only: true,
+                path: meta.path,
+                date: meta.date,
+                is_memory_md: meta.is_memory_md,
+            });
+        }
+    }
+
+    fn pick(&self, flags: &[bool]) -> Vec<String> {
+        self.query
+            .terms
+            .iter()
+            .zip(flags)
+            .filter(|(_, f)| **f)
+            .map(|(t, _)| t.clone())
+            .collect()
+    }
+
+    /// Rank the hits and return the results.
+    pub fn finish(mut self) -> SearchResults {
+        self.hits.sort_by(rank);
+        SearchResults {
+            terms: self.query.terms.into_iter().zip(self.counts).collect(),
+            hits: self.hits,
+        }
+    }
+}
+
+/// MEMORY.md first; then more distinct terms; content before filename-only;
+/// more matching lines; newer daily logs; path.
+fn rank(a: &SearchHit, b: &SearchHit) -> Ordering {
+    b.is_memory_md
+        .cmp(&a.is_memory_md)
+        .then_with(|| b.matched_terms.len().cmp(&a.matched_terms.len()))
+        .then_with(|| a.filename_only.cmp(&b.filename_only))
+        .then_with(|| b.total_hits.cmp(&a.total_hits))
+        .then_with(|| b.date.cmp(&a.date))
+        .then_with(|| a.path.cmp(&b.path))
+}
+
+/// Widen each matching line by [`CONTEXT_LINES`], merge windows that overlap
+/// or touch, keep at most [`MAX_WINDOWS`], and join them with `…` lines.
+fn render_windows(lines: &[&str], hit_lines: &[usize]) -> String {
+    let last = lines.len().saturating_sub(1);
+    let mut windows: Vec<(usize, usize)> = Vec::new();
+    for &i in hit_lines {
+        let lo = i.saturating_sub(CONTEXT_LINES);
+        let hi = (i + CONTEXT_LINES).min(last);
+        if let Some(w) = windows.last_mut()
+            && lo <= w.1 + 1
+        {
+            w.1 = w.1.max(hi);
+        } else if windows.len() == MAX_WINDOWS {
+            break;
+        } else {
+            windows.push((lo, hi));
+        }
+    }
+    let mut body = String::new();
+    for (n, (lo, hi)) in windows.iter().enumerate() {
+        if n > 0 {
+            body.push_str("\n…\n");
+        }
+        body.push_str(&lines[*lo..=*hi].join("\n"));
+    }
+    body
+}
+
+const TRUNCATED: &str = "\n…[search truncated]";
+
+impl SearchResults {
+    /// Render for a model, at most `max_bytes` long: a summary line, then the
+    /// best hits that fit whole, each as `<path>  [matched: a, b]` and its
+    /// body, and a line counting the hits left out. When not even the best
+    /// hit fits whole, it is shown cut.
+    pub fn render(&self, max_bytes: usize) -> String {
+        let terms: Vec<String> = self
+            .terms
+            .iter()
+            .map(|(t, c)| format!("{t}({c})"))
+            .collect();
+        let terms = terms.join(" ");
+        if self.terms.is_empty() {
+            return truncate_with_marker(
+                "Empty query: give one or more keywords separated by spaces.",
+                max_bytes,
+                TRUNCATED,
+            );
+        }
+        if self.hits.is_empty() {
+            return truncate_with_marker(&format!("No matches for {terms}."), max_bytes, TRUNCATED);
+        }
+        let total = self.hits.len();
+        let summary = |shown: usize| {
+            format!(
+                "Searched {} term{}: {terms} across {total} file{}. Showing top {shown} by relevance.",
+                self.terms.len(),
+                plural(self.terms.len()),
+                plural(total),
+            )
+        };
+        let omitted_line = |omitted: usize| {
+            if omitted == 0 {
+                String::new()
+            } else {
+                format!("\n\n…[{omitted} more file{} omitted]", plural(omitted))
+            }
+        };
+        let blocks: Vec<String> = self
+            .hits
+            .iter()
+            .map(|h| {
+                format!(
+                    "{}  [matched: {}]\n{}",
+                    h.path,
+                    h.matched_terms.join(", "),
+                    h.body
+                )
+            })
+            .collect();
+        // The widest summary and omission line bound what the final ones take.
+        let overhead = summary(total).len() + omitted_line(total).len();
+        let mut used = overhead;
+        let mut shown = 0;
+        for block in &blocks {
+            let add = 2 + block.len();
+            if used + add > max_bytes {
+                break;
+            }
+            used += add;
+            shown += 1;
+        }
+        let mut out = summary(shown.max(1));
+        if shown == 0 {
+            let room = max_bytes.saturating_sub(out.len() + 2 + omitted_line(total - 1).len());
+            out.push_str("\n\n");
+            out.push_str(&truncate_with_marker(&blocks[0], room, TRUNCATED));
+            shown = 1;
+        } else {
+            for block in &blocks[..shown] {
+                out.push_str("\n\n");
+                out.push_str(block);
+            }
+        }
+        out.push_str(&omitted_line(total - shown));
+        truncate_with_marker(&out, max_bytes, TRUNCATED)
+    }
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const NOTES: &str = "\
+# Deploy
+We deploy to staging first.
+Then production.
+line 4
+line 5
+line 6
+line 7
+line 8
+line 9
+line 10
+Staging is flaky on Mondays.";
+
+    fn meta(path: &str) -> FileMeta {
+        let stem = path
+            .rsplit('/')
+            .next()
+            .unwrap()
+            .trim_end_matches(".md")
+            .to_string();
+        FileMeta {
+            path: path.to_string(),
+            stem,
+            date: None,
+            is_memory_md: path == "MEMORY.md",
+        }
+    }
+
+    fn search(files: &[(&str, &str)], query: &str) -> SearchResults {
+        let mut s = Searcher::new(Query::parse(query));
+        for (path, text) in files {
+            s.add_file(meta(path), text);
+        }
+        s.finish()
+    }
+
+    #[test]
+    fn terms_are_deduplicated_case_insensitively_in_order() {
+        let q = Query::parse("  Deploy staging deploy STAGING  prod ");
+        assert_eq!(q.terms(), ["Deploy", "staging", "prod"]);
+        assert!(Query::parse(" \t\n").is_empty());
+    }
+
+    #[test]
+    fn matching_is_literal_and_case_insensitive() {
+        let r = search(&[("n/a.md", "a.b\naxb\n(x+\nSTAGING")], "a.b (x+ staging");
+        assert_eq!(
+            r.terms,
+            [("a.b".into(), 1), ("(x+".into(), 1), ("staging".into(), 1)]
+        );
+        assert_eq!(r.hits[0].total_hits, 3);
+    }
+
+    #[test]
+    fn windows_merge_and_cap() {
+        let r = search(&[("n/deploy.md", NOTES)], "staging");
+        let hit = &r.hits[0];
+        assert_eq!(hit.total_hits, 2);
+        // Line 1 (0-based) widens to 0..=4, line 10 to 7..=10: two windows.
+        assert_eq!(hit.body.matches("\n…\n").count(), 1);
+        assert!(hit.body.starts_with("# Deploy\n"));
+        assert!(hit.body.ends_with("Staging is flaky on Mondays."));
+        // Touching windows merge: hits on lines 0 and 7 give 0..=3 and 4..=10.
+        let text = "x\n1\n2\n3\n4\n5\n6\nx\n8";
+        let r = search(&[("n/t.md", text)], "x");
+        assert!(!r.hits[0].body.contains('…'));
+        // Many far-apart hits: at most five windows, every line still counted.
+        let text: String = (0..100)
+            .map(|i| if i % 10 == 0 { "hit\n" } else { "-\n" })
+            .collect();
+        let r = search(&[("n/t.md", &text)], "hit");
+        assert_eq!(r.hits[0].body.matches("\n…\n").count(), MAX_WINDOWS - 1);
+        assert_eq!(r.hits[0].total_hits, 10);
+    }
+
+    #[test]
+    fn filename_fallback_ranks_below_content() {
+        let r = search(
+            &[
+                (
+                    "n/deploy.md",
+                    "nothing here\n\nfirst\nsecond\nthird\nfourth",
+                ),
+                ("n/x.md", "deploy now"),
+            ],
+            "deploy",
+        );
+        assert_eq!(r.hits[0].path, "n/x.md");
+        assert!(r.hits[1].filename_only);
+        assert_eq!(
+            r.hits[1].body,
+            "(filename match)\nnothing here\nfirst\nsecond"
+        );
+        assert_eq!(r.terms, [("deploy".into(), 1)]);
+    }
+
+    #[test]
+    fn ranking_keys_in_order() {
+        let mut s = Searcher::new(Query::parse("a b"));
+        let daily = |date: &str| FileMeta {
+            path: format!("d/{date}.md"),
+            stem: date.into(),
+            date: Some(date.into()),
+            is_memory_md: false,
+        };
+        s.add_file(daily("2026-01-01"), "a");
+        s.add_file(daily("2026-01-02"), "a");
+        s.add_file(meta("n/z.md"), "a\na\na");
+        s.add_file(meta("n/y.md"), "a b");
+        s.add_file(meta("MEMORY.md"), "a");
+        s.add_file(meta("n/b.md"), "nothing");
+        s.add_file(meta("n/c.md"), "a");
+        let paths: Vec<_> = s.finish().hits.into_iter().map(|h| h.path).collect();
+        assert_eq!(
+            paths,
+            [
+                "MEMORY.md",
+                "n/y.md",
+                "n/z.md",
+                "d/2026-01-02.md",
+                "d/2026-01-01.md",
+                "n/c.md",
+                "n/b.md"
+            ]
+        );
+    }
+
+    #[test]
+    fn render_fits_whole_hits_under_the_cap() {
+        let files: Vec<(String, String)> = (0..20)
+            .map(|i| {
+                (
+                    format!("n/{i:02}.md"),
+                    format!("deploy {i}\n{}", "x".repeat(200)),
+                )
+            })
+            .collect();
+        let files: Vec<(&str, &str)> = files
+            .iter()
+            .map(|(p, t)| (p.as_str(), t.as_str()))
+            .collect();
+        let r = search(&files, "deploy");
+        let full = r.render(1 << 20);
+        assert!(full.starts_with(
+            "Searched 1 term: deploy(20) across 20 files. Showing top 20 by relevance."
+        ));
+        let capped = r.render(1000);
+        assert!(capped.len() <= 1000);
+        assert!(capped.contains("more files omitted]"), "{capped}");
+        let shown = capped.matches("  [matched: deploy]").count();
+        assert!(shown >= 3 && shown < 20);
+        assert!(capped.contains(&format!("Showing top {shown} by relevance")));
+        // One hit larger than the cap is still shown, cut.
+        let r = search(
+            &[("n/big.md", &format!("deploy\n{}", "y".repeat(5000)))],
+            "deploy",
+        );
+        let out = r.render(600);
+        assert!(
+            out.len() <= 600 && out.contains("n/big.md  [matched: deploy]"),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn render_empty_cases() {
+        assert!(search(&[], "  ").render(500).starts_with("Empty query"));
+        assert_eq!(
+            search(&[("n/a.md", "x")], "nope").render(500),
+            "No matches for nope(0)."
+        );
+    }
+}

@@ -1,0 +1,651 @@
+//! The store: paths under the memory root, and the operations on them.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+
+use crate::context::{self, INDEX_MAX_BYTES, Sources};
+use crate::error::{Error, ErrorKind, Result};
+use crate::fsio::{self, Kind};
+use crate::names::{daily_date, note_stem, project_slug};
+use crate::search::{FileMeta, Query, SearchResults, Searcher};
+use crate::text::{prefix_at_char_boundary, truncate_with_marker};
+use crate::time::{Clock, Date};
+
+/// Default hard cap on the context block, wrapper included.
+pub const MAX_INJECT_BYTES: usize = 32 * 1024;
+/// Default per-write content cap.
+pub const MAX_WRITE_BYTES: usize = 64 * 1024;
+/// Default cap on text returned by `read` and on rendered search.
+pub const MAX_READ_BYTES: usize = 32 * 1024;
+/// Smallest accepted inject or read cap: room for every heading and marker.
+pub const MIN_OUTPUT_CAP: usize = 512;
+/// Bytes of one file that search looks at; the rest of a larger file is not
+/// searched.
+pub const MAX_SEARCH_FILE_BYTES: u64 = 16 * 1024 * 1024;
+/// Bytes of a scratchpad scanned for open items.
+const MAX_SCRATCHPAD_SCAN_BYTES: u64 = 1024 * 1024;
+/// How many blank earlier logs the context block skips looking for one with
+/// content.
+const MAX_EARLIER_LOGS_TRIED: usize = 31;
+
+/// Size limits; see the `Default` impl for the defaults.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Caps {
+    /// Hard cap on the context block, wrapper included.
+    pub max_inject_bytes: usize,
+    /// Per-write content cap.
+    pub max_write_bytes: usize,
+    /// Cap on read output and the default search render.
+    pub max_read_bytes: usize,
+}
+
+impl Default for Caps {
+    fn default() -> Self {
+        Caps {
+            max_inject_bytes: MAX_INJECT_BYTES,
+            max_write_bytes: MAX_WRITE_BYTES,
+            max_read_bytes: MAX_READ_BYTES,
+        }
+    }
+}
+
+impl Caps {
+    fn validate(&self) -> Result<()> {
+        let bad = |what: &str, v: usize, min: usize| {
+            Err(Error::new(
+                ErrorKind::InvalidOptions,
+                format!("{what} is {v}; it must be at least {min}"),
+            ))
+        };
+        if self.max_inject_bytes < MIN_OUTPUT_CAP {
+            return bad("max-inject-bytes", self.max_inject_bytes, MIN_OUTPUT_CAP);
+        }
+        if self.max_read_bytes < MIN_OUTPUT_CAP {
+            return bad("max-read-bytes", self.max_read_bytes, MIN_OUTPUT_CAP);
+        }
+        if self.max_write_bytes == 0 {
+            return bad("max-write-bytes", 0, 1);
+        }
+        Ok(())
+    }
+}
+
+/// What the store needs from the host.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Options {
+    /// The project's path on the host; only hashed into the slug.
+    pub project: String,
+    /// Local time.
+    pub clock: Clock,
+    /// Size limits.
+    pub caps: Caps,
+}
+
+impl Options {
+    /// Options for `project` with the UTC system clock and default caps.
+    pub fn new(project: impl Into<String>) -> Options {
+        Options {
+            project: project.into(),
+            clock: Clock::UTC,
+            caps: Caps::default(),
+        }
+    }
+}
+
+/// Which file a write goes to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WriteTarget {
+    /// Global `MEMORY.md`.
+    LongTerm,
+    /// The project's `SCRATCHPAD.md`.
+    Scratchpad,
+    /// Today's log.
+    Daily,
+    /// A named note.
+    Note,
+}
+
+impl FromStr for WriteTarget {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        match s {
+            "long_term" => Ok(WriteTarget::LongTerm),
+            "scratchpad" => Ok(WriteTarget::Scratchpad),
+            "daily" => Ok(WriteTarget::Daily),
+            "note" => Ok(WriteTarget::Note),
+            _ => Err(Error::new(
+                ErrorKind::InvalidTarget,
+                format!("unknown target {s:?}: expected long_term, scratchpad, daily or note"),
+            )),
+        }
+    }
+}
+
+/// How a write combines with what is there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum WriteMode {
+    /// Add to the end.
+    #[default]
+    Append,
+    /// Replace the file.
+    Overwrite,
+}
+
+impl FromStr for WriteMode {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        match s {
+            "append" => Ok(WriteMode::Append),
+            "overwrite" => Ok(WriteMode::Overwrite),
+            _ => Err(Error::new(
+                ErrorKind::InvalidMode,
+                format!("unknown mode {s:?}: expected append or overwrite"),
+            )),
+        }
+    }
+}
+
+/// Which file a read comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReadSource {
+    /// Global `MEMORY.md`.
+    LongTerm,
+    /// The project's `SCRATCHPAD.md`.
+    Scratchpad,
+    /// A daily log, today by default.
+    Daily,
+    /// A named note.
+    Note,
+}
+
+impl From<WriteTarget> for ReadSource {
+    fn from(t: WriteTarget) -> Self {
+        match t {
+            WriteTarget::LongTerm => ReadSource::LongTerm,
+            WriteTarget::Scratchpad => ReadSource::Scratchpad,
+            WriteTarget::Daily => ReadSource::Daily,
+            WriteTarget::Note => ReadSource::Note,
+        }
+    }
+}
+
+/// The outcome of a write.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WriteReceipt {
+    /// Store-relative path written.
+    pub path: String,
+    /// Content bytes stored by this call.
+    pub bytes_written: u64,
+    /// The original length when the content was cut.
+    pub truncated_from: Option<u64>,
+    /// One line for the model.
+    pub message: String,
+}
+
+/// A memory file in a listing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileInfo {
+    /// Store-relative path.
+    pub path: String,
+    /// Size in bytes.
+    pub bytes: u64,
+}
+
+/// A store-relative file: its directory and file name.
+struct Rel {
+    dir: String,
+    file: String,
+}
+
+impl Rel {
+    fn path(&self) -> String {
+        if self.dir.is_empty() {
+            self.file.clone()
+        } else {
+            format!("{}/{}", self.dir, self.file)
+        }
+    }
+}
+
+/// The memory store for one project under one root.
+#[derive(Debug, Clone)]
+pub struct Memory {
+    root: PathBuf,
+    slug: String,
+    clock: Clock,
+    caps: Caps,
+}
+
+impl Memory {
+    /// Open the store at `root` (which should exist) for `options.project`.
+    /// Creates nothing on disk.
+    ///
+    /// # Errors
+    /// [`ErrorKind::InvalidOptions`] for an empty project path or one with
+    /// NUL, an offset out of range, or a cap below its minimum.
+    pub fn open(root: impl Into<PathBuf>, options: Options) -> Result<Memory> {
+        if options.project.trim().is_empty() {
+            return Err(Error::new(
+                ErrorKind::InvalidOptions,
+                "project path is empty",
+            ));
+        }
+        if options.project.contains('\0') {
+            return Err(Error::new(
+                ErrorKind::InvalidOptions,
+                format!("project path {:?} contains NUL", options.project),
+            ));
+        }
+        options.clock.validate()?;
+        options.caps.validate()?;
+        Ok(Memory {
+            root: root.into(),
+            slug: project_slug(&options.project),
+            clock: options.clock,
+            caps: options.caps,
+        })
+    }
+
+    /// Replace the clock.
+    ///
+    /// # Errors
+    /// [`ErrorKind::InvalidOptions`] for an offset out of range.
+    pub fn set_clock(&mut self, clock: Clock) -> Result<()> {
+        clock.validate()?;
+        self.clock = clock;
+        Ok(())
+    }
+
+    /// The project slug.
+    pub fn slug(&self) -> &str {
+        &self.slug
+    }
+
+    /// The project's store-relative directory, `projects/<slug>`.
+    pub fn project_dir(&self) -> String {
+        format!("projects/{}", self.slug)
+    }
+
+    /// Today's local date.
+    pub fn today(&self) -> Date {
+        self.clock.now().date
+    }
+
+    /// The caps in force.
+    pub fn caps(&self) -> Caps {
+        self.caps
+    }
+
+    fn abs(&self, rel: &str) -> PathBuf {
+        self.root.join(rel)
+    }
+
+    fn long_term_rel(&self) -> Rel {
+        Rel {
+            dir: String::new(),
+            file: "MEMORY.md".into(),
+        }
+    }
+
+    fn scratchpad_rel(&self) -> Rel {
+        Rel {
+            dir: self.project_dir(),
+            file: "SCRATCHPAD.md".into(),
+        }
+    }
+
+    fn daily_dir(&self) -> String {
+        format!("{}/daily", self.project_dir())
+    }
+
+    fn notes_dir(&self) -> String {
+        format!("{}/notes", self.project_dir())
+    }
+
+    fn daily_rel(&self, date: Date) -> Rel {
+        Rel {
+            dir: self.daily_dir(),
+            file: format!("{date}.md"),
+        }
+    }
+
+    fn note_rel(&self, name: Option<&str>) -> Result<Rel> {
+        let name = name.ok_or_else(|| {
+            Error::new(
+                ErrorKind::MissingName,
+                "target note needs a name (the note's file stem)",
+            )
+        })?;
+        let stem = note_stem(name)?;
+        Ok(Rel {
+            dir: self.notes_dir(),
+            file: format!("{stem}.md"),
+        })
+    }
+
+    fn target_rel(&self, target: WriteTarget, name: Option<&str>) -> Result<Rel> {
+        Ok(match target {
+            WriteTarget::LongTerm => self.long_term_rel(),
+            WriteTarget::Scratchpad => self.scratchpad_rel(),
+            WriteTarget::Daily => self.daily_rel(self.today()),
+            WriteTarget::Note => self.note_rel(name)?,
+        })
+    }
+
+    /// The file `kind`, with a typed error when something other than a
+    /// regular file sits at `rel`.
+    fn file_kind(&self, rel: &str) -> Result<Kind> {
+        let kind = fsio::kind(&self.abs(rel)).map_err(|e| Error::io("inspect", rel, &e))?;
+        if kind == Kind::Other {
+            return Err(Error::new(
+                ErrorKind::NotAFile,
+                format!("`{rel}` exists but is not a regular file"),
+            ));
+        }
+        Ok(kind)
+    }
+
+    /// Store `content`. See the WIT `memory.write` for the rules.
+    ///
+    /// # Errors
+    /// `missing-name`, `invalid-name`, `not-a-file`, `io`.
+    pub fn write(
+        &self,
+        target: WriteTarget,
+        content: &str,
+        mode: WriteMode,
+        name: Option<&str>,
+    ) -> Result<WriteReceipt> {
+        let rel = self.target_rel(target, name)?;
+        let cap = self.caps.max_write_bytes;
+        let kept = prefix_at_char_boundary(content, cap);
+        let truncated_from = (kept.len() < content.len()).then_some(content.len() as u64);
+        let path = rel.path();
+        let dir = self.abs(&rel.dir);
+        fs::create_dir_all(&dir).map_err(|e| Error::io("create directory", &rel.dir, &e))?;
+        let kind = self.file_kind(&path)?;
+        let mut message = match mode {
+            WriteMode::Append => {
+                let len = match kind {
+                    Kind::File(len) => len,
+                    _ => 0,
+                };
+                if !kept.is_empty() {
+                    let file = self.abs(&path);
+                    let newline = len > 0
+                        && !fsio::ends_with_newline(&file, len)
+                            .map_err(|e| Error::io("read", &path, &e))?;
+                    let mut bytes = Vec::with_capacity(kept.len() + 1);
+                    if newline {
+                        bytes.push(b'\n');
+                    }
+                    bytes.extend_from_slice(kept.as_bytes());
+                    fsio::append(&file, &bytes).map_err(|e| Error::io("append to", &path, &e))?;
+                }
+                format!("Appended {} bytes to {path}", kept.len())
+            }
+            WriteMode::Overwrite => {
+                if matches!(target, WriteTarget::LongTerm | WriteTarget::Scratchpad) {
+                    fsio::backup(&dir, &rel.file, MAX_SEARCH_FILE_BYTES)
+                        .map_err(|e| Error::io("back up", &path, &e))?;
+                }
+                fsio::replace(&dir, &rel.file, kept.as_bytes())
+                    .map_err(|e| Error::io("replace", &path, &e))?;
+                format!("Overwrote {path} with {} bytes", kept.len())
+            }
+        };
+        if let Some(original) = truncated_from {
+            message.push_str(&format!(
+                " (content truncated from {original} bytes to the {cap}-byte cap; write the rest in another call)"
+            ));
+        }
+        Ok(WriteReceipt {
+            path,
+            bytes_written: kept.len() as u64,
+            truncated_from,
+            message,
+        })
+    }
+
+    /// Read a file whole, capped. `Ok(None)` when it does not exist.
+    ///
+    /// # Errors
+    /// `missing-name`, `invalid-name`, `invalid-date`, `not-a-file`, `io`.
+    pub fn read(&self, source: ReadSource, name: Option<&str>) -> Result<Option<String>> {
+        let rel = match source {
+            ReadSource::LongTerm => self.long_term_rel(),
+            ReadSource::Scratchpad => self.scratchpad_rel(),
+            ReadSource::Daily => match name {
+                Some(n) => self.daily_rel(daily_date(n)?),
+                None => self.daily_rel(self.today()),
+            },
+            ReadSource::Note => self.note_rel(name)?,
+        };
+        let path = rel.path();
+        if self.file_kind(&path)? == Kind::Missing {
+            return Ok(None);
+        }
+        let cap = self.caps.max_read_bytes;
+        let Some((text, total)) = fsio::read_head(&self.abs(&path), cap as u64 + 1)
+            .map_err(|e| Error::io("read", &path, &e))?
+        else {
+            return Ok(None);
+        };
+        if text.len() <= cap && total as usize <= cap {
+            return Ok(Some(text));
+        }
+        let marker = format!(
+            "\n…[truncated: showing the first part of {total} bytes; use memory_search to find the rest]"
+        );
+        Ok(Some(truncate_with_marker(&text, cap, &marker)))
+    }
+
+    /// Regular `.md` files directly in the store-relative `dir`, as
+    /// (file name, size), sorted. A missing directory is empty.
+    fn md_files(&self, dir: &str) -> Result<Vec<(String, u64)>> {
+        let entries = match fs::read_dir(self.abs(dir)) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotADirectory => return Ok(Vec::new()),
+            Err(e) => {
+                return Err(Error::io(
+                    "list",
+                    if dir.is_empty() { "." } else { dir },
+                    &e,
+                ));
+            }
+        };
+        let mut files = Vec::new();
+        for entry in entries.flatten() {
+            let Ok(name) = entry.file_name().into_string() else {
+                continue;
+            };
+            if !name.ends_with(".md") || name.starts_with('.') {
+                continue;
+            }
+            // symlink_metadata: a symlink is never listed or followed.
+            let Ok(meta) = fs::symlink_metadata(entry.path()) else {
+                continue;
+            };
+            if meta.file_type().is_file() {
+                files.push((name, meta.len()));
+            }
+        }
+        files.sort();
+        Ok(files)
+    }
+
+    /// Every `.md` file this project can see, sorted by path.
+    ///
+    /// # Errors
+    /// `io` when a directory exists but cannot be listed.
+    pub fn list_files(&self) -> Result<Vec<FileInfo>> {
+        let mut out = Vec::new();
+        let top = self
+            .md_files("")?
+            .into_iter()
+            .filter(|(n, _)| n == "MEMORY.md");
+        out.extend(top.map(|(n, bytes)| FileInfo { path: n, bytes }));
+        let pd = self.project_dir();
+        let pad = self
+            .md_files(&pd)?
+            .into_iter()
+            .filter(|(n, _)| n == "SCRATCHPAD.md");
+        out.extend(pad.map(|(n, bytes)| FileInfo {
+            path: format!("{pd}/{n}"),
+            bytes,
+        }));
+        for dir in [self.daily_dir(), self.notes_dir()] {
+            let files = self.md_files(&dir)?;
+            out.extend(files.into_iter().map(|(n, bytes)| FileInfo {
+                path: format!("{dir}/{n}"),
+                bytes,
+            }));
+        }
+        out.sort_by(|a, b| a.path.cmp(&b.path));
+        Ok(out)
+    }
+
+    /// Append `### HH:MM — heading` and the trimmed body to today's log.
+    ///
+    /// # Errors
+    /// `invalid-arguments` for an empty or multi-line heading; then as
+    /// [`Memory::write`].
+    pub fn append_daily(&self, heading: &str, body: &str) -> Result<WriteReceipt> {
+        let heading = heading.trim();
+        if heading.is_empty() {
+            return Err(Error::new(
+                ErrorKind::InvalidArguments,
+                "daily entry heading is empty",
+            ));
+        }
+        if let Some(c) = heading.chars().find(|c| c.is_control()) {
+            return Err(Error::new(
+                ErrorKind::InvalidArguments,
+                format!(
+                    "daily entry heading {heading:?} contains control character U+{:04X}",
+                    c as u32
+                ),
+            ));
+        }
+        let now = self.clock.now();
+        let rel = self.daily_rel(now.date);
+        let path = rel.path();
+        let kind = self.abs(&path);
+        // A blank line between entries; none before the first.
+        let lead = match fsio::kind(&kind) {
+            Ok(Kind::File(len)) if len > 0 => "\n",
+            _ => "",
+        };
+        let body = body.trim();
+        let entry = if body.is_empty() {
+            format!("{lead}### {} — {heading}\n", now.hh_mm())
+        } else {
+            format!("{lead}### {} — {heading}\n{body}\n", now.hh_mm())
+        };
+        self.write(WriteTarget::Daily, &entry, WriteMode::Append, None)
+    }
+
+    /// Save a compaction summary to today's log.
+    ///
+    /// # Errors
+    /// As [`Memory::append_daily`].
+    pub fn flush_compaction(&self, summary: &str, count: Option<u32>) -> Result<WriteReceipt> {
+        self.append_daily(&crate::prompt::compaction_heading(count), summary)
+    }
+
+    /// Keyword search over MEMORY.md, the project's notes and daily logs.
+    ///
+    /// # Errors
+    /// `io` when a directory exists but cannot be listed.
+    pub fn search(&self, query: &str) -> Result<SearchResults> {
+        let query = Query::parse(query);
+        if query.is_empty() {
+            return Ok(SearchResults::default());
+        }
+        let mut searcher = Searcher::new(query);
+        let mut files: Vec<(String, String, Option<String>)> = Vec::new();
+        if self.md_files("")?.iter().any(|(n, _)| n == "MEMORY.md") {
+            files.push((String::new(), "MEMORY.md".into(), None));
+        }
+        for (name, _) in self.md_files(&self.notes_dir())? {
+            files.push((self.notes_dir(), name, None));
+        }
+        for (name, _) in self.md_files(&self.daily_dir())? {
+            let stem = &name[..name.len() - 3];
+            let date = daily_date(stem).ok().map(|d| d.to_string());
+            files.push((self.daily_dir(), name, date));
+        }
+        for (dir, name, date) in files {
+            let rel = Rel { dir, file: name };
+            let path = rel.path();
+            // An unreadable file is skipped: one bad file must not fail search.
+            let Ok(Some((text, _))) = fsio::read_head(&self.abs(&path), MAX_SEARCH_FILE_BYTES)
+            else {
+                continue;
+            };
+            let stem = rel.file.trim_end_matches(".md").to_string();
+            let is_memory_md = path == "MEMORY.md";
+            searcher.add_file(
+                FileMeta {
+                    path,
+                    stem,
+                    date,
+                    is_memory_md,
+                },
+                &text,
+            );
+        }
+        Ok(searcher.finish())
+    }
+
+    /// The context block, or `None` when there is nothing to show.
+    ///
+    /// # Errors
+    /// None in practice: unreadable files are skipped.
+    pub fn context_block(&self) -> Result<Option<String>> {
+        let max = self.caps.max_inject_bytes;
+        let today = self.today();
+        let head = |rel: &Rel, limit: u64| {
+            fsio::read_head(&self.abs(&rel.path()), limit)
+                .ok()
+                .flatten()
+        };
+        let tail = |rel: &Rel| {
+            fsio::read_tail(&self.abs(&rel.path()), max as u64)
+                .ok()
+                .flatten()
+                .map(|(t, _)| t)
+        };
+        let long_term = head(&self.long_term_rel(), INDEX_MAX_BYTES as u64 + 8);
+        let scratchpad = head(&self.scratchpad_rel(), MAX_SCRATCHPAD_SCAN_BYTES).map(|(t, _)| t);
+        let today_log = tail(&self.daily_rel(today)).map(|t| (today.to_string(), t));
+        // The most recent earlier log with content: yesterday, or across a gap.
+        let mut dates: Vec<Date> = self
+            .md_files(&self.daily_dir())
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|(n, _)| daily_date(&n[..n.len() - 3]).ok())
+            .filter(|d| *d < today)
+            .collect();
+        dates.sort_unstable_by(|a, b| b.cmp(a));
+        let earlier = dates
+            .into_iter()
+            .take(MAX_EARLIER_LOGS_TRIED)
+            .filter_map(|d| tail(&self.daily_rel(d)).map(|t| (d.to_string(), t)))
+            .find(|(_, t)| !t.trim().is_empty());
+        let sources = Sources {
+            long_term,
+            scratchpad,
+            earlier,
+            today: today_log,
+        };
+        Ok(context::build(&sources, max))
+    }
+
+    /// The root directory.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+}
