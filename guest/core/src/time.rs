@@ -84,7 +84,7 @@ impl Date {
     }
 
     /// Days since 1970-01-01 (negative before).
-    fn to_days(self) -> i64 {
+    pub fn to_days(self) -> i64 {
         // Shift the year to start in March so the leap day is last.
         let y = i64::from(self.year) - i64::from(self.month <= 2);
         let era = y.div_euclid(400);
@@ -96,7 +96,7 @@ impl Date {
     }
 
     /// The date `days` after 1970-01-01.
-    fn from_days(days: i64) -> Date {
+    pub fn from_days(days: i64) -> Date {
         let z = days + 719_468;
         let era = z.div_euclid(146_097);
         let doe = z - era * 146_097;

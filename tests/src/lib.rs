@@ -1,0 +1,461 @@
+//! Harness of the behavioural suite: one [`Backend`] trait, implemented by the
+//! native core ([`Native`]) and by the real component in wasmtime
+//! ([`Component`]), so every case runs against both and must agree.
+
+use std::path::Path;
+
+use agent_memory_core as core;
+pub use core::{ReadSource, SearchHit, SearchResults, WriteMode, WriteReceipt, WriteTarget};
+
+/// A pinned local time: Unix seconds and the UTC offset in minutes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Now {
+    /// Seconds since the Unix epoch, UTC.
+    pub unix: i64,
+    /// Local offset, minutes east of UTC.
+    pub offset_minutes: i32,
+}
+
+impl Now {
+    /// `YYYY-MM-DDTHH:MM` local time at `offset_minutes`.
+    pub fn local(date: &str, hh_mm: &str, offset_minutes: i32) -> Now {
+        let d = core::names::daily_date(date).expect("test date");
+        let days = d.to_days();
+        let (h, m) = hh_mm.split_once(':').expect("HH:MM");
+        let local =
+            days * 86_400 + h.parse::<i64>().unwrap() * 3600 + m.parse::<i64>().unwrap() * 60;
+        Now {
+            unix: local - i64::from(offset_minutes) * 60,
+            offset_minutes,
+        }
+    }
+
+    /// The same wall-clock time `days` later (negative: earlier).
+    pub fn plus_days(self, days: i64) -> Now {
+        Now {
+            unix: self.unix + days * 86_400,
+            ..self
+        }
+    }
+}
+
+/// The default pinned time of the suite: Saturday 2026-05-30 09:15 at UTC+2.
+pub fn default_now() -> Now {
+    Now::local("2026-05-30", "09:15", 120)
+}
+
+/// An error as both backends report it: the kind's variant name and message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Failure {
+    /// The variant name, e.g. `InvalidName`.
+    pub kind: String,
+    /// The message.
+    pub message: String,
+}
+
+/// Result of a backend call.
+pub type Outcome<T> = Result<T, Failure>;
+
+/// Size limits a case may override.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct CapsOverride {
+    /// Context block cap.
+    pub max_inject_bytes: Option<u32>,
+    /// Write cap.
+    pub max_write_bytes: Option<u32>,
+    /// Read cap.
+    pub max_read_bytes: Option<u32>,
+}
+
+/// One implementation of the memory under test.
+pub trait Backend: Sized {
+    /// A label for failure messages.
+    const NAME: &'static str;
+    /// Open `root` for `project` at the pinned time.
+    fn open(root: &Path, project: &str, now: Now, caps: CapsOverride) -> Outcome<Self>;
+    /// The project slug.
+    fn slug(&self) -> String;
+    /// `memory.write`.
+    fn write(
+        &mut self,
+        target: WriteTarget,
+        content: &str,
+        mode: WriteMode,
+        name: Option<&str>,
+    ) -> Outcome<WriteReceipt>;
+    /// `memory.read`.
+    fn read(&mut self, source: ReadSource, name: Option<&str>) -> Outcome<Option<String>>;
+    /// `memory.list-files` as (path, bytes).
+    fn list(&mut self) -> Outcome<Vec<(String, u64)>>;
+    /// `memory.append-daily`.
+    fn append_daily(&mut self, heading: &str, body: &str) -> Outcome<WriteReceipt>;
+    /// `memory.search`.
+    fn search(&mut self, query: &str) -> Outcome<SearchResults>;
+    /// `memory.search` then `memory.render-search` on its results.
+    fn search_render(&mut self, query: &str, max_bytes: Option<u32>) -> Outcome<String>;
+    /// `memory.context-block`.
+    fn context(&mut self) -> Outcome<Option<String>>;
+    /// `memory.flush-compaction`.
+    fn flush(&mut self, summary: &str, count: Option<u32>) -> Outcome<WriteReceipt>;
+    /// `tools.call-tool`.
+    fn call(&mut self, tool: &str, args: &str) -> Outcome<String>;
+    /// `tools.tool-definitions` as (name, description, schema JSON).
+    fn tools(&mut self) -> Vec<(String, String, String)>;
+    /// `tools.usage-prompt`.
+    fn usage_prompt(&mut self) -> String;
+    /// `prompt.effective-reserve`.
+    fn effective_reserve(&mut self, base: u64, block: Option<&str>) -> u64;
+    /// `prompt.append-memory-block`.
+    fn append_memory_block(&mut self, preamble: &str, block: Option<&str>) -> String;
+    /// `prompt.estimate-tokens`.
+    fn estimate_tokens(&mut self, text: &str) -> u64;
+}
+
+/// The core called directly.
+pub struct Native(core::Memory);
+
+fn native<T>(r: core::Result<T>) -> Outcome<T> {
+    r.map_err(|e| Failure {
+        kind: format!("{:?}", e.kind()),
+        message: e.message().to_string(),
+    })
+}
+
+impl Backend for Native {
+    const NAME: &'static str = "native";
+
+    fn open(root: &Path, project: &str, now: Now, caps: CapsOverride) -> Outcome<Self> {
+        let d = core::Caps::default();
+        let opts = core::Options {
+            project: project.to_string(),
+            clock: core::Clock {
+                utc_offset_minutes: now.offset_minutes,
+                fixed_unix_seconds: Some(now.unix),
+            },
+            caps: core::Caps {
+                max_inject_bytes: caps
+                    .max_inject_bytes
+                    .map_or(d.max_inject_bytes, |v| v as usize),
+                max_write_bytes: caps
+                    .max_write_bytes
+                    .map_or(d.max_write_bytes, |v| v as usize),
+                max_read_bytes: caps.max_read_bytes.map_or(d.max_read_bytes, |v| v as usize),
+            },
+        };
+        native(core::Memory::open(root, opts)).map(Native)
+    }
+    fn slug(&self) -> String {
+        self.0.slug().to_string()
+    }
+    fn write(
+        &mut self,
+        target: WriteTarget,
+        content: &str,
+        mode: WriteMode,
+        name: Option<&str>,
+    ) -> Outcome<WriteReceipt> {
+        native(self.0.write(target, content, mode, name))
+    }
+    fn read(&mut self, source: ReadSource, name: Option<&str>) -> Outcome<Option<String>> {
+        native(self.0.read(source, name))
+    }
+    fn list(&mut self) -> Outcome<Vec<(String, u64)>> {
+        native(self.0.list_files()).map(|v| v.into_iter().map(|f| (f.path, f.bytes)).collect())
+    }
+    fn append_daily(&mut self, heading: &str, body: &str) -> Outcome<WriteReceipt> {
+        native(self.0.append_daily(heading, body))
+    }
+    fn search(&mut self, query: &str) -> Outcome<SearchResults> {
+        native(self.0.search(query))
+    }
+    fn search_render(&mut self, query: &str, max_bytes: Option<u32>) -> Outcome<String> {
+        let results = native(self.0.search(query))?;
+        Ok(results.render(max_bytes.map_or(self.0.caps().max_read_bytes, |m| m as usize)))
+    }
+    fn context(&mut self) -> Outcome<Option<String>> {
+        native(self.0.context_block())
+    }
+    fn flush(&mut self, summary: &str, count: Option<u32>) -> Outcome<WriteReceipt> {
+        native(self.0.flush_compaction(summary, count))
+    }
+    fn call(&mut self, tool: &str, args: &str) -> Outcome<String> {
+        native(core::tools::call(&self.0, tool, args))
+    }
+    fn tools(&mut self) -> Vec<(String, String, String)> {
+        core::tools::definitions()
+            .into_iter()
+            .map(|d| {
+                (
+                    d.name.to_string(),
+                    d.description.to_string(),
+                    d.parameters.to_string(),
+                )
+            })
+            .collect()
+    }
+    fn usage_prompt(&mut self) -> String {
+        core::tools::USAGE_PROMPT.to_string()
+    }
+    fn effective_reserve(&mut self, base: u64, block: Option<&str>) -> u64 {
+        core::prompt::effective_reserve(base, block)
+    }
+    fn append_memory_block(&mut self, preamble: &str, block: Option<&str>) -> String {
+        core::prompt::append_memory_block(preamble, block)
+    }
+    fn estimate_tokens(&mut self, text: &str) -> u64 {
+        core::prompt::estimate_tokens(text)
+    }
+}
+
+/// The real component, embedded in the host crate, run by wasmtime.
+pub struct Component(agent_memory::Memory);
+
+fn component<T>(r: Result<T, agent_memory::Error>) -> Outcome<T> {
+    r.map_err(|e| match e.kind() {
+        Some(kind) => Failure {
+            kind: format!("{kind:?}"),
+            message: memory_message(&e),
+        },
+        None => panic!("the component failed outside the memory's own errors: {e}"),
+    })
+}
+
+fn memory_message(e: &agent_memory::Error) -> String {
+    match e {
+        agent_memory::Error::Memory(m) => m.message().to_string(),
+        other => other.to_string(),
+    }
+}
+
+fn host_target(t: WriteTarget) -> agent_memory::WriteTarget {
+    match t {
+        WriteTarget::LongTerm => agent_memory::WriteTarget::LongTerm,
+        WriteTarget::Scratchpad => agent_memory::WriteTarget::Scratchpad,
+        WriteTarget::Daily => agent_memory::WriteTarget::Daily,
+        WriteTarget::Note => agent_memory::WriteTarget::Note,
+    }
+}
+
+fn host_receipt(r: agent_memory::WriteReceipt) -> WriteReceipt {
+    WriteReceipt {
+        path: r.path,
+        bytes_written: r.bytes_written,
+        truncated_from: r.truncated_from,
+        message: r.message,
+    }
+}
+
+fn core_results(r: agent_memory::SearchResults) -> SearchResults {
+    SearchResults {
+        terms: r
+            .terms
+            .into_iter()
+            .map(|t| (t.term, t.count as usize))
+            .collect(),
+        hits: r
+            .hits
+            .into_iter()
+            .map(|h| SearchHit {
+                path: h.path,
+                matched_terms: h.matched_terms,
+                total_hits: h.total_hits as usize,
+                body: h.body,
+                filename_only: h.filename_only,
+                date: h.date,
+                is_memory_md: h.is_memory_md,
+            })
+            .collect(),
+    }
+}
+
+impl Component {
+    fn runtime() -> &'static agent_memory::Runtime {
+        agent_memory::Runtime::shared().expect("the embedded component loads")
+    }
+
+    /// The host handle, for host-only checks.
+    pub fn handle(&mut self) -> &mut agent_memory::Memory {
+        &mut self.0
+    }
+}
+
+impl Backend for Component {
+    const NAME: &'static str = "component";
+
+    fn open(root: &Path, project: &str, now: Now, caps: CapsOverride) -> Outcome<Self> {
+        use chrono::TimeZone;
+        let offset = chrono::FixedOffset::east_opt(now.offset_minutes * 60).expect("offset");
+        let at = offset.timestamp_opt(now.unix, 0).single().expect("time");
+        let mut opts = agent_memory::OpenOptions::new(root, project).now(at);
+        if let Some(v) = caps.max_inject_bytes {
+            opts = opts.max_inject_bytes(v);
+        }
+        if let Some(v) = caps.max_write_bytes {
+            opts = opts.max_write_bytes(v);
+        }
+        if let Some(v) = caps.max_read_bytes {
+            opts = opts.max_read_bytes(v);
+        }
+        component(Self::runtime().open(opts)).map(Component)
+    }
+    fn slug(&self) -> String {
+        self.0.project_slug().to_string()
+    }
+    fn write(
+        &mut self,
+        target: WriteTarget,
+        content: &str,
+        mode: WriteMode,
+        name: Option<&str>,
+    ) -> Outcome<WriteReceipt> {
+        let mode = match mode {
+            WriteMode::Append => agent_memory::WriteMode::Append,
+            WriteMode::Overwrite => agent_memory::WriteMode::Overwrite,
+        };
+        component(self.0.write(host_target(target), content, mode, name)).map(host_receipt)
+    }
+    fn read(&mut self, source: ReadSource, name: Option<&str>) -> Outcome<Option<String>> {
+        let source = match source {
+            ReadSource::LongTerm => agent_memory::ReadSource::LongTerm,
+            ReadSource::Scratchpad => agent_memory::ReadSource::Scratchpad,
+            ReadSource::Daily => agent_memory::ReadSource::Daily,
+            ReadSource::Note => agent_memory::ReadSource::Note,
+        };
+        component(self.0.read(source, name))
+    }
+    fn list(&mut self) -> Outcome<Vec<(String, u64)>> {
+        component(self.0.list_files()).map(|v| v.into_iter().map(|f| (f.path, f.bytes)).collect())
+    }
+    fn append_daily(&mut self, heading: &str, body: &str) -> Outcome<WriteReceipt> {
+        component(self.0.append_daily(heading, body)).map(host_receipt)
+    }
+    fn search(&mut self, query: &str) -> Outcome<SearchResults> {
+        component(self.0.search(query)).map(core_results)
+    }
+    fn search_render(&mut self, query: &str, max_bytes: Option<u32>) -> Outcome<String> {
+        let results = component(self.0.search(query))?;
+        component(self.0.render_search(&results, max_bytes))
+    }
+    fn context(&mut self) -> Outcome<Option<String>> {
+        component(self.0.context_block())
+    }
+    fn flush(&mut self, summary: &str, count: Option<u32>) -> Outcome<WriteReceipt> {
+        component(self.0.flush_compaction(summary, count)).map(host_receipt)
+    }
+    fn call(&mut self, tool: &str, args: &str) -> Outcome<String> {
+        component(self.0.call_tool(tool, args))
+    }
+    fn tools(&mut self) -> Vec<(String, String, String)> {
+        self.0
+            .tool_definitions()
+            .expect("tool definitions")
+            .into_iter()
+            .map(|d| (d.name, d.description, d.parameters_schema))
+            .collect()
+    }
+    fn usage_prompt(&mut self) -> String {
+        self.0.usage_prompt().expect("usage prompt")
+    }
+    fn effective_reserve(&mut self, base: u64, block: Option<&str>) -> u64 {
+        self.0
+            .effective_reserve(base, block)
+            .expect("effective reserve")
+    }
+    fn append_memory_block(&mut self, preamble: &str, block: Option<&str>) -> String {
+        self.0
+            .append_memory_block(preamble, block)
+            .expect("append memory block")
+    }
+    fn estimate_tokens(&mut self, text: &str) -> u64 {
+        self.0.estimate_tokens(text).expect("estimate tokens")
+    }
+}
+
+/// A temporary memory root and the project path cases use by default.
+pub struct Fixture {
+    /// The temporary root; removed on drop.
+    pub dir: tempfile::TempDir,
+}
+
+/// The default project path of the suite.
+pub const PROJECT: &str = "/home/dev/src/my-app";
+
+impl Fixture {
+    /// A fresh empty root.
+    pub fn new() -> Fixture {
+        Fixture {
+            dir: tempfile::tempdir().expect("temp dir"),
+        }
+    }
+
+    /// The root path.
+    pub fn root(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// Open `B` on this root for [`PROJECT`] at [`default_now`].
+    pub fn open<B: Backend>(&self) -> B {
+        self.open_at::<B>(PROJECT, default_now())
+    }
+
+    /// Open `B` for `project` at `now`.
+    pub fn open_at<B: Backend>(&self, project: &str, now: Now) -> B {
+        B::open(self.root(), project, now, CapsOverride::default()).expect("open")
+    }
+
+    /// Open `B` with overridden caps.
+    pub fn open_capped<B: Backend>(&self, caps: CapsOverride) -> B {
+        B::open(self.root(), PROJECT, default_now(), caps).expect("open")
+    }
+
+    /// Write a file under the root directly, as a user or another tool would.
+    pub fn put(&self, rel: &str, content: impl AsRef<[u8]>) {
+        let path = self.root().join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, content).unwrap();
+    }
+
+    /// A file's bytes, `None` when missing.
+    pub fn get(&self, rel: &str) -> Option<Vec<u8>> {
+        std::fs::read(self.root().join(rel)).ok()
+    }
+
+    /// A file's text; panics when missing.
+    pub fn text(&self, rel: &str) -> String {
+        String::from_utf8(self.get(rel).unwrap_or_else(|| panic!("{rel} missing"))).unwrap()
+    }
+
+    /// Every file under the root, relative, sorted.
+    pub fn tree(&self) -> Vec<String> {
+        fn walk(base: &Path, dir: &Path, out: &mut Vec<String>) {
+            for e in std::fs::read_dir(dir).unwrap().flatten() {
+                let p = e.path();
+                if p.is_dir() {
+                    walk(base, &p, out);
+                } else {
+                    out.push(
+                        p.strip_prefix(base)
+                            .unwrap()
+                            .to_string_lossy()
+                            .replace('\\', "/"),
+                    );
+                }
+            }
+        }
+        let mut out = Vec::new();
+        walk(self.root(), self.root(), &mut out);
+        out.sort();
+        out
+    }
+}
+
+impl Default for Fixture {
+    fn default() -> Self {
+        Fixture::new()
+    }
+}
+
+/// The slug of [`PROJECT`].
+pub fn project_dir() -> String {
+    format!("projects/{}", core::names::project_slug(PROJECT))
+}

@@ -1,0 +1,59 @@
+//! The behavioural suite: every case in `cases` runs against the native core
+//! and through the real component in wasmtime; `agreement` replays one
+//! session on both and compares every output; `golden` pins the exact text
+//! of the context block and of rendered search.
+
+mod agreement;
+mod cases;
+mod golden;
+
+/// Instantiate each case once per backend.
+macro_rules! suite {
+    ($($case:ident),* $(,)?) => {
+        mod native {
+            $( #[test] fn $case() { crate::cases::$case::<agent_memory_tests::Native>() } )*
+        }
+        mod component {
+            $( #[test] fn $case() { crate::cases::$case::<agent_memory_tests::Component>() } )*
+        }
+    };
+}
+
+suite! {
+    layout_and_slug,
+    same_basename_gets_distinct_storage,
+    dates_are_local,
+    append_inserts_newline_only_when_missing,
+    append_empty_content_changes_nothing,
+    overwrite_replaces_and_keeps_a_backup,
+    write_cap_cuts_at_a_char_boundary,
+    unknown_target_or_mode_is_an_error,
+    note_name_rules,
+    note_name_trimming,
+    read_sources,
+    read_is_capped_with_a_marker,
+    read_daily_dates,
+    list_covers_this_project_only,
+    append_daily_entry_format,
+    search_literal_case_insensitive_any_term,
+    search_windows_merge_and_cap,
+    search_filename_fallback,
+    search_coverage,
+    search_ranking,
+    search_render_cap,
+    search_empty_query,
+    context_none_when_empty,
+    context_shape_and_open_items,
+    context_index_line_limit,
+    context_index_byte_limit,
+    context_cap_keeps_freshest,
+    context_weekend_gap,
+    context_neutralizes_wrapper_tags,
+    context_skips_special_files,
+    flush_compaction_heading,
+    prompt_helpers,
+    tool_definitions_match_the_seed,
+    tool_calls_round_trip,
+    tool_call_argument_errors,
+    invalid_options_are_rejected,
+}
