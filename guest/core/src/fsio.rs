@@ -113,6 +113,21 @@ pub fn temp_name(file_name: &str) -> String {
     format!(".{file_name}.{}.tmp", unique_suffix())
 }
 
+/// Remove temp files a crashed writer left in `dir`. Only safe while holding
+/// the store's write lock, when no other replace can be in flight.
+pub fn remove_stale_temps(dir: &Path) {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if name.starts_with('.') && name.ends_with(".tmp") {
+            let _ = fs::remove_file(entry.path());
+        }
+    }
+}
+
 /// Replace `dir/file_name` with `bytes` so that a crash at any instant leaves
 /// either the old or the new content: write a uniquely named temp file in the
 /// same directory, sync it, rename it over the target, sync the directory.
@@ -153,5 +168,162 @@ pub fn backup(dir: &Path, file_name: &str, limit: u64) -> io::Result<()> {
 fn sync_dir(dir: &Path) {
     if let Ok(d) = File::open(dir) {
         let _ = d.sync_all();
+    }
+}
+
+/// Name of the store's write lock, at the root.
+pub const LOCK_FILE: &str = ".agent-memory.lock";
+
+/// How the write lock behaves.
+#[derive(Debug, Clone, Copy)]
+pub struct LockPolicy {
+    /// A lock older than this is considered abandoned (its holder died) and
+    /// is broken.
+    pub lease: std::time::Duration,
+    /// How long to wait for a live lock before giving up.
+    pub wait: std::time::Duration,
+}
+
+impl Default for LockPolicy {
+    fn default() -> Self {
+        LockPolicy {
+            lease: std::time::Duration::from_secs(10),
+            wait: std::time::Duration::from_secs(15),
+        }
+    }
+}
+
+/// A held write lock; released (the file removed) on drop.
+#[derive(Debug)]
+pub struct LockGuard {
+    path: std::path::PathBuf,
+    token: String,
+}
+
+impl Drop for LockGuard {
+    fn drop(&mut self) {
+        // Only remove the lock if it is still ours: after a lease expiry
+        // another writer may have broken it and taken a new one.
+        if let Ok(content) = fs::read_to_string(&self.path)
+            && content.starts_with(&self.token)
+        {
+            let _ = fs::remove_file(&self.path);
+        }
+    }
+}
+
+fn unix_now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+/// Why [`lock`] failed.
+#[derive(Debug)]
+pub enum LockError {
+    /// A live lock stayed for the whole wait.
+    Busy,
+    /// The filesystem refused.
+    Io(io::Error),
+}
+
+/// Take the store's write lock: create `root/LOCK_FILE` exclusively (WASI has
+/// no `flock`), holding a token and the time it was taken. A lock older than
+/// the lease is broken; a younger one is waited for, up to `policy.wait`.
+pub fn lock(root: &Path, policy: LockPolicy) -> Result<LockGuard, LockError> {
+    let path = root.join(LOCK_FILE);
+    let token = unique_suffix();
+    let start = std::time::Instant::now();
+    let mut pause = std::time::Duration::from_millis(1);
+    loop {
+        match OpenOptions::new().write(true).create_new(true).open(&path) {
+            Ok(mut file) => {
+                let stamp = format!("{token} {}\n", unix_now());
+                file.write_all(stamp.as_bytes()).map_err(LockError::Io)?;
+                return Ok(LockGuard { path, token });
+            }
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(LockError::Io(e)),
+        }
+        // Someone holds it. Break it if its lease ran out; a lock whose stamp
+        // cannot be read yet (being written) counts as fresh.
+        if let Ok(content) = fs::read_to_string(&path) {
+            let taken = content
+                .split_whitespace()
+                .nth(1)
+                .and_then(|t| t.parse::<u64>().ok());
+            if let Some(taken) = taken
+                && unix_now().saturating_sub(taken) > policy.lease.as_secs()
+            {
+                // Move the stale lock aside under a unique name, so of two
+                // writers breaking it at once only one succeeds.
+                let aside = root.join(format!("{LOCK_FILE}.stale.{}", unique_suffix()));
+                if fs::rename(&path, &aside).is_ok() {
+                    let _ = fs::remove_file(&aside);
+                }
+                continue;
+            }
+        }
+        if start.elapsed() >= policy.wait {
+            return Err(LockError::Busy);
+        }
+        std::thread::sleep(pause);
+        pause = (pause * 2).min(std::time::Duration::from_millis(50));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn a_live_lock_makes_others_wait_then_busy() {
+        let dir = tempfile::tempdir().unwrap();
+        let policy = LockPolicy {
+            lease: Duration::from_secs(60),
+            wait: Duration::from_millis(50),
+        };
+        let held = lock(dir.path(), policy).unwrap();
+        assert!(matches!(lock(dir.path(), policy), Err(LockError::Busy)));
+        drop(held);
+        assert!(!dir.path().join(LOCK_FILE).exists());
+        let again = lock(dir.path(), policy).unwrap();
+        drop(again);
+    }
+
+    #[test]
+    fn a_broken_lock_is_not_removed_by_its_old_holder() {
+        let dir = tempfile::tempdir().unwrap();
+        let policy = LockPolicy::default();
+        let old = lock(dir.path(), policy).unwrap();
+        // Someone broke it and holds a new one.
+        fs::write(dir.path().join(LOCK_FILE), "someoneelse 99999999999\n").unwrap();
+        drop(old);
+        assert!(dir.path().join(LOCK_FILE).exists());
+    }
+
+    #[test]
+    fn replace_leaves_old_or_new_and_no_temp() {
+        let dir = tempfile::tempdir().unwrap();
+        replace(dir.path(), "f.md", b"one").unwrap();
+        replace(dir.path(), "f.md", b"two").unwrap();
+        assert_eq!(fs::read(dir.path().join("f.md")).unwrap(), b"two");
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn reads_stop_at_the_limit_on_a_char_boundary() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("x.md");
+        fs::write(&p, "ab日本").unwrap();
+        assert_eq!(read_head(&p, 4).unwrap().unwrap(), ("ab".to_string(), 8));
+        assert_eq!(read_tail(&p, 4).unwrap().unwrap().0, "本");
+        assert_eq!(read_head(&dir.path().join("none"), 4).unwrap(), None);
+        assert_eq!(
+            read_head(dir.path(), 4).unwrap(),
+            None,
+            "a directory is not read"
+        );
     }
 }

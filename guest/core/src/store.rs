@@ -6,7 +6,7 @@ use std::str::FromStr;
 
 use crate::context::{self, INDEX_MAX_BYTES, Sources};
 use crate::error::{Error, ErrorKind, Result};
-use crate::fsio::{self, Kind};
+use crate::fsio::{self, Kind, LockGuard, LockPolicy};
 use crate::names::{daily_date, note_stem, project_slug};
 use crate::search::{FileMeta, Query, SearchResults, Searcher};
 use crate::text::{prefix_at_char_boundary, truncate_with_marker};
@@ -215,6 +215,7 @@ pub struct Memory {
     slug: String,
     clock: Clock,
     caps: Caps,
+    lock: LockPolicy,
 }
 
 impl Memory {
@@ -244,6 +245,28 @@ impl Memory {
             slug: project_slug(&options.project),
             clock: options.clock,
             caps: options.caps,
+            lock: LockPolicy::default(),
+        })
+    }
+
+    /// Change how long the write lock waits and when it counts as abandoned.
+    pub fn set_lock_policy(&mut self, lease: std::time::Duration, wait: std::time::Duration) {
+        self.lock = LockPolicy { lease, wait };
+    }
+
+    /// Take the store's write lock; every mutation holds it, so writers in
+    /// other processes never interleave.
+    fn lock(&self) -> Result<LockGuard> {
+        fsio::lock(&self.root, self.lock).map_err(|e| match e {
+            fsio::LockError::Busy => Error::new(
+                ErrorKind::Busy,
+                format!(
+                    "the memory store is busy: another writer held `{}` for over {} s",
+                    fsio::LOCK_FILE,
+                    self.lock.wait.as_secs()
+                ),
+            ),
+            fsio::LockError::Io(e) => Error::io("take the write lock", fsio::LOCK_FILE, &e),
         })
     }
 
@@ -358,6 +381,17 @@ impl Memory {
         name: Option<&str>,
     ) -> Result<WriteReceipt> {
         let rel = self.target_rel(target, name)?;
+        let _lock = self.lock()?;
+        self.write_locked(target, rel, content, mode)
+    }
+
+    fn write_locked(
+        &self,
+        target: WriteTarget,
+        rel: Rel,
+        content: &str,
+        mode: WriteMode,
+    ) -> Result<WriteReceipt> {
         let cap = self.caps.max_write_bytes;
         let kept = prefix_at_char_boundary(content, cap);
         let truncated_from = (kept.len() < content.len()).then_some(content.len() as u64);
@@ -386,6 +420,7 @@ impl Memory {
                 format!("Appended {} bytes to {path}", kept.len())
             }
             WriteMode::Overwrite => {
+                fsio::remove_stale_temps(&dir);
                 if matches!(target, WriteTarget::LongTerm | WriteTarget::Scratchpad) {
                     fsio::backup(&dir, &rel.file, MAX_SEARCH_FILE_BYTES)
                         .map_err(|e| Error::io("back up", &path, &e))?;
@@ -531,10 +566,9 @@ impl Memory {
         }
         let now = self.clock.now();
         let rel = self.daily_rel(now.date);
-        let path = rel.path();
-        let kind = self.abs(&path);
+        let _lock = self.lock()?;
         // A blank line between entries; none before the first.
-        let lead = match fsio::kind(&kind) {
+        let lead = match fsio::kind(&self.abs(&rel.path())) {
             Ok(Kind::File(len)) if len > 0 => "\n",
             _ => "",
         };
@@ -544,7 +578,7 @@ impl Memory {
         } else {
             format!("{lead}### {} — {heading}\n{body}\n", now.hh_mm())
         };
-        self.write(WriteTarget::Daily, &entry, WriteMode::Append, None)
+        self.write_locked(WriteTarget::Daily, rel, &entry, WriteMode::Append)
     }
 
     /// Save a compaction summary to today's log.

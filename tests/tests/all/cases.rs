@@ -1002,3 +1002,71 @@ pub fn invalid_options_are_rejected<B: Backend>() {
     .unwrap();
     assert_eq!(err.kind, "InvalidOptions");
 }
+
+pub fn concurrent_appends_are_serialized<B: Backend>() {
+    let fx = Fixture::new();
+    let root = fx.root().to_path_buf();
+    std::thread::scope(|s| {
+        for t in 0..4 {
+            let root = root.clone();
+            s.spawn(move || {
+                let mut m =
+                    B::open(&root, PROJECT, default_now(), CapsOverride::default()).unwrap();
+                for i in 0..40 {
+                    m.write(
+                        LongTerm,
+                        &format!("- writer {t} entry {i:02} {}\n", "p".repeat(200)),
+                        Append,
+                        None,
+                    )
+                    .unwrap();
+                    if i % 10 == 0 {
+                        m.append_daily(&format!("writer {t}"), &format!("entry {i}"))
+                            .unwrap();
+                    }
+                }
+            });
+        }
+    });
+    let text = fx.text("MEMORY.md");
+    assert_eq!(text.lines().count(), 160);
+    for t in 0..4 {
+        for i in 0..40 {
+            let line = format!("- writer {t} entry {i:02} {}", "p".repeat(200));
+            assert_eq!(text.lines().filter(|l| *l == line).count(), 1, "{t}/{i}");
+        }
+    }
+    let log = fx.text(&format!("{}/daily/2026-05-30.md", project_dir()));
+    assert_eq!(log.matches("### 09:15 — writer").count(), 16);
+    assert!(!fx.tree().iter().any(|p| p.contains(".agent-memory.lock")));
+}
+
+pub fn stale_lock_is_broken<B: Backend>() {
+    let fx = Fixture::new();
+    let mut m = fx.open::<B>();
+    // Left by a writer that died long ago: taken at Unix time 1000.
+    fx.put(".agent-memory.lock", "deadbeef 1000\n");
+    m.write(LongTerm, "after the crash", Append, None).unwrap();
+    assert_eq!(fx.text("MEMORY.md"), "after the crash");
+    assert!(fx.get(".agent-memory.lock").is_none(), "{:?}", fx.tree());
+    assert!(m.list().unwrap().iter().all(|(p, _)| !p.contains("lock")));
+}
+
+pub fn leftover_temp_files_are_hidden_and_cleaned<B: Backend>() {
+    let fx = Fixture::new();
+    let mut m = fx.open::<B>();
+    fx.put(
+        ".MEMORY.md.0123456789abcdef.tmp",
+        "half-written - [ ] secret",
+    );
+    m.write(LongTerm, "- real\n", Append, None).unwrap();
+    assert!(m.list().unwrap().iter().all(|(p, _)| !p.ends_with(".tmp")));
+    assert!(!m.context().unwrap().unwrap().contains("half-written"));
+    assert!(m.search("half-written").unwrap().hits.is_empty());
+    m.write(LongTerm, "- rewritten\n", Overwrite, None).unwrap();
+    assert!(
+        fx.get(".MEMORY.md.0123456789abcdef.tmp").is_none(),
+        "{:?}",
+        fx.tree()
+    );
+}

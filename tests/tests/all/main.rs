@@ -56,4 +56,7 @@ suite! {
     tool_calls_round_trip,
     tool_call_argument_errors,
     invalid_options_are_rejected,
+    concurrent_appends_are_serialized,
+    stale_lock_is_broken,
+    leftover_temp_files_are_hidden_and_cleaned,
 }
