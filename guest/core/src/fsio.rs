@@ -31,10 +31,11 @@ pub fn kind(path: &Path) -> io::Result<Kind> {
 /// Decode bytes as UTF-8, replacing invalid sequences with U+FFFD, but
 /// dropping an incomplete sequence at the very end (a cut, not corruption).
 fn decode(mut bytes: Vec<u8>, cut: bool) -> String {
-    if cut && let Err(e) = std::str::from_utf8(&bytes) {
-        if e.error_len().is_none() {
-            bytes.truncate(e.valid_up_to());
-        }
+    if cut
+        && let Err(e) = std::str::from_utf8(&bytes)
+        && e.error_len().is_none()
+    {
+        bytes.truncate(e.valid_up_to());
     }
     match String::from_utf8(bytes) {
         Ok(s) => s,

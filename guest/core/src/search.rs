@@ -480,7 +480,7 @@ Staging is flaky on Mondays.";
         assert!(capped.len() <= 1000);
         assert!(capped.contains("more files omitted]"), "{capped}");
         let shown = capped.matches("  [matched: deploy]").count();
-        assert!(shown >= 3 && shown < 20);
+        assert!((3..20).contains(&shown));
         assert!(capped.contains(&format!("Showing top {shown} by relevance")));
         // One hit larger than the cap is still shown, cut.
         let r = search(
