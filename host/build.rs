@@ -1,0 +1,150 @@
+//! Builds the guest component (`guest/component`) for `wasm32-wasip2` so the
+//! library can embed it with `include_bytes!`.
+
+use std::env;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const WASM_TARGET: &str = "wasm32-wasip2";
+const WASM_FILE: &str = "agent_memory_component.wasm";
+
+fn main() {
+    let manifest_dir =
+        PathBuf::from(env::var_os("CARGO_MANIFEST_DIR").expect("CARGO_MANIFEST_DIR"));
+    let workspace = manifest_dir
+        .parent()
+        .expect("host/ lives inside the workspace")
+        .to_path_buf();
+
+    for path in [
+        "guest/core/src",
+        "guest/core/Cargo.toml",
+        "guest/component/src",
+        "guest/component/Cargo.toml",
+        "guest/component/Cargo.lock",
+        "wit",
+    ] {
+        println!("cargo:rerun-if-changed={}", workspace.join(path).display());
+    }
+
+    ensure_wasm_target();
+
+    let cargo = env::var_os("CARGO").unwrap_or_else(|| OsString::from("cargo"));
+    let target_dir = workspace.join("target").join("guest");
+    let manifest = workspace.join("guest").join("component").join("Cargo.toml");
+
+    let mut command = Command::new(&cargo);
+    command
+        .arg("build")
+        .arg("--release")
+        .arg("--target")
+        .arg(WASM_TARGET)
+        .arg("--manifest-path")
+        .arg(&manifest)
+        // Never the outer target dir: the outer cargo holds its lock, and a
+        // nested cargo waiting for it deadlocks.
+        .arg("--target-dir")
+        .arg(&target_dir);
+    strip_outer_build_config(&mut command);
+
+    let output = run(&mut command, "build the guest component");
+    if !output.status.success() {
+        panic!(
+            "building the guest component failed ({}):\n{}\n{}",
+            output.status,
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+
+    let wasm = target_dir.join(WASM_TARGET).join("release").join(WASM_FILE);
+    if !wasm.is_file() {
+        panic!(
+            "the guest build succeeded but `{}` does not exist",
+            wasm.display()
+        );
+    }
+    println!(
+        "cargo:rustc-env=AGENT_MEMORY_COMPONENT_WASM={}",
+        wasm.display()
+    );
+}
+
+/// Adds the `wasm32-wasip2` target through rustup when the toolchain that
+/// builds us lacks it.
+fn ensure_wasm_target() {
+    let rustc = env::var_os("RUSTC").unwrap_or_else(|| OsString::from("rustc"));
+    let output = run(
+        Command::new(&rustc).args(["--print", "target-libdir", "--target", WASM_TARGET]),
+        "ask rustc for the wasm32-wasip2 target directory",
+    );
+    let libdir = String::from_utf8_lossy(&output.stdout).trim().to_owned();
+    if output.status.success() && !libdir.is_empty() && Path::new(&libdir).is_dir() {
+        return;
+    }
+
+    let help = format!(
+        "the `{WASM_TARGET}` Rust target is not installed; run `rustup target add {WASM_TARGET}`"
+    );
+    let added = match Command::new("rustup")
+        .args(["target", "add", WASM_TARGET])
+        .output()
+    {
+        Ok(output) => output,
+        Err(error) => panic!("{help} (could not run rustup: {error})"),
+    };
+    if !added.status.success() {
+        panic!(
+            "{help}\n`rustup target add {WASM_TARGET}` failed ({}):\n{}",
+            added.status,
+            String::from_utf8_lossy(&added.stderr)
+        );
+    }
+    println!(
+        "cargo:warning=installed the {WASM_TARGET} target with `rustup target add {WASM_TARGET}`"
+    );
+}
+
+/// Removes the variables through which the outer build's configuration
+/// (flags, target, target dir, clippy) would leak into the guest build.
+fn strip_outer_build_config(command: &mut Command) {
+    const KEEP: &[&str] = &[
+        "CARGO_HOME",
+        "CARGO_MAKEFLAGS",
+        "CARGO_NET_",
+        "CARGO_HTTP_",
+        "CARGO_REGISTRIES_",
+        "CARGO_REGISTRY_",
+        "CARGO_TERM_",
+    ];
+    const REMOVE: &[&str] = &[
+        "RUSTFLAGS",
+        "RUSTDOCFLAGS",
+        "RUSTC_WORKSPACE_WRAPPER",
+        "CLIPPY_ARGS",
+        "CLIPPY_CONF_DIR",
+        "TARGET",
+        "HOST",
+        "OUT_DIR",
+        "OPT_LEVEL",
+        "PROFILE",
+        "DEBUG",
+        "NUM_JOBS",
+    ];
+    for (key, _) in env::vars_os() {
+        let Some(key) = key.to_str() else { continue };
+        let leaks_cargo_config = (key.starts_with("CARGO") || key.starts_with("__CARGO"))
+            && !KEEP.iter().any(|keep| key.starts_with(keep));
+        if leaks_cargo_config || REMOVE.contains(&key) {
+            command.env_remove(key);
+        }
+    }
+}
+
+fn run(command: &mut Command, what: &str) -> Output {
+    match command.output() {
+        Ok(output) => output,
+        Err(error) => panic!("failed to {what}: could not run {command:?}: {error}"),
+    }
+}

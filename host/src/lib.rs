@@ -1,0 +1,58 @@
+//! A [wasmtime] host for the `agent:memory` WebAssembly component: persistent,
+//! plain-Markdown memory for coding agents, sandboxed to one directory.
+//!
+//! The component (built from `guest/` and embedded in this crate) holds all the
+//! memory logic. This crate compiles it once ([`Runtime`]), then gives each
+//! memory root its own instance ([`Memory`]) whose only view of the host
+//! filesystem is that root, preopened as the guest path `/`. The component has
+//! no environment variables, no arguments, no network and no other
+//! directories.
+//!
+//! # Examples
+//!
+//! ```no_run
+//! use agent_memory::{OpenOptions, Runtime, WriteMode, WriteTarget};
+//!
+//! # fn main() -> Result<(), agent_memory::Error> {
+//! let runtime = Runtime::shared()?;
+//! let project = agent_memory::detect_project(std::env::current_dir().unwrap());
+//! let mut memory = runtime.open(OpenOptions::new(agent_memory::default_root(), project))?;
+//!
+//! memory.write(WriteTarget::LongTerm, "- deploys go through `make ship`", WriteMode::Append, None)?;
+//! if let Some(block) = memory.context_block()? {
+//!     let system_prompt = memory.append_memory_block("You are a coding agent.", Some(&block))?;
+//!     println!("{system_prompt}");
+//! }
+//! // Hand the tools to the model, then execute its calls:
+//! let tools = memory.tool_definitions()?;
+//! let reply = memory.call_tool("memory_search", r#"{"query":"deploy"}"#)?;
+//! # let _ = (tools, reply);
+//! # Ok(())
+//! # }
+//! ```
+
+#![deny(missing_docs)]
+
+mod bindings;
+mod cache;
+mod error;
+mod memory;
+mod options;
+mod project;
+mod runtime;
+mod types;
+
+pub use error::{Error, ErrorKind, MemoryError};
+pub use memory::Memory;
+pub use options::OpenOptions;
+pub use project::{default_root, detect_project};
+pub use runtime::Runtime;
+pub use types::{
+    FileInfo, ReadSource, SearchHit, SearchResults, TermCount, ToolDefinition, WriteMode,
+    WriteReceipt, WriteTarget,
+};
+
+/// The memory component embedded in this crate, as built from `guest/component`
+/// for `wasm32-wasip2`. Other hosts (Python, JavaScript) can load these bytes
+/// too; [`Runtime::new`] compiles them.
+pub static COMPONENT_WASM: &[u8] = include_bytes!(env!("AGENT_MEMORY_COMPONENT_WASM"));

@@ -1,0 +1,567 @@
+//! `agent-memory`: the memory of coding agents, from the command line.
+
+use std::ffi::OsString;
+use std::fs;
+use std::io::{self, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{self, ExitCode};
+
+use agent_memory::{Memory, OpenOptions, ReadSource, Runtime, WriteMode, WriteTarget};
+use anyhow::{Context as _, Result, bail};
+use chrono::{DateTime, FixedOffset, TimeDelta};
+use clap::{Parser, Subcommand, ValueEnum};
+
+const DEMO_MARKER: &str = ".agent-memory-demo";
+const DEMO_PROJECT: &str = "/demo/my-app";
+const DEMO_NOW: &str = "2026-05-30T09:15:00+02:00";
+
+/// Persistent Markdown memory for coding agents, run in a sandboxed
+/// WebAssembly component that sees only the memory directory.
+#[derive(Debug, Parser)]
+#[command(name = "agent-memory", version, max_term_width = 100)]
+struct Cli {
+    /// Memory root directory [default: $AGENT_MEMORY_DIR, else the platform
+    /// data directory + `agent-memory`; for `demo`: <temp dir>/agent-memory-demo]
+    #[arg(long, global = true, value_name = "DIR")]
+    root: Option<PathBuf>,
+
+    /// The project whose scratchpad, logs and notes to use [default: the
+    /// current directory's git root (shared by all its worktrees), else the
+    /// current directory]
+    #[arg(long, global = true, value_name = "DIR")]
+    project: Option<PathBuf>,
+
+    /// Pin "now" to this instant, RFC 3339 with an offset (e.g.
+    /// 2026-05-30T09:15:00+02:00); its offset is the local time zone. Empty
+    /// means unset. [default: the system clock, in the local time zone]
+    #[arg(
+        long,
+        global = true,
+        value_name = "TIMESTAMP",
+        env = "AGENT_MEMORY_NOW",
+        value_parser = parse_now
+    )]
+    now: Option<Now>,
+
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Run a tool call (memory_write, memory_read, memory_search) and print
+    /// the text the model would get
+    Call {
+        /// The tool's name
+        tool: String,
+        /// The JSON arguments object [default: read from stdin; `-` too]
+        #[arg(allow_hyphen_values = true)]
+        json: Option<String>,
+    },
+    /// Print the <memory> block for the system prompt; nothing when memory is empty
+    Context,
+    /// Print the tool definitions as JSON
+    Tools {
+        /// Print the usage prompt for the system prompt instead
+        #[arg(long)]
+        prompt: bool,
+    },
+    /// Show the root, the project and its memory files
+    Status,
+    /// Search MEMORY.md, the project's notes and daily logs
+    Search {
+        /// Keywords, matched case-insensitively
+        #[arg(required = true, value_name = "QUERY")]
+        words: Vec<String>,
+        /// Cap on the printed results in bytes [default: 32768]
+        #[arg(long, value_name = "N")]
+        max_bytes: Option<u32>,
+    },
+    /// Read a memory file, or list them (as the memory_read tool does)
+    Read {
+        /// long_term, scratchpad, daily, note or list
+        source: String,
+        /// The note's name, or YYYY-MM-DD for a daily log (default today)
+        name: Option<String>,
+    },
+    /// Store content in a memory file
+    Write {
+        /// Which file
+        target: Target,
+        /// The content [default: read from stdin; `-` too]
+        #[arg(allow_hyphen_values = true)]
+        content: Option<String>,
+        /// The note's name (for `note`)
+        #[arg(long)]
+        name: Option<String>,
+        /// Replace the file instead of appending
+        #[arg(long)]
+        overwrite: bool,
+    },
+    /// Edit a memory file in $VISUAL / $EDITOR (default vi); saved only if changed
+    Edit {
+        /// Which file (`daily` is today's log)
+        target: Target,
+        /// The note's name (for `note`)
+        name: Option<String>,
+    },
+    /// Save a compaction summary to today's log
+    FlushCompaction {
+        /// The summary [default: read from stdin; `-` too]
+        #[arg(allow_hyphen_values = true)]
+        summary: Option<String>,
+        /// How many messages were compacted
+        #[arg(long, value_name = "N")]
+        count: Option<u32>,
+    },
+    /// A tour in a throwaway memory root: writes, the context block, a search, a tool call
+    ///
+    /// The root is <temp dir>/agent-memory-demo unless --root is given; a root from an
+    /// earlier demo run (it holds a `.agent-memory-demo` file) is emptied first, any other
+    /// non-empty directory is refused. The project is always /demo/my-app and --now
+    /// defaults to 2026-05-30T09:15:00+02:00, so the output is the same on every run.
+    Demo,
+}
+
+/// A memory file people can write or edit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Target {
+    /// MEMORY.md, shared by every project
+    #[value(name = "long_term", alias = "long-term")]
+    LongTerm,
+    /// The project's SCRATCHPAD.md
+    Scratchpad,
+    /// Today's log
+    Daily,
+    /// A note (needs a name)
+    Note,
+}
+
+impl Target {
+    fn write_target(self) -> WriteTarget {
+        match self {
+            Target::LongTerm => WriteTarget::LongTerm,
+            Target::Scratchpad => WriteTarget::Scratchpad,
+            Target::Daily => WriteTarget::Daily,
+            Target::Note => WriteTarget::Note,
+        }
+    }
+
+    fn read_source(self) -> ReadSource {
+        match self {
+            Target::LongTerm => ReadSource::LongTerm,
+            Target::Scratchpad => ReadSource::Scratchpad,
+            Target::Daily => ReadSource::Daily,
+            Target::Note => ReadSource::Note,
+        }
+    }
+}
+
+/// A `--now` value; empty (e.g. `AGENT_MEMORY_NOW=`) means the system clock.
+#[derive(Debug, Clone, Copy)]
+struct Now(Option<DateTime<FixedOffset>>);
+
+fn parse_now(text: &str) -> Result<Now, String> {
+    let text = text.trim();
+    if text.is_empty() {
+        return Ok(Now(None));
+    }
+    DateTime::parse_from_rfc3339(text)
+        .map(|now| Now(Some(now)))
+        .map_err(|e| {
+            format!("{e}; expected RFC 3339 with an offset, e.g. 2026-05-30T09:15:00+02:00")
+        })
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) if is_broken_pipe(&error) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("error: {error:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn is_broken_pipe(error: &anyhow::Error) -> bool {
+    error
+        .downcast_ref::<io::Error>()
+        .is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe)
+}
+
+fn run(cli: Cli) -> Result<()> {
+    let runtime = Runtime::shared()?;
+    let now = cli.now.and_then(|now| now.0);
+    match cli.command {
+        Command::Demo => demo(runtime, cli.root, now),
+        Command::Tools { prompt: true } => print_text(&runtime.usage_prompt()?),
+        Command::Tools { prompt: false } => print_tools(runtime),
+        command => {
+            let options = open_options(cli.root, cli.project, now)?;
+            let options = match command {
+                // A person edits whole files: no caps meant for a model's context.
+                Command::Edit { .. } => options.max_read_bytes(u32::MAX).max_write_bytes(u32::MAX),
+                _ => options,
+            };
+            let mut memory = runtime.open(options)?;
+            run_on(&mut memory, command)
+        }
+    }
+}
+
+fn open_options(
+    root: Option<PathBuf>,
+    project: Option<PathBuf>,
+    now: Option<DateTime<FixedOffset>>,
+) -> Result<OpenOptions> {
+    let root = root.unwrap_or_else(agent_memory::default_root);
+    let project = match project {
+        Some(project) => fs::canonicalize(&project).unwrap_or(project),
+        None => {
+            let cwd = std::env::current_dir().context("cannot read the current directory")?;
+            agent_memory::detect_project(cwd)
+        }
+    };
+    let options = OpenOptions::new(root, project).inherit_stderr(true);
+    Ok(match now {
+        Some(now) => options.now(now),
+        None => options,
+    })
+}
+
+fn run_on(memory: &mut Memory, command: Command) -> Result<()> {
+    match command {
+        Command::Call { tool, json } => {
+            let json = arg_or_stdin(json, "the JSON arguments")?;
+            print_text(&memory.call_tool(&tool, &json)?)
+        }
+        Command::Context => match memory.context_block()? {
+            Some(block) => print_text(&block),
+            None => Ok(()),
+        },
+        Command::Status => status(memory),
+        Command::Search { words, max_bytes } => {
+            let results = memory.search(&words.join(" "))?;
+            print_text(&memory.render_search(&results, max_bytes)?)
+        }
+        Command::Read { source, name } => {
+            let mut arguments = serde_json::Map::new();
+            arguments.insert("source".into(), source.into());
+            if let Some(name) = name {
+                arguments.insert("name".into(), name.into());
+            }
+            let arguments = serde_json::Value::Object(arguments).to_string();
+            print_text(&memory.call_tool("memory_read", &arguments)?)
+        }
+        Command::Write {
+            target,
+            content,
+            name,
+            overwrite,
+        } => {
+            let content = arg_or_stdin(content, "the content")?;
+            let mode = if overwrite {
+                WriteMode::Overwrite
+            } else {
+                WriteMode::Append
+            };
+            let receipt = memory.write(target.write_target(), &content, mode, name.as_deref())?;
+            print_text(&receipt.message)
+        }
+        Command::Edit { target, name } => edit(memory, target, name),
+        Command::FlushCompaction { summary, count } => {
+            let summary = arg_or_stdin(summary, "the summary")?;
+            print_text(&memory.flush_compaction(&summary, count)?.message)
+        }
+        Command::Demo | Command::Tools { .. } => unreachable!("handled before opening a memory"),
+    }
+}
+
+/// The argument, or standard input when it is absent or `-`.
+fn arg_or_stdin(arg: Option<String>, what: &str) -> Result<String> {
+    match arg {
+        Some(arg) if arg != "-" => Ok(arg),
+        _ => {
+            let mut text = String::new();
+            io::stdin()
+                .read_to_string(&mut text)
+                .with_context(|| format!("cannot read {what} from stdin"))?;
+            Ok(text)
+        }
+    }
+}
+
+/// Prints `text`, adding a final newline when it lacks one.
+fn print_text(text: &str) -> Result<()> {
+    let mut out = io::stdout().lock();
+    out.write_all(text.as_bytes())?;
+    if !text.ends_with('\n') {
+        out.write_all(b"\n")?;
+    }
+    out.flush()?;
+    Ok(())
+}
+
+fn print_tools(runtime: &Runtime) -> Result<()> {
+    #[derive(serde::Serialize)]
+    struct Tool {
+        name: String,
+        description: String,
+        parameters: serde_json::Value,
+    }
+    let tools = runtime
+        .tool_definitions()?
+        .into_iter()
+        .map(|tool| {
+            let parameters = serde_json::from_str(&tool.parameters_schema)
+                .with_context(|| format!("the schema of `{}` is not valid JSON", tool.name))?;
+            Ok(Tool {
+                name: tool.name,
+                description: tool.description,
+                parameters,
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    print_text(&serde_json::to_string_pretty(&tools)?)
+}
+
+fn status(memory: &mut Memory) -> Result<()> {
+    let files = memory.list_files()?;
+    let block = memory.context_block()?;
+    let mut out = String::new();
+    out.push_str(&format!("root:     {}\n", memory.root().display()));
+    out.push_str(&format!("project:  {}\n", memory.project().display()));
+    out.push_str(&format!("slug:     {}\n", memory.project_slug()));
+    out.push_str(&format!("today:    {}\n", memory.today()));
+    if files.is_empty() {
+        out.push_str("files:    (none)\n");
+    } else {
+        out.push_str("files:\n");
+        let width = files.iter().map(|f| f.path.len()).max().unwrap_or(0);
+        for file in &files {
+            out.push_str(&format!(
+                "  {:<width$}  {:>8} bytes\n",
+                file.path, file.bytes
+            ));
+        }
+    }
+    match block {
+        Some(block) => out.push_str(&format!("context:  {} bytes\n", block.len())),
+        None => out.push_str("context:  none (nothing to inject)\n"),
+    }
+    print_text(&out)
+}
+
+/// Edits a copy in a temp file; the memory file changes only through one
+/// atomic overwrite, after the editor exited and only if the text changed.
+fn edit(memory: &mut Memory, target: Target, name: Option<String>) -> Result<()> {
+    if let (Target::Daily, Some(day)) = (target, &name)
+        && day != memory.today()
+    {
+        bail!(
+            "`edit daily` edits today's log ({}), not `{day}`",
+            memory.today()
+        );
+    }
+    let name = name.as_deref();
+    let original = memory.read(target.read_source(), name)?.unwrap_or_default();
+
+    let mut copy = tempfile::Builder::new()
+        .prefix("agent-memory-")
+        .suffix(".md")
+        .tempfile()
+        .context("cannot create a temporary file to edit")?;
+    copy.write_all(original.as_bytes())
+        .and_then(|()| copy.flush())
+        .with_context(|| format!("cannot write `{}`", copy.path().display()))?;
+    // Close our handle (editors may replace the file), keep the path until we are done.
+    let copy = copy.into_temp_path();
+
+    run_editor(&copy)?;
+
+    let edited = fs::read(&copy).with_context(|| format!("cannot read `{}`", copy.display()))?;
+    let edited = String::from_utf8(edited)
+        .map_err(|_| anyhow::anyhow!("the edited text is not valid UTF-8; nothing was written"))?;
+    if edited == original {
+        return print_text("No changes; nothing was written.");
+    }
+    let receipt = memory.write(target.write_target(), &edited, WriteMode::Overwrite, name)?;
+    print_text(&receipt.message)
+}
+
+fn run_editor(path: &Path) -> Result<()> {
+    let editor = ["VISUAL", "EDITOR"]
+        .into_iter()
+        .filter_map(std::env::var_os)
+        .find(|value| !value.is_empty())
+        .unwrap_or_else(|| OsString::from("vi"));
+    // Through the shell, so EDITOR may carry arguments (`code --wait`).
+    let mut script = editor.clone();
+    script.push(r#" "$@""#);
+    let status = process::Command::new("sh")
+        .arg("-c")
+        .arg(&script)
+        .arg("sh")
+        .arg(path)
+        .status()
+        .with_context(|| format!("cannot run the editor `{}`", editor.to_string_lossy()))?;
+    if !status.success() {
+        bail!(
+            "the editor `{}` failed ({status}); nothing was written",
+            editor.to_string_lossy()
+        );
+    }
+    Ok(())
+}
+
+fn demo(
+    runtime: &Runtime,
+    root: Option<PathBuf>,
+    now: Option<DateTime<FixedOffset>>,
+) -> Result<()> {
+    let root = root.unwrap_or_else(|| std::env::temp_dir().join("agent-memory-demo"));
+    prepare_demo_root(&root)?;
+    let now = match now {
+        Some(now) => now,
+        None => DateTime::parse_from_rfc3339(DEMO_NOW)?,
+    };
+    let options = |now| OpenOptions::new(&root, DEMO_PROJECT).now(now);
+    let mut memory = runtime.open(options(now))?;
+    let mut yesterday = runtime.open(options(now - TimeDelta::days(1)))?;
+
+    let mut out = io::stdout().lock();
+    writeln!(out, "agent-memory demo")?;
+    writeln!(out, "  root:    {}", memory.root().display())?;
+    writeln!(
+        out,
+        "  project: {DEMO_PROJECT} (slug {})",
+        memory.project_slug()
+    )?;
+    writeln!(out, "  now:     {}", now.to_rfc3339())?;
+
+    let step = |out: &mut io::StdoutLock, title: &str| writeln!(out, "\n== {title} ==");
+
+    step(
+        &mut out,
+        "1. A long-term fact, shared by every project (write long_term)",
+    )?;
+    let receipt = memory.write(
+        WriteTarget::LongTerm,
+        "- Deploys: `make deploy-staging`, then tag a release for production.\n\
+         - The user prefers small, reviewed pull requests.",
+        WriteMode::Append,
+        None,
+    )?;
+    writeln!(out, "{}", receipt.message)?;
+
+    step(
+        &mut out,
+        "2. The project's scratchpad: one open item, one done (write scratchpad)",
+    )?;
+    let receipt = memory.write(
+        WriteTarget::Scratchpad,
+        "- [ ] Fix the flaky login test on staging\n- [x] Upgrade to Rust 1.95",
+        WriteMode::Append,
+        None,
+    )?;
+    writeln!(out, "{}", receipt.message)?;
+
+    step(
+        &mut out,
+        "3. Yesterday's log (append-daily, clock one day back)",
+    )?;
+    let receipt =
+        yesterday.append_daily("deploy", "Deployed v1.4.2 to staging; smoke tests green.")?;
+    writeln!(out, "{}", receipt.message)?;
+
+    step(&mut out, "4. Today's log (append-daily)")?;
+    let receipt = memory.append_daily(
+        "login test",
+        "The login test flakes when the staging database is cold; added a retry.",
+    )?;
+    writeln!(out, "{}", receipt.message)?;
+
+    step(
+        &mut out,
+        "5. A reference note, never injected (write note --name deployment)",
+    )?;
+    let receipt = memory.write(
+        WriteTarget::Note,
+        "# Deployment\n\nStaging: `make deploy-staging` from main.\n\
+         Production: push a `v*` tag; CI deploys after approval.",
+        WriteMode::Append,
+        Some("deployment"),
+    )?;
+    writeln!(out, "{}", receipt.message)?;
+
+    step(
+        &mut out,
+        "6. The context block for the system prompt (context)",
+    )?;
+    let block = memory.context_block()?.unwrap_or_default();
+    writeln!(out, "{block}")?;
+
+    step(&mut out, "7. A search (search deploy staging)")?;
+    let results = memory.search("deploy staging")?;
+    let rendered = memory.render_search(&results, None)?;
+    writeln!(out, "{}", rendered.trim_end())?;
+
+    step(
+        &mut out,
+        r#"8. The tool-call path (call memory_read '{"source":"list"}')"#,
+    )?;
+    let listing = memory.call_tool("memory_read", r#"{"source":"list"}"#)?;
+    writeln!(out, "{}", listing.trim_end())?;
+
+    writeln!(
+        out,
+        "\nThe files are plain Markdown in {}; the next `demo` run starts over.",
+        memory.root().display()
+    )?;
+    out.flush()?;
+    Ok(())
+}
+
+/// Makes `root` an empty demo directory: creates it, or empties it when it is
+/// one from an earlier run (it holds the marker file). Anything else is left
+/// alone.
+fn prepare_demo_root(root: &Path) -> Result<()> {
+    let marker = root.join(DEMO_MARKER);
+    if marker.is_file() {
+        for entry in
+            fs::read_dir(root).with_context(|| format!("cannot list `{}`", root.display()))?
+        {
+            let path = entry?.path();
+            let is_dir = fs::symlink_metadata(&path).is_ok_and(|meta| meta.is_dir());
+            let removed = if is_dir {
+                fs::remove_dir_all(&path)
+            } else {
+                fs::remove_file(&path)
+            };
+            removed.with_context(|| format!("cannot remove `{}`", path.display()))?;
+        }
+    } else if root.exists() {
+        let empty = root.is_dir()
+            && fs::read_dir(root)
+                .with_context(|| format!("cannot list `{}`", root.display()))?
+                .next()
+                .is_none();
+        if !empty {
+            bail!(
+                "`{}` exists and is not a demo directory (it has no `{DEMO_MARKER}` file); \
+                 not touching it: pick another --root",
+                root.display()
+            );
+        }
+    } else {
+        fs::create_dir_all(root).with_context(|| format!("cannot create `{}`", root.display()))?;
+    }
+    fs::write(
+        &marker,
+        "Made by `agent-memory demo`: the next demo run deletes everything in this directory.\n",
+    )
+    .with_context(|| format!("cannot write `{}`", marker.display()))?;
+    Ok(())
+}

@@ -1,0 +1,225 @@
+//! [`OpenOptions`]: how to open a memory.
+
+use std::path::{Path, PathBuf};
+
+use chrono::{DateTime, FixedOffset, Local, Offset};
+
+use crate::bindings::wit;
+
+/// How to open a [`Memory`](crate::Memory): the memory root, the project, the
+/// clock and optional size caps. Passed to [`Runtime::open`](crate::Runtime::open).
+///
+/// # Examples
+///
+/// ```no_run
+/// use agent_memory::{OpenOptions, Runtime};
+///
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let now = chrono::DateTime::parse_from_rfc3339("2026-05-30T09:15:00+02:00")?;
+/// let options = OpenOptions::new("/tmp/memory", "/home/me/src/my-app")
+///     .now(now) // pin time: the log of 2026-05-30, at UTC+2
+///     .max_inject_bytes(16 * 1024);
+/// let memory = Runtime::shared()?.open(options)?;
+/// assert_eq!(memory.today(), "2026-05-30");
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Debug, Clone)]
+pub struct OpenOptions {
+    pub(crate) root: PathBuf,
+    pub(crate) project: PathBuf,
+    pub(crate) fixed_now: Option<DateTime<FixedOffset>>,
+    pub(crate) utc_offset_minutes: Option<i32>,
+    pub(crate) max_inject_bytes: Option<u32>,
+    pub(crate) max_write_bytes: Option<u32>,
+    pub(crate) max_read_bytes: Option<u32>,
+    pub(crate) max_memory_bytes: Option<usize>,
+    pub(crate) create_root: bool,
+    pub(crate) inherit_stderr: bool,
+}
+
+impl OpenOptions {
+    /// Options for the memory stored under `root` (the directory the component
+    /// is confined to), for the project at `project`.
+    ///
+    /// `project` only names the project: the component derives the project's
+    /// storage slug from it and never touches that path. Pass a canonical path,
+    /// such as [`detect_project`](crate::detect_project) returns, so every way
+    /// of naming one project gives the same slug. A path that is not valid
+    /// UTF-8 is converted lossily.
+    pub fn new(root: impl Into<PathBuf>, project: impl Into<PathBuf>) -> Self {
+        OpenOptions {
+            root: root.into(),
+            project: project.into(),
+            fixed_now: None,
+            utc_offset_minutes: None,
+            max_inject_bytes: None,
+            max_write_bytes: None,
+            max_read_bytes: None,
+            max_memory_bytes: None,
+            create_root: true,
+            inherit_stderr: false,
+        }
+    }
+
+    /// Pins "now" to this instant instead of reading the system clock, and
+    /// takes its offset as the local UTC offset (unless
+    /// [`utc_offset_minutes`](Self::utc_offset_minutes) is set). For tests,
+    /// scripts and reproducible output.
+    pub fn now(mut self, now: DateTime<FixedOffset>) -> Self {
+        self.fixed_now = Some(now);
+        self
+    }
+
+    /// Sets the local UTC offset in minutes, east positive (UTC+2 is `120`).
+    /// Takes precedence over the offset of [`now`](Self::now). Without it (and
+    /// without `now`) the system's local offset is used and followed across
+    /// daylight-saving changes. The component rejects values outside
+    /// `-1439..=1439`.
+    pub fn utc_offset_minutes(mut self, minutes: i32) -> Self {
+        self.utc_offset_minutes = Some(minutes);
+        self
+    }
+
+    /// Caps the context block, wrapper included (default 32 KiB).
+    pub fn max_inject_bytes(mut self, bytes: u32) -> Self {
+        self.max_inject_bytes = Some(bytes);
+        self
+    }
+
+    /// Caps the content one write stores; longer content is cut at a UTF-8
+    /// boundary (default 64 KiB).
+    pub fn max_write_bytes(mut self, bytes: u32) -> Self {
+        self.max_write_bytes = Some(bytes);
+        self
+    }
+
+    /// Caps the text a read returns and the default search rendering
+    /// (default 32 KiB).
+    pub fn max_read_bytes(mut self, bytes: u32) -> Self {
+        self.max_read_bytes = Some(bytes);
+        self
+    }
+
+    /// Caps the component's linear memory (default: no cap beyond wasm32's
+    /// 4 GiB). An operation that needs more traps ([`Error::Trap`](crate::Error::Trap)),
+    /// and the next one runs in a fresh instance. Leave room for the largest
+    /// file the memory may hold: search reads files of up to 16 MiB.
+    pub fn max_memory_bytes(mut self, bytes: usize) -> Self {
+        self.max_memory_bytes = Some(bytes);
+        self
+    }
+
+    /// Whether to create the root directory (and its parents) when it is
+    /// missing. Default `true`; with `false` a missing root is an error.
+    pub fn create_root(mut self, create: bool) -> Self {
+        self.create_root = create;
+        self
+    }
+
+    /// Whether the component may write to this process's standard error
+    /// (it only does so when it panics). Default `false`: no stdio at all.
+    pub fn inherit_stderr(mut self, inherit: bool) -> Self {
+        self.inherit_stderr = inherit;
+        self
+    }
+
+    /// The memory root as given.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The project path as given.
+    pub fn project(&self) -> &Path {
+        &self.project
+    }
+
+    /// True when the offset must be re-read from the system before each call.
+    pub(crate) fn follows_local_offset(&self) -> bool {
+        self.fixed_now.is_none() && self.utc_offset_minutes.is_none()
+    }
+
+    /// The clock to hand the component now.
+    pub(crate) fn clock(&self) -> wit::Clock {
+        let utc_offset_minutes = self
+            .utc_offset_minutes
+            .or_else(|| self.fixed_now.map(|now| offset_minutes(now.offset())))
+            .unwrap_or_else(local_offset_minutes);
+        wit::Clock {
+            utc_offset_minutes,
+            fixed_unix_seconds: self.fixed_now.map(|now| now.timestamp()),
+        }
+    }
+
+    pub(crate) fn wit_options(&self, clock: wit::Clock) -> wit::Options {
+        wit::Options {
+            project: self.project.to_string_lossy().into_owned(),
+            clock,
+            caps: wit::Caps {
+                max_inject_bytes: self.max_inject_bytes,
+                max_write_bytes: self.max_write_bytes,
+                max_read_bytes: self.max_read_bytes,
+            },
+        }
+    }
+}
+
+fn offset_minutes(offset: &FixedOffset) -> i32 {
+    offset.local_minus_utc() / 60
+}
+
+/// The system's current local UTC offset in minutes.
+pub(crate) fn local_offset_minutes() -> i32 {
+    offset_minutes(&Local::now().offset().fix())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(text: &str) -> DateTime<FixedOffset> {
+        DateTime::parse_from_rfc3339(text).unwrap()
+    }
+
+    #[test]
+    fn pinned_now_gives_its_offset_and_instant() {
+        let clock = OpenOptions::new("r", "p")
+            .now(at("2026-05-30T09:15:00+02:00"))
+            .clock();
+        assert_eq!(clock.utc_offset_minutes, 120);
+        assert_eq!(clock.fixed_unix_seconds, Some(1_780_125_300));
+    }
+
+    #[test]
+    fn explicit_offset_wins_over_the_pinned_one_in_any_order() {
+        let a = OpenOptions::new("r", "p")
+            .utc_offset_minutes(-300)
+            .now(at("2026-05-30T09:15:00+02:00"));
+        let b = OpenOptions::new("r", "p")
+            .now(at("2026-05-30T09:15:00+02:00"))
+            .utc_offset_minutes(-300);
+        assert_eq!(a.clock().utc_offset_minutes, -300);
+        assert_eq!(b.clock().utc_offset_minutes, -300);
+        assert!(!a.follows_local_offset());
+    }
+
+    #[test]
+    fn unpinned_clock_follows_the_system() {
+        let options = OpenOptions::new("r", "p");
+        assert!(options.follows_local_offset());
+        assert_eq!(options.clock().fixed_unix_seconds, None);
+    }
+
+    #[test]
+    fn caps_and_project_reach_the_component() {
+        let options = OpenOptions::new("r", "/src/app")
+            .max_inject_bytes(1)
+            .max_write_bytes(2)
+            .max_read_bytes(3);
+        let wit = options.wit_options(options.clock());
+        assert_eq!(wit.project, "/src/app");
+        assert_eq!(wit.caps.max_inject_bytes, Some(1));
+        assert_eq!(wit.caps.max_write_bytes, Some(2));
+        assert_eq!(wit.caps.max_read_bytes, Some(3));
+    }
+}

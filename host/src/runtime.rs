@@ -1,0 +1,317 @@
+//! [`Runtime`]: the engine and the compiled, pre-instantiated component.
+
+use std::path::Path;
+use std::sync::{Mutex, OnceLock, PoisonError};
+
+use wasmtime::component::{Linker, ResourceTable};
+use wasmtime::{Config, Engine, Store, StoreLimits};
+use wasmtime_wasi::{WasiCtx, WasiCtxBuilder};
+
+use crate::bindings::{AgentMemory, AgentMemoryPre, HostState};
+use crate::memory::Memory;
+use crate::options::OpenOptions;
+use crate::types::ToolDefinition;
+use crate::{COMPONENT_WASM, Error};
+
+/// The memory component compiled for this machine, ready to be instantiated
+/// cheaply once per memory root with [`Runtime::open`].
+///
+/// Compiling takes tens of milliseconds (much more in a debug build), so make
+/// one `Runtime` and keep it: [`Runtime::shared`] does that for the embedded
+/// component. A `Runtime` is `Send + Sync`; each [`Memory`] it opens is
+/// independent of it and of the others.
+///
+/// The pure helpers ([`estimate_tokens`](Self::estimate_tokens),
+/// [`tool_definitions`](Self::tool_definitions), …) run in a private instance
+/// that sees no directory at all; they are also available on [`Memory`].
+pub struct Runtime {
+    pre: AgentMemoryPre<HostState>,
+    helper: Mutex<Option<Instance>>,
+}
+
+/// A live instance of the component and the store it lives in.
+pub(crate) struct Instance {
+    pub(crate) store: Store<HostState>,
+    pub(crate) bindings: AgentMemory,
+}
+
+impl Instance {
+    /// Instantiates the component with the given WASI context.
+    pub(crate) fn new(
+        pre: &AgentMemoryPre<HostState>,
+        wasi: WasiCtx,
+        limits: StoreLimits,
+    ) -> Result<Self, Error> {
+        let state = HostState {
+            wasi,
+            table: ResourceTable::new(),
+            limits,
+        };
+        let mut store = Store::new(pre.engine(), state);
+        store.limiter(|state| &mut state.limits);
+        let bindings = pre
+            .instantiate(&mut store)
+            .map_err(|e| Error::setup_wasmtime("cannot instantiate the memory component", e))?;
+        Ok(Instance { store, bindings })
+    }
+}
+
+/// A WASI context with nothing in it: no directories, no environment, no
+/// arguments, no stdio, no network. Callers add what an instance needs.
+pub(crate) fn sandbox() -> WasiCtxBuilder {
+    let mut builder = WasiCtx::builder();
+    builder
+        .allow_tcp(false)
+        .allow_udp(false)
+        .allow_ip_name_lookup(false);
+    builder
+}
+
+impl Runtime {
+    /// Compiles the component embedded in this crate ([`COMPONENT_WASM`]).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Setup`] when the engine cannot be created or the component
+    /// does not compile or link (neither should happen with the embedded one).
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// let runtime = agent_memory::Runtime::new()?;
+    /// # Ok::<(), agent_memory::Error>(())
+    /// ```
+    pub fn new() -> Result<Self, Error> {
+        Self::compile(COMPONENT_WASM, "the embedded memory component")
+    }
+
+    /// Compiles a memory component read from `path` (a `.wasm` component that
+    /// implements the `agent:memory/agent-memory` world).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Setup`], naming the path, when the file cannot be read, is not
+    /// a component, or does not export the `agent-memory` world.
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// let runtime = agent_memory::Runtime::from_file("agent_memory_component.wasm")?;
+    /// # Ok::<(), agent_memory::Error>(())
+    /// ```
+    pub fn from_file(path: impl AsRef<Path>) -> Result<Self, Error> {
+        let path = path.as_ref();
+        let bytes = std::fs::read(path).map_err(|e| {
+            Error::setup(
+                format!("cannot read the memory component `{}`", path.display()),
+                e,
+            )
+        })?;
+        Self::compile(
+            &bytes,
+            &format!("the memory component `{}`", path.display()),
+        )
+    }
+
+    /// Compiles a memory component from its bytes.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Setup`] when the bytes are not a component or do not export
+    /// the `agent-memory` world.
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// let bytes = std::fs::read("agent_memory_component.wasm").unwrap();
+    /// let runtime = agent_memory::Runtime::from_bytes(&bytes)?;
+    /// # Ok::<(), agent_memory::Error>(())
+    /// ```
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
+        Self::compile(bytes, "the memory component")
+    }
+
+    /// A process-wide runtime for the embedded component, compiled on first
+    /// use and reused afterwards.
+    ///
+    /// # Errors
+    ///
+    /// As [`Runtime::new`]; a failure is not cached, the next call tries again.
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// let a = agent_memory::Runtime::shared()?;
+    /// let b = agent_memory::Runtime::shared()?;
+    /// assert!(std::ptr::eq(a, b));
+    /// # Ok::<(), agent_memory::Error>(())
+    /// ```
+    pub fn shared() -> Result<&'static Runtime, Error> {
+        static SHARED: OnceLock<Runtime> = OnceLock::new();
+        static INIT: Mutex<()> = Mutex::new(());
+
+        if let Some(runtime) = SHARED.get() {
+            return Ok(runtime);
+        }
+        // Serialize the first compilation instead of racing several.
+        let _guard = INIT.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(runtime) = SHARED.get() {
+            return Ok(runtime);
+        }
+        let runtime = Runtime::new()?;
+        Ok(SHARED.get_or_init(|| runtime))
+    }
+
+    fn compile(bytes: &[u8], what: &str) -> Result<Self, Error> {
+        let engine = Engine::new(&Config::new())
+            .map_err(|e| Error::setup_wasmtime("cannot create the wasmtime engine", e))?;
+        let component =
+            crate::cache::load_or_compile(&engine, bytes, crate::cache::default_dir().as_deref())
+                .map_err(|e| Error::setup_wasmtime(format!("cannot compile {what}"), e))?;
+
+        let mut linker = Linker::<HostState>::new(&engine);
+        wasmtime_wasi::p2::add_to_linker_sync(&mut linker)
+            .map_err(|e| Error::setup_wasmtime("cannot add WASI to the linker", e))?;
+        let pre = linker
+            .instantiate_pre(&component)
+            .and_then(AgentMemoryPre::new)
+            .map_err(|e| Error::setup_wasmtime(format!("cannot link {what}"), e))?;
+        Ok(Runtime {
+            pre,
+            helper: Mutex::new(None),
+        })
+    }
+
+    /// Opens the memory stored under `options.root()` for `options.project()`:
+    /// prepares the root directory, starts an instance of the component that
+    /// can see only that directory (as `/`), and configures it for the project.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Setup`], naming the path, when the root cannot be created,
+    ///   resolved or opened, or is not a directory.
+    /// - [`Error::Memory`] with [`ErrorKind::InvalidOptions`](crate::ErrorKind::InvalidOptions)
+    ///   for an empty project path or one with NUL, an offset outside
+    ///   `-1439..=1439`, or a cap of zero.
+    /// - [`Error::Trap`] if the component traps.
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// use agent_memory::{OpenOptions, Runtime};
+    ///
+    /// let root = agent_memory::default_root();
+    /// let project = agent_memory::detect_project(std::env::current_dir().unwrap());
+    /// let memory = Runtime::shared()?.open(OpenOptions::new(root, project))?;
+    /// println!("project slug: {}", memory.project_slug());
+    /// # Ok::<(), agent_memory::Error>(())
+    /// ```
+    pub fn open(&self, options: OpenOptions) -> Result<Memory, Error> {
+        Memory::open(self.pre.clone(), options)
+    }
+
+    /// The memory tool definitions (`memory_write`, `memory_read`,
+    /// `memory_search`) with their JSON Schemas.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Trap`] or [`Error::Setup`] if the helper instance fails.
+    pub fn tool_definitions(&self) -> Result<Vec<ToolDefinition>, Error> {
+        self.with_helper("tool-definitions", |store, b| {
+            b.agent_memory_tools().call_tool_definitions(store)
+        })
+        .map(|tools| tools.into_iter().map(Into::into).collect())
+    }
+
+    /// The system-prompt text that tells a model how to use the memory tools.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Trap`] or [`Error::Setup`] if the helper instance fails.
+    pub fn usage_prompt(&self) -> Result<String, Error> {
+        self.with_helper("usage-prompt", |store, b| {
+            b.agent_memory_tools().call_usage_prompt(store)
+        })
+    }
+
+    /// The component's token estimate: one token per 4 bytes, rounded up.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Trap`] or [`Error::Setup`] if the helper instance fails.
+    pub fn estimate_tokens(&self, text: &str) -> Result<u64, Error> {
+        self.with_helper("estimate-tokens", |store, b| {
+            b.agent_memory_prompt().call_estimate_tokens(store, text)
+        })
+    }
+
+    /// A compaction reserve that accounts for the injected memory block:
+    /// `base` plus the block's token estimate (`base` for `None`).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Trap`] or [`Error::Setup`] if the helper instance fails.
+    pub fn effective_reserve(&self, base: u64, block: Option<&str>) -> Result<u64, Error> {
+        self.with_helper("effective-reserve", |store, b| {
+            b.agent_memory_prompt()
+                .call_effective_reserve(store, base, block)
+        })
+    }
+
+    /// `preamble`, then `\n\n---\n\n` and the block; `preamble` unchanged for
+    /// `None` or an empty block.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Trap`] or [`Error::Setup`] if the helper instance fails.
+    pub fn append_memory_block(
+        &self,
+        preamble: &str,
+        block: Option<&str>,
+    ) -> Result<String, Error> {
+        self.with_helper("append-memory-block", |store, b| {
+            b.agent_memory_prompt()
+                .call_append_memory_block(store, preamble, block)
+        })
+    }
+
+    /// `compaction summary (N msgs)`, or `compaction summary` for `None`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Trap`] or [`Error::Setup`] if the helper instance fails.
+    pub fn compaction_heading(&self, message_count: Option<u32>) -> Result<String, Error> {
+        self.with_helper("compaction-heading", |store, b| {
+            b.agent_memory_prompt()
+                .call_compaction_heading(store, message_count)
+        })
+    }
+
+    /// Runs `call` in the directory-less helper instance, starting it if
+    /// needed and dropping it if it traps.
+    fn with_helper<R>(
+        &self,
+        operation: &'static str,
+        call: impl FnOnce(&mut Store<HostState>, &AgentMemory) -> wasmtime::Result<R>,
+    ) -> Result<R, Error> {
+        let mut helper = self.helper.lock().unwrap_or_else(PoisonError::into_inner);
+        let instance = match &mut *helper {
+            Some(instance) => instance,
+            empty => empty.insert(Instance::new(
+                &self.pre,
+                sandbox().build(),
+                StoreLimits::default(),
+            )?),
+        };
+        call(&mut instance.store, &instance.bindings).map_err(|e| {
+            *helper = None;
+            Error::trap(operation, e)
+        })
+    }
+}
+
+impl std::fmt::Debug for Runtime {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Runtime").finish_non_exhaustive()
+    }
+}

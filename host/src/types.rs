@@ -1,0 +1,307 @@
+//! The public data types of the memory API and their conversions to and from
+//! the generated WIT types.
+
+use std::fmt;
+
+use crate::bindings::wit;
+
+/// Which file a write goes to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum WriteTarget {
+    /// `MEMORY.md`, global to every project.
+    LongTerm,
+    /// `projects/<slug>/SCRATCHPAD.md`, the project's checklist.
+    Scratchpad,
+    /// `projects/<slug>/daily/<today>.md`, today's log.
+    Daily,
+    /// `projects/<slug>/notes/<name>.md`; needs a name.
+    Note,
+}
+
+impl WriteTarget {
+    /// The word the tools use: `long_term`, `scratchpad`, `daily` or `note`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            WriteTarget::LongTerm => "long_term",
+            WriteTarget::Scratchpad => "scratchpad",
+            WriteTarget::Daily => "daily",
+            WriteTarget::Note => "note",
+        }
+    }
+}
+
+impl fmt::Display for WriteTarget {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl From<WriteTarget> for wit::WriteTarget {
+    fn from(target: WriteTarget) -> Self {
+        match target {
+            WriteTarget::LongTerm => wit::WriteTarget::LongTerm,
+            WriteTarget::Scratchpad => wit::WriteTarget::Scratchpad,
+            WriteTarget::Daily => wit::WriteTarget::Daily,
+            WriteTarget::Note => wit::WriteTarget::Note,
+        }
+    }
+}
+
+/// How a write combines with what is already there.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum WriteMode {
+    /// Add to the end; a `\n` is inserted first when the file is non-empty and
+    /// does not end with one.
+    #[default]
+    Append,
+    /// Replace the whole file atomically.
+    Overwrite,
+}
+
+impl WriteMode {
+    /// The word the tools use: `append` or `overwrite`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            WriteMode::Append => "append",
+            WriteMode::Overwrite => "overwrite",
+        }
+    }
+}
+
+impl fmt::Display for WriteMode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl From<WriteMode> for wit::WriteMode {
+    fn from(mode: WriteMode) -> Self {
+        match mode {
+            WriteMode::Append => wit::WriteMode::Append,
+            WriteMode::Overwrite => wit::WriteMode::Overwrite,
+        }
+    }
+}
+
+/// Which file a read comes from. (The tools' `list` source is
+/// [`Memory::list_files`](crate::Memory::list_files).)
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ReadSource {
+    /// `MEMORY.md`.
+    LongTerm,
+    /// The project's `SCRATCHPAD.md`.
+    Scratchpad,
+    /// A daily log: the name is `YYYY-MM-DD`, default today.
+    Daily,
+    /// A note; needs a name.
+    Note,
+}
+
+impl ReadSource {
+    /// The word the tools use: `long_term`, `scratchpad`, `daily` or `note`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ReadSource::LongTerm => "long_term",
+            ReadSource::Scratchpad => "scratchpad",
+            ReadSource::Daily => "daily",
+            ReadSource::Note => "note",
+        }
+    }
+}
+
+impl fmt::Display for ReadSource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl From<ReadSource> for wit::ReadSource {
+    fn from(source: ReadSource) -> Self {
+        match source {
+            ReadSource::LongTerm => wit::ReadSource::LongTerm,
+            ReadSource::Scratchpad => wit::ReadSource::Scratchpad,
+            ReadSource::Daily => wit::ReadSource::Daily,
+            ReadSource::Note => wit::ReadSource::Note,
+        }
+    }
+}
+
+/// The outcome of a write.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct WriteReceipt {
+    /// Store-relative path written, e.g. `projects/x-1a2b3c4d/notes/auth.md`.
+    pub path: String,
+    /// Bytes of content stored by this call (after any cut).
+    pub bytes_written: u64,
+    /// The content's original length when it was cut to the write cap.
+    pub truncated_from: Option<u64>,
+    /// One line for the model, e.g. `Wrote 12 bytes to MEMORY.md`.
+    pub message: String,
+}
+
+impl From<wit::WriteReceipt> for WriteReceipt {
+    fn from(receipt: wit::WriteReceipt) -> Self {
+        WriteReceipt {
+            path: receipt.path,
+            bytes_written: receipt.bytes_written,
+            truncated_from: receipt.truncated_from,
+            message: receipt.message,
+        }
+    }
+}
+
+/// A memory file as [`Memory::list_files`](crate::Memory::list_files) reports it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct FileInfo {
+    /// Store-relative path, `/`-separated.
+    pub path: String,
+    /// Size in bytes.
+    pub bytes: u64,
+}
+
+impl From<wit::FileInfo> for FileInfo {
+    fn from(info: wit::FileInfo) -> Self {
+        FileInfo {
+            path: info.path,
+            bytes: info.bytes,
+        }
+    }
+}
+
+/// How many matching lines one query term had across all files.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct TermCount {
+    /// The term as it appeared in the query.
+    pub term: String,
+    /// Matching lines over all searched files.
+    pub count: u32,
+}
+
+/// One file's worth of search results.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct SearchHit {
+    /// Store-relative path.
+    pub path: String,
+    /// Distinct query terms found in this file, in query order.
+    pub matched_terms: Vec<String>,
+    /// Matching lines in the file (0 for a filename-only hit).
+    pub total_hits: u32,
+    /// The merged context windows separated by `…` lines, or for a
+    /// filename-only hit `(filename match)` and a short preview.
+    pub body: String,
+    /// True when only the file name matched.
+    pub filename_only: bool,
+    /// The log's date (`YYYY-MM-DD`) for daily logs.
+    pub date: Option<String>,
+    /// True for the global `MEMORY.md`.
+    pub is_memory_md: bool,
+}
+
+/// Ranked search results, as [`Memory::search`](crate::Memory::search) returns
+/// them; [`Memory::render_search`](crate::Memory::render_search) formats them
+/// for a model.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct SearchResults {
+    /// Each distinct term, in query order, with its matching-line count.
+    pub terms: Vec<TermCount>,
+    /// Files, most relevant first.
+    pub hits: Vec<SearchHit>,
+}
+
+impl SearchResults {
+    /// True when no file matched.
+    pub fn is_empty(&self) -> bool {
+        self.hits.is_empty()
+    }
+}
+
+impl From<wit::TermCount> for TermCount {
+    fn from(count: wit::TermCount) -> Self {
+        TermCount {
+            term: count.term,
+            count: count.count,
+        }
+    }
+}
+
+impl From<&TermCount> for wit::TermCount {
+    fn from(count: &TermCount) -> Self {
+        wit::TermCount {
+            term: count.term.clone(),
+            count: count.count,
+        }
+    }
+}
+
+impl From<wit::SearchHit> for SearchHit {
+    fn from(hit: wit::SearchHit) -> Self {
+        SearchHit {
+            path: hit.path,
+            matched_terms: hit.matched_terms,
+            total_hits: hit.total_hits,
+            body: hit.body,
+            filename_only: hit.filename_only,
+            date: hit.date,
+            is_memory_md: hit.is_memory_md,
+        }
+    }
+}
+
+impl From<&SearchHit> for wit::SearchHit {
+    fn from(hit: &SearchHit) -> Self {
+        wit::SearchHit {
+            path: hit.path.clone(),
+            matched_terms: hit.matched_terms.clone(),
+            total_hits: hit.total_hits,
+            body: hit.body.clone(),
+            filename_only: hit.filename_only,
+            date: hit.date.clone(),
+            is_memory_md: hit.is_memory_md,
+        }
+    }
+}
+
+impl From<wit::SearchResults> for SearchResults {
+    fn from(results: wit::SearchResults) -> Self {
+        SearchResults {
+            terms: results.terms.into_iter().map(Into::into).collect(),
+            hits: results.hits.into_iter().map(Into::into).collect(),
+        }
+    }
+}
+
+impl From<&SearchResults> for wit::SearchResults {
+    fn from(results: &SearchResults) -> Self {
+        wit::SearchResults {
+            terms: results.terms.iter().map(Into::into).collect(),
+            hits: results.hits.iter().map(Into::into).collect(),
+        }
+    }
+}
+
+/// A tool the model can call, in the shape chat APIs expect.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ToolDefinition {
+    /// `memory_write`, `memory_read` or `memory_search`.
+    pub name: String,
+    /// What the tool does, for the model.
+    pub description: String,
+    /// JSON Schema of the arguments object, as JSON text.
+    pub parameters_schema: String,
+}
+
+impl From<wit::ToolDefinition> for ToolDefinition {
+    fn from(tool: wit::ToolDefinition) -> Self {
+        ToolDefinition {
+            name: tool.name,
+            description: tool.description,
+            parameters_schema: tool.parameters_schema,
+        }
+    }
+}

@@ -1,0 +1,368 @@
+//! The library API: setup errors, domain errors, the clock, the sandbox.
+
+use std::fs;
+
+use agent_memory::{
+    Error, ErrorKind, Memory, OpenOptions, ReadSource, Runtime, WriteMode, WriteTarget,
+};
+use chrono::DateTime;
+
+const NOW: &str = "2026-05-30T09:15:00+02:00";
+
+fn open(root: &std::path::Path) -> Memory {
+    let now = DateTime::parse_from_rfc3339(NOW).unwrap();
+    Runtime::shared()
+        .unwrap()
+        .open(OpenOptions::new(root, "/work/src/my-app").now(now))
+        .unwrap()
+}
+
+#[test]
+fn shared_runtime_is_compiled_once() {
+    let a = Runtime::shared().unwrap();
+    let b = Runtime::shared().unwrap();
+    assert!(std::ptr::eq(a, b));
+}
+
+#[test]
+fn memory_handles_can_move_between_threads() {
+    fn send<T: Send>() {}
+    fn send_sync<T: Send + Sync>() {}
+    send::<Memory>();
+    send_sync::<Runtime>();
+    send_sync::<Error>();
+}
+
+#[test]
+fn open_reports_the_project_and_today() {
+    let temp = tempfile::tempdir().unwrap();
+    let memory = open(&temp.path().join("new/root"));
+    assert!(memory.project_slug().starts_with("my-app-"));
+    assert_eq!(memory.project_slug().len(), "my-app-".len() + 8);
+    assert_eq!(
+        memory.project_dir(),
+        format!("projects/{}", memory.project_slug())
+    );
+    assert_eq!(memory.today(), "2026-05-30");
+    assert_eq!(
+        memory.root(),
+        temp.path().canonicalize().unwrap().join("new/root")
+    );
+}
+
+#[test]
+fn the_utc_offset_decides_the_local_date() {
+    let temp = tempfile::tempdir().unwrap();
+    let late = DateTime::parse_from_rfc3339("2026-05-30T23:30:00+00:00").unwrap();
+    let runtime = Runtime::shared().unwrap();
+    let utc = runtime
+        .open(OpenOptions::new(temp.path(), "/p").now(late))
+        .unwrap();
+    assert_eq!(utc.today(), "2026-05-30");
+    let east = runtime
+        .open(
+            OpenOptions::new(temp.path(), "/p")
+                .now(late)
+                .utc_offset_minutes(120),
+        )
+        .unwrap();
+    assert_eq!(east.today(), "2026-05-31");
+}
+
+#[test]
+fn write_read_and_list() {
+    let temp = tempfile::tempdir().unwrap();
+    let mut memory = open(temp.path());
+    assert_eq!(memory.read(ReadSource::LongTerm, None).unwrap(), None);
+    assert_eq!(memory.context_block().unwrap(), None);
+    assert!(memory.list_files().unwrap().is_empty());
+
+    let receipt = memory
+        .write(
+            WriteTarget::Note,
+            "# Auth\n",
+            WriteMode::Append,
+            Some("auth"),
+        )
+        .unwrap();
+    assert_eq!(
+        receipt.path,
+        format!("{}/notes/auth.md", memory.project_dir())
+    );
+    assert_eq!(receipt.bytes_written, 7);
+    assert_eq!(receipt.truncated_from, None);
+    assert_eq!(
+        memory
+            .read(ReadSource::Note, Some("auth"))
+            .unwrap()
+            .as_deref(),
+        Some("# Auth\n")
+    );
+    let files = memory.list_files().unwrap();
+    assert_eq!(files.len(), 1);
+    assert_eq!(files[0].path, receipt.path);
+    assert_eq!(files[0].bytes, 7);
+}
+
+#[test]
+fn write_cap_from_the_options_cuts_content() {
+    let temp = tempfile::tempdir().unwrap();
+    let mut memory = Runtime::shared()
+        .unwrap()
+        .open(OpenOptions::new(temp.path(), "/p").max_write_bytes(4))
+        .unwrap();
+    let receipt = memory
+        .write(WriteTarget::LongTerm, "abcdefgh", WriteMode::Append, None)
+        .unwrap();
+    assert_eq!(receipt.bytes_written, 4);
+    assert_eq!(receipt.truncated_from, Some(8));
+    assert_eq!(
+        fs::read_to_string(temp.path().join("MEMORY.md")).unwrap(),
+        "abcd"
+    );
+}
+
+#[test]
+fn domain_errors_carry_their_kind() {
+    let temp = tempfile::tempdir().unwrap();
+    let mut memory = open(temp.path());
+    let error = memory
+        .write(WriteTarget::Note, "x", WriteMode::Append, Some("../escape"))
+        .unwrap_err();
+    assert_eq!(error.kind(), Some(ErrorKind::InvalidName));
+    let Error::Memory(inner) = &error else {
+        panic!("not a memory error: {error:?}");
+    };
+    assert_eq!(inner.kind(), ErrorKind::InvalidName);
+    assert_eq!(error.to_string(), inner.message());
+
+    let error = memory
+        .write(WriteTarget::Note, "x", WriteMode::Append, None)
+        .unwrap_err();
+    assert_eq!(error.kind(), Some(ErrorKind::MissingName));
+    let error = memory
+        .read(ReadSource::Daily, Some("2026-02-30"))
+        .unwrap_err();
+    assert_eq!(error.kind(), Some(ErrorKind::InvalidDate));
+    let error = memory.call_tool("memory_forget", "{}").unwrap_err();
+    assert_eq!(error.kind(), Some(ErrorKind::UnknownTool));
+    let error = memory
+        .call_tool("memory_read", r#"{"source":"note","name":"nope"}"#)
+        .unwrap_err();
+    assert_eq!(error.kind(), Some(ErrorKind::NotFound));
+
+    // A domain error leaves the instance usable.
+    memory
+        .write(WriteTarget::LongTerm, "still fine", WriteMode::Append, None)
+        .unwrap();
+}
+
+#[test]
+fn invalid_options_are_a_memory_error() {
+    let temp = tempfile::tempdir().unwrap();
+    let error = Runtime::shared()
+        .unwrap()
+        .open(OpenOptions::new(temp.path(), "/p").utc_offset_minutes(24 * 60))
+        .unwrap_err();
+    assert_eq!(error.kind(), Some(ErrorKind::InvalidOptions));
+    let error = Runtime::shared()
+        .unwrap()
+        .open(OpenOptions::new(temp.path(), ""))
+        .unwrap_err();
+    assert_eq!(error.kind(), Some(ErrorKind::InvalidOptions));
+}
+
+#[test]
+fn setup_errors_name_the_path() {
+    let temp = tempfile::tempdir().unwrap();
+    let runtime = Runtime::shared().unwrap();
+
+    let file = temp.path().join("a-file");
+    fs::write(&file, "x").unwrap();
+    let error = runtime.open(OpenOptions::new(&file, "/p")).unwrap_err();
+    assert!(matches!(error, Error::Setup { .. }), "{error:?}");
+    assert!(error.to_string().contains("a-file"), "{error}");
+    assert_eq!(error.kind(), None);
+
+    let missing = temp.path().join("missing");
+    let error = runtime
+        .open(OpenOptions::new(&missing, "/p").create_root(false))
+        .unwrap_err();
+    assert!(error.to_string().contains("missing"), "{error}");
+    assert!(!missing.exists());
+
+    let error = Runtime::from_file(temp.path().join("nope.wasm")).unwrap_err();
+    assert!(error.to_string().contains("nope.wasm"), "{error}");
+    assert!(std::error::Error::source(&error).is_some());
+
+    let error = Runtime::from_bytes(b"not wasm").unwrap_err();
+    assert!(matches!(error, Error::Setup { .. }), "{error:?}");
+}
+
+#[test]
+fn from_bytes_loads_the_same_component() {
+    let runtime = Runtime::from_bytes(agent_memory::COMPONENT_WASM).unwrap();
+    let names: Vec<_> = runtime
+        .tool_definitions()
+        .unwrap()
+        .into_iter()
+        .map(|tool| tool.name)
+        .collect();
+    assert_eq!(names, ["memory_write", "memory_read", "memory_search"]);
+}
+
+#[test]
+fn prompt_helpers_go_through_the_component() {
+    let temp = tempfile::tempdir().unwrap();
+    let runtime = Runtime::shared().unwrap();
+    let mut memory = open(temp.path());
+
+    assert_eq!(runtime.estimate_tokens("").unwrap(), 0);
+    assert_eq!(runtime.estimate_tokens("abcde").unwrap(), 2);
+    assert_eq!(memory.estimate_tokens("abcd").unwrap(), 1);
+    assert_eq!(
+        runtime.effective_reserve(100, Some("abcdefgh")).unwrap(),
+        102
+    );
+    assert_eq!(memory.effective_reserve(100, None).unwrap(), 100);
+    assert_eq!(
+        runtime
+            .append_memory_block("pre", Some("<memory/>"))
+            .unwrap(),
+        "pre\n\n---\n\n<memory/>"
+    );
+    assert_eq!(memory.append_memory_block("pre", Some("")).unwrap(), "pre");
+    assert_eq!(
+        runtime.compaction_heading(Some(7)).unwrap(),
+        "compaction summary (7 msgs)"
+    );
+    assert_eq!(
+        memory.compaction_heading(None).unwrap(),
+        "compaction summary"
+    );
+    assert_eq!(
+        runtime.usage_prompt().unwrap(),
+        memory.usage_prompt().unwrap()
+    );
+}
+
+#[test]
+fn search_results_round_trip_through_render() {
+    let temp = tempfile::tempdir().unwrap();
+    let mut memory = open(temp.path());
+    memory
+        .write(
+            WriteTarget::LongTerm,
+            "deploy with make ship",
+            WriteMode::Append,
+            None,
+        )
+        .unwrap();
+    let results = memory.search("deploy nothing-matches").unwrap();
+    assert_eq!(results.hits.len(), 1);
+    assert!(results.hits[0].is_memory_md);
+    assert_eq!(results.hits[0].matched_terms, ["deploy"]);
+    assert_eq!(results.terms.len(), 2);
+    assert_eq!(results.terms[1].count, 0);
+    let rendered = memory.render_search(&results, None).unwrap();
+    assert!(rendered.contains("MEMORY.md"), "{rendered}");
+    assert!(rendered.contains("deploy with make ship"), "{rendered}");
+    assert!(memory.search("   ").unwrap().is_empty());
+}
+
+#[cfg(unix)]
+#[test]
+fn the_component_sees_nothing_outside_the_root() {
+    let temp = tempfile::tempdir().unwrap();
+    let secret = temp.path().join("secret.md");
+    fs::write(&secret, "TOP SECRET").unwrap();
+    let root = temp.path().join("root");
+    let mut memory = open(&root);
+    let notes = root.join(memory.project_dir()).join("notes");
+    fs::create_dir_all(&notes).unwrap();
+    std::os::unix::fs::symlink(&secret, notes.join("leak.md")).unwrap();
+    std::os::unix::fs::symlink("../../../../secret.md", notes.join("rel.md")).unwrap();
+
+    for name in ["leak", "rel"] {
+        match memory.read(ReadSource::Note, Some(name)) {
+            Ok(text) => assert!(
+                !text.unwrap_or_default().contains("TOP SECRET"),
+                "{name} leaked"
+            ),
+            Err(error) => assert!(
+                matches!(error.kind(), Some(ErrorKind::NotAFile | ErrorKind::Io)),
+                "{error:?}"
+            ),
+        }
+    }
+    let found = memory.search("SECRET").unwrap();
+    assert!(
+        found
+            .hits
+            .iter()
+            .all(|hit| !hit.body.contains("TOP SECRET"))
+    );
+    // Writing through the link must not reach the outside file either.
+    let _ = memory.write(
+        WriteTarget::Note,
+        "overwritten",
+        WriteMode::Overwrite,
+        Some("leak"),
+    );
+    assert_eq!(fs::read_to_string(&secret).unwrap(), "TOP SECRET");
+}
+
+#[test]
+fn a_trap_is_reported_and_the_next_call_gets_a_fresh_instance() {
+    let temp = tempfile::tempdir().unwrap();
+    let now = DateTime::parse_from_rfc3339(NOW).unwrap();
+    let mut memory = Runtime::shared()
+        .unwrap()
+        .open(
+            OpenOptions::new(temp.path(), "/p")
+                .now(now)
+                .max_memory_bytes(8 << 20)
+                .max_write_bytes(u32::MAX),
+        )
+        .unwrap();
+    memory
+        .write(WriteTarget::LongTerm, "before", WriteMode::Append, None)
+        .unwrap();
+
+    // More than the instance may allocate: the component traps.
+    let huge = "x".repeat(16 << 20);
+    let error = memory
+        .write(WriteTarget::LongTerm, &huge, WriteMode::Append, None)
+        .unwrap_err();
+    assert!(
+        matches!(
+            error,
+            Error::Trap {
+                operation: "write",
+                ..
+            }
+        ),
+        "{error:?}"
+    );
+    assert!(
+        error
+            .to_string()
+            .starts_with("the memory component trapped: write: "),
+        "{error}"
+    );
+    assert_eq!(error.kind(), None);
+
+    // The next call runs in a fresh instance with the same options.
+    assert_eq!(
+        memory.read(ReadSource::LongTerm, None).unwrap().as_deref(),
+        Some("before")
+    );
+    assert_eq!(memory.today(), "2026-05-30");
+    memory
+        .write(WriteTarget::LongTerm, " after", WriteMode::Append, None)
+        .unwrap();
+    assert_eq!(
+        fs::read_to_string(temp.path().join("MEMORY.md")).unwrap(),
+        "before\n after"
+    );
+}
