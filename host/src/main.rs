@@ -11,6 +11,8 @@ use anyhow::{Context as _, Result, bail};
 use chrono::{DateTime, FixedOffset, TimeDelta};
 use clap::{Parser, Subcommand, ValueEnum};
 
+mod mcp;
+
 const DEMO_MARKER: &str = ".agent-memory-demo";
 const DEMO_PROJECT: &str = "/demo/my-app";
 const DEMO_NOW: &str = "2026-05-30T09:15:00+02:00";
@@ -114,6 +116,12 @@ enum Command {
         #[arg(long, value_name = "N")]
         count: Option<u32>,
     },
+    /// Serve memory_write, memory_read and memory_search to an MCP client over stdio
+    ///
+    /// Also offers the context block as the resource memory://context and as the prompt
+    /// `memory`. Configure it as a stdio server, e.g. `claude mcp add agent-memory --
+    /// agent-memory mcp`.
+    Mcp,
     /// A tour in a throwaway memory root: writes, the context block, a search, a tool call
     ///
     /// The root is <temp dir>/agent-memory-demo unless --root is given; a root from an
@@ -206,6 +214,9 @@ fn run(cli: Cli) -> Result<()> {
                 _ => options,
             };
             let mut memory = runtime.open(options)?;
+            if let Command::Mcp = command {
+                return mcp::serve(memory);
+            }
             run_on(&mut memory, command)
         }
     }
@@ -275,7 +286,9 @@ fn run_on(memory: &mut Memory, command: Command) -> Result<()> {
             let summary = arg_or_stdin(summary, "the summary")?;
             print_text(&memory.flush_compaction(&summary, count)?.message)
         }
-        Command::Demo | Command::Tools { .. } => unreachable!("handled before opening a memory"),
+        Command::Demo | Command::Tools { .. } | Command::Mcp => {
+            unreachable!("handled before or right after opening a memory")
+        }
     }
 }
 

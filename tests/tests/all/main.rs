@@ -6,6 +6,7 @@
 mod agreement;
 mod cases;
 mod golden;
+mod vectors;
 
 /// Instantiate each case once per backend.
 macro_rules! suite {

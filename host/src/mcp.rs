@@ -1,0 +1,264 @@
+//! `agent-memory mcp`: the memory as a Model Context Protocol server on
+//! stdin/stdout, for agents that speak MCP (Claude Code, Codex, ...).
+//!
+//! - Tools: `memory_write`, `memory_read`, `memory_search`, with the names,
+//!   descriptions and JSON Schemas the component itself defines
+//!   (`tools.tool-definitions`); calls go to `tools.call-tool` unchanged. A
+//!   refusal of the memory comes back as a tool result with `isError` and
+//!   `<kind>: <message>`, so the model can correct its call; only a tool name
+//!   the server does not have is a protocol error.
+//! - Resource `memory://context`: the `<memory>` block for the system prompt
+//!   (empty text when there is nothing to show).
+//! - Prompt `memory`: the usage prompt followed by the context block.
+//! - The usage prompt is also the server's `instructions`.
+
+use std::sync::{Arc, Mutex};
+
+use agent_memory::{Error, ErrorKind, Memory};
+use anyhow::{Context as _, Result};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, GetPromptRequestParams,
+    GetPromptResponse, GetPromptResult, Implementation, JsonObject, ListPromptsResult,
+    ListResourcesResult, ListToolsResult, PaginatedRequestParams, Prompt, PromptMessage,
+    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
+    ResourceContents, Role, ServerCapabilities, ServerConfig, Tool,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
+
+/// The URI of the context block resource.
+const CONTEXT_URI: &str = "memory://context";
+/// The name of the prompt that carries the usage prompt and the block.
+const PROMPT_NAME: &str = "memory";
+
+/// Serves `memory` on stdin/stdout until the client disconnects.
+pub fn serve(memory: Memory) -> Result<()> {
+    let server = MemoryServer::new(memory)?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime for the MCP server")?;
+    runtime.block_on(async move {
+        let service = server
+            .serve(rmcp::transport::stdio())
+            .await
+            .context("the MCP handshake on stdin/stdout failed")?;
+        service
+            .waiting()
+            .await
+            .context("the MCP server stopped abnormally")?;
+        Ok(())
+    })
+}
+
+#[derive(Clone)]
+struct MemoryServer {
+    memory: Arc<Mutex<Memory>>,
+    tools: Arc<Vec<Tool>>,
+    usage_prompt: Arc<str>,
+}
+
+impl MemoryServer {
+    fn new(mut memory: Memory) -> Result<Self> {
+        let tools = memory
+            .tool_definitions()?
+            .into_iter()
+            .map(|definition| {
+                let schema: JsonObject = serde_json::from_str(&definition.parameters_schema)
+                    .with_context(|| {
+                        format!("the schema of `{}` is not a JSON object", definition.name)
+                    })?;
+                Ok(Tool::new(definition.name, definition.description, schema))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let usage_prompt = memory.usage_prompt()?;
+        Ok(MemoryServer {
+            memory: Arc::new(Mutex::new(memory)),
+            tools: Arc::new(tools),
+            usage_prompt: usage_prompt.into(),
+        })
+    }
+
+    /// Runs `f` on the memory on a blocking thread: memory calls do file I/O
+    /// and may wait up to 15 s for another writer's lock.
+    async fn with_memory<T, F>(&self, f: F) -> Result<T, McpError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut Memory) -> T + Send + 'static,
+    {
+        let memory = Arc::clone(&self.memory);
+        tokio::task::spawn_blocking(move || {
+            // A panic while holding the lock cannot leave the memory
+            // half-updated (the component is the state), so go on.
+            let mut memory = memory
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
+            f(&mut memory)
+        })
+        .await
+        .map_err(|e| McpError::internal_error(format!("the memory task failed: {e}"), None))
+    }
+
+    async fn context_block(&self) -> Result<Option<String>, McpError> {
+        self.with_memory(|m| m.context_block())
+            .await?
+            .map_err(|e| McpError::internal_error(describe(&e), None))
+    }
+}
+
+impl ServerHandler for MemoryServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_resources()
+                .enable_prompts()
+                .build(),
+        )
+        .with_server_info(Implementation::new(
+            "agent-memory",
+            env!("CARGO_PKG_VERSION"),
+        ))
+        .with_instructions(self.usage_prompt.to_string())
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, McpError> {
+        Ok(ListToolsResult::with_all_items(self.tools.to_vec()))
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        self.tools.iter().find(|tool| tool.name == name).cloned()
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        let name = request.name.to_string();
+        if self.get_tool(&name).is_none() {
+            return Err(McpError::invalid_params(
+                format!(
+                    "unknown tool `{name}`; this server has memory_write, memory_read and memory_search"
+                ),
+                None,
+            ));
+        }
+        let arguments =
+            serde_json::Value::Object(request.arguments.unwrap_or_default()).to_string();
+        let outcome = self
+            .with_memory(move |m| m.call_tool(&name, &arguments))
+            .await?;
+        Ok(match outcome {
+            Ok(text) => CallToolResult::success(vec![ContentBlock::text(text)]),
+            Err(error) => CallToolResult::error(vec![ContentBlock::text(describe(&error))]),
+        }
+        .into())
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, McpError> {
+        let context = Resource::new(CONTEXT_URI, "context")
+            .with_title("Memory context block")
+            .with_description(
+                "The <memory> block for the system prompt: MEMORY.md, open scratchpad items, \
+                 the latest daily logs. Empty when there is nothing to show.",
+            )
+            .with_mime_type("text/markdown");
+        Ok(ListResourcesResult::with_all_items(vec![context]))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, McpError> {
+        if request.uri != CONTEXT_URI {
+            return Err(McpError::resource_not_found(
+                format!(
+                    "no resource `{}`; this server has {CONTEXT_URI}",
+                    request.uri
+                ),
+                None,
+            ));
+        }
+        let block = self.context_block().await?.unwrap_or_default();
+        let contents = ResourceContents::text(block, CONTEXT_URI).with_mime_type("text/markdown");
+        Ok(ReadResourceResult::new(vec![contents]).into())
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, McpError> {
+        let prompt = Prompt::new(
+            PROMPT_NAME,
+            Some("How to use the memory tools, then the current memory context block"),
+            None,
+        );
+        Ok(ListPromptsResult::with_all_items(vec![prompt]))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, McpError> {
+        if request.name != PROMPT_NAME {
+            return Err(McpError::invalid_params(
+                format!(
+                    "no prompt `{}`; this server has `{PROMPT_NAME}`",
+                    request.name
+                ),
+                None,
+            ));
+        }
+        let preamble = self.usage_prompt.to_string();
+        let text = self
+            .with_memory(move |m| {
+                let block = m.context_block()?;
+                m.append_memory_block(&preamble, block.as_deref())
+            })
+            .await?
+            .map_err(|e| McpError::internal_error(describe(&e), None))?;
+        let message = PromptMessage::new_text(Role::User, text);
+        Ok(GetPromptResult::new(vec![message])
+            .with_description("The memory's usage instructions and context block")
+            .into())
+    }
+}
+
+/// `<kind>: <message>` with the WIT spelling of the kind, for the model.
+fn describe(error: &Error) -> String {
+    match error {
+        Error::Memory(e) => format!("{}: {}", kind_name(e.kind()), e.message()),
+        other => other.to_string(),
+    }
+}
+
+fn kind_name(kind: ErrorKind) -> &'static str {
+    match kind {
+        ErrorKind::NotOpen => "not-open",
+        ErrorKind::InvalidOptions => "invalid-options",
+        ErrorKind::InvalidTarget => "invalid-target",
+        ErrorKind::InvalidMode => "invalid-mode",
+        ErrorKind::MissingName => "missing-name",
+        ErrorKind::InvalidName => "invalid-name",
+        ErrorKind::InvalidDate => "invalid-date",
+        ErrorKind::InvalidArguments => "invalid-arguments",
+        ErrorKind::UnknownTool => "unknown-tool",
+        ErrorKind::NotFound => "not-found",
+        ErrorKind::NotAFile => "not-a-file",
+        ErrorKind::Busy => "busy",
+        ErrorKind::Io => "io",
+        _ => "error",
+    }
+}

@@ -1,0 +1,330 @@
+// Runs the shared conformance vectors (`conformance/*.json`) on the Node host.
+// The format is described in `conformance/README.md`; the Rust suite and the
+// Python host run the same files.
+
+import { readFileSync, readdirSync, mkdtempSync, rmSync, mkdirSync, writeFileSync, existsSync, unlinkSync, lstatSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Memory, MemoryError, ERROR_KINDS } from '../agent-memory.js';
+
+export const VECTORS_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'conformance');
+
+const MATCHERS = new Set(['error', 'message_contains', 'contains', 'not_contains', 'starts_with', 'ends_with',
+  'max_bytes', 'bytes', 'count', 'fields', 'len', 'each', 'head']);
+const GENERATORS = new Set(['repeat', 'times', 'concat', 'lines', 'from', 'to', 'hex']);
+const UNSET = Symbol('unset');
+
+/** `[{file, case}]` for every case of every vector file, in file order. */
+export function loadCases() {
+  const files = readdirSync(VECTORS_DIR).filter((f) => f.endsWith('.json')).sort();
+  if (files.length === 0) throw new Error(`no conformance vectors in ${VECTORS_DIR}`);
+  return files.flatMap((file) =>
+    JSON.parse(readFileSync(join(VECTORS_DIR, file), 'utf8')).map((c) => ({ file, case: c })),
+  );
+}
+
+const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
+const isGenerator = (v) =>
+  isObject(v) && ['repeat', 'concat', 'lines', 'hex'].some((k) => k in v) && Object.keys(v).every((k) => GENERATORS.has(k));
+const isMatcher = (v) => isObject(v) && Object.keys(v).length > 0 && Object.keys(v).every((k) => MATCHERS.has(k));
+
+function number(v) {
+  if (typeof v === 'number' && Number.isInteger(v)) return v;
+  if (typeof v === 'string' && /^\d+$/.test(v)) return BigInt(v);
+  throw new Error(`not a number in a vector: ${JSON.stringify(v)}`);
+}
+
+export function textBytes(v) {
+  if (typeof v === 'string') return Buffer.from(v, 'utf8');
+  if (isGenerator(v)) {
+    if ('repeat' in v) return Buffer.concat(Array(Number(number(v.times))).fill(textBytes(v.repeat)));
+    if ('concat' in v) return Buffer.concat(v.concat.map(textBytes));
+    if ('lines' in v) {
+      const template = text(v.lines);
+      const out = [];
+      for (let i = Number(number(v.from)); i <= Number(number(v.to)); i++) {
+        out.push(template.replace(/\{i(?::0(\d+))?\}/g, (_, w) => (w ? String(i).padStart(Number(w), '0') : String(i))));
+      }
+      return Buffer.from(out.join(''), 'utf8');
+    }
+    return Buffer.from(v.hex, 'hex');
+  }
+  throw new Error(`not a text in a vector: ${JSON.stringify(v)}`);
+}
+
+export const text = (v) => textBytes(v).toString('utf8');
+
+function safe(root, rel) {
+  const parts = rel.split('/');
+  if (!rel || rel.startsWith('/') || parts.some((p) => p === '' || p === '.' || p === '..')) {
+    throw new Error(`unsafe path in a vector: ${JSON.stringify(rel)}`);
+  }
+  return join(root, ...parts);
+}
+
+function plant(root, spec) {
+  for (const d of spec.dirs ?? []) mkdirSync(safe(root, text(d)), { recursive: true });
+  for (const [rel, content] of Object.entries(spec.files ?? {})) {
+    const path = safe(root, rel);
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, textBytes(content));
+  }
+}
+
+// Code-point order, as the Rust and Python runners sort.
+const byCodePoint = (a, b) => Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
+
+function tree(root) {
+  const out = [];
+  const walk = (dir, rel) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const r = rel ? `${rel}/${entry.name}` : entry.name;
+      if (entry.isDirectory()) walk(join(dir, entry.name), r);
+      else if (entry.isFile()) out.push(r);
+    }
+  };
+  walk(root, '');
+  return out.sort(byCodePoint);
+}
+
+// u64 results come back as bigint: a number when safe, else a decimal string.
+const json = (v) => (typeof v === 'bigint' ? (v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v.toString()) : v);
+
+const receipt = (r) => ({ path: r.path, bytes_written: r.bytesWritten, truncated_from: r.truncatedFrom, message: r.message });
+
+const results = (r) => ({
+  terms: r.terms.map((t) => ({ term: t.term, count: t.count })),
+  hits: r.hits.map((h) => ({
+    path: h.path, matched_terms: h.matchedTerms, total_hits: h.totalHits, body: h.body,
+    filename_only: h.filenameOnly, date: h.date, is_memory_md: h.isMemoryMd,
+  })),
+});
+
+class Session {
+  constructor(c, root, memoryOptions) {
+    this.root = root;
+    this.project = text(c.project);
+    this.now = c.now;
+    this.caps = c.caps ?? {};
+    this.memoryOptions = memoryOptions;
+    this.memory = this.open(this.project, this.now, this.caps);
+  }
+
+  open(project, now, caps) {
+    const names = { max_inject_bytes: 'maxInjectBytes', max_write_bytes: 'maxWriteBytes', max_read_bytes: 'maxReadBytes' };
+    const options = { ...this.memoryOptions, now };
+    for (const [k, v] of Object.entries(caps)) {
+      if (!(k in names)) throw new Error(`unknown cap ${k}`);
+      options[names[k]] = Number(number(v));
+    }
+    return Memory.open(this.root, project, options);
+  }
+
+  execute(step) {
+    const m = this.memory;
+    const opt = (name) => (step[name] === undefined || step[name] === null ? undefined : text(step[name]));
+    const num = (name) => (step[name] === undefined || step[name] === null ? undefined : Number(number(step[name])));
+    switch (step.op) {
+      case 'open':
+        this.memory = this.open(
+          'project' in step ? text(step.project) : this.project,
+          step.now ?? this.now,
+          step.caps ?? this.caps,
+        );
+        return this.memory.projectSlug;
+      case 'write':
+        return receipt(m.write(text(step.target), text(step.content), step.mode ?? 'append', opt('name')));
+      case 'read':
+        return m.read(text(step.source), opt('name'));
+      case 'list':
+        return m.listFiles();
+      case 'append_daily':
+        return receipt(m.appendDaily(text(step.heading), text(step.body)));
+      case 'search':
+        return results(m.search(text(step.query)));
+      case 'render_search':
+        return m.renderSearch(m.search(text(step.query)), num('max_bytes'));
+      case 'context':
+        return m.contextBlock();
+      case 'flush':
+        return receipt(m.flushCompaction(text(step.summary), num('count')));
+      case 'call_tool':
+        return m.callTool(text(step.tool), typeof step.arguments === 'string' ? step.arguments : JSON.stringify(step.arguments));
+      case 'tool_definitions':
+        return m.toolDefinitions().map((d) => ({ name: d.name, description: d.description, parameters: d.parameters }));
+      case 'usage_prompt':
+        return m.usagePrompt();
+      case 'effective_reserve':
+        return json(m.effectiveReserve(number(step.base), opt('block')));
+      case 'append_memory_block':
+        return m.appendMemoryBlock(text(step.preamble), opt('block'));
+      case 'estimate_tokens':
+        return json(m.estimateTokens(text(step.text)));
+      case 'plant':
+        plant(this.root, step);
+        return null;
+      case 'remove':
+        unlinkSync(safe(this.root, text(step.path)));
+        return null;
+      case 'file': {
+        const path = safe(this.root, text(step.path));
+        return existsSync(path) ? readFileSync(path).toString('utf8') : null;
+      }
+      case 'tree':
+        return tree(this.root);
+      default:
+        throw new Error(`unknown op ${JSON.stringify(step.op)}`);
+    }
+  }
+}
+
+/** Runs one case; throws an Error naming the step that failed. */
+export function runCase(c, memoryOptions = {}) {
+  const root = mkdtempSync(join(tmpdir(), 'agent-memory-vector-'));
+  try {
+    plant(root, c);
+    const session = new Session(c, root, memoryOptions);
+    c.steps.forEach((step, i) => {
+      const at = `step ${i + 1} (${step.op})`;
+      let outcome = UNSET;
+      let failed = null;
+      try {
+        outcome = session.execute(step);
+      } catch (e) {
+        if (!(e instanceof MemoryError)) throw e;
+        failed = e;
+      }
+      check('expect' in step ? step.expect : UNSET, outcome, failed, at);
+    });
+    for (const [rel, want] of Object.entries(c.expect_files ?? {})) {
+      const path = safe(root, rel);
+      const at = `expect_files ${JSON.stringify(rel)}`;
+      if (want === null) {
+        assert(!existsSync(path), `${at}: exists but should not`);
+      } else {
+        assert(existsSync(path) && lstatSync(path).isFile(), `${at}: missing`);
+        const have = readFileSync(path);
+        const wantBytes = textBytes(want);
+        assert(have.equals(wantBytes), `${at}:\n  expected ${show(wantBytes.toString())}\n  actual   ${show(have.toString())}`);
+      }
+    }
+    if ('expect_tree' in c) match(c.expect_tree, tree(root), 'expect_tree');
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+function assert(ok, message) {
+  if (!ok) throw new Error(message);
+}
+
+function check(expect, outcome, failed, at) {
+  const error = isMatcher(expect) ? expect.error : undefined;
+  if (failed) {
+    assert(error !== undefined, `${at}: failed with ${failed.kind}: ${failed.message}`);
+    assert(failed.kind === error, `${at}: expected error ${error}, got ${failed.kind}: ${failed.message}`);
+    assert(ERROR_KINDS.includes(failed.kind), `${at}: ${failed.kind} is not a WIT error kind`);
+    if ('message_contains' in expect) {
+      const part = text(expect.message_contains);
+      assert(failed.message.includes(part), `${at}: the ${failed.kind} message ${JSON.stringify(failed.message)} lacks ${JSON.stringify(part)}`);
+    }
+    return;
+  }
+  assert(error === undefined, `${at}: expected error ${error}, got success ${show(outcome)}`);
+  if (expect !== UNSET) match(expect, outcome, at);
+}
+
+function match(expect, actual, at) {
+  if (isGenerator(expect)) {
+    const want = text(expect);
+    assert(actual === want, `${at}:\n  expected ${show(want)}\n  actual   ${show(actual)}`);
+  } else if (isMatcher(expect)) {
+    for (const [key, arg] of Object.entries(expect)) apply(key, arg, actual, `${at} [${key}]`);
+  } else if (isObject(expect)) {
+    assert(isObject(actual), `${at}: expected an object, got ${show(actual)}`);
+    const want = Object.keys(expect).sort();
+    const have = Object.keys(actual).sort();
+    assert(JSON.stringify(want) === JSON.stringify(have), `${at}: keys differ: expected ${want}, actual ${have}`);
+    for (const key of want) match(expect[key], actual[key], `${at}.${key}`);
+  } else if (Array.isArray(expect)) {
+    assert(Array.isArray(actual), `${at}: expected a list, got ${show(actual)}`);
+    assert(expect.length === actual.length, `${at}: expected ${expect.length} items, got ${actual.length}: ${show(actual)}`);
+    expect.forEach((want, i) => match(want, actual[i], `${at}[${i}]`));
+  } else if (typeof expect === 'string' && typeof actual === 'number') {
+    assert(expect === String(actual), `${at}: expected ${expect}, actual ${actual}`);
+  } else {
+    assert(expect === actual, `${at}:\n  expected ${show(expect)}\n  actual   ${show(actual)}`);
+  }
+}
+
+function apply(key, arg, actual, at) {
+  const texts = (v) => (Array.isArray(v) ? v.map(text) : [text(v)]);
+  const string = () => {
+    assert(typeof actual === 'string', `${at}: expected a text, got ${show(actual)}`);
+    return actual;
+  };
+  const items = () => {
+    assert(Array.isArray(actual), `${at}: expected a list, got ${show(actual)}`);
+    return actual;
+  };
+  switch (key) {
+    case 'error':
+    case 'message_contains':
+      throw new Error(`${at}: an error matcher on a success`);
+    case 'contains':
+      for (const part of texts(arg)) assert(string().includes(part), `${at}: missing ${show(part)} in ${show(actual)}`);
+      break;
+    case 'not_contains':
+      for (const part of texts(arg)) assert(!string().includes(part), `${at}: unexpected ${show(part)} in ${show(actual)}`);
+      break;
+    case 'starts_with':
+      assert(string().startsWith(text(arg)), `${at}: no prefix ${show(text(arg))} in ${show(actual)}`);
+      break;
+    case 'ends_with':
+      assert(string().endsWith(text(arg)), `${at}: no suffix ${show(text(arg))} in ${show(actual)}`);
+      break;
+    case 'max_bytes': {
+      const size = Buffer.byteLength(string(), 'utf8');
+      assert(size <= Number(number(arg)), `${at}: ${size} bytes, more than ${arg}`);
+      break;
+    }
+    case 'bytes': {
+      const size = Buffer.byteLength(string(), 'utf8');
+      assert(size === Number(number(arg)), `${at}: ${size} bytes, not ${arg}`);
+      break;
+    }
+    case 'count':
+      for (const [part, want] of Object.entries(arg)) {
+        const have = string().split(part).length - 1;
+        assert(have === Number(number(want)), `${at}: ${have} x ${show(part)}, not ${want}, in ${show(actual)}`);
+      }
+      break;
+    case 'fields':
+      assert(isObject(actual), `${at}: expected an object, got ${show(actual)}`);
+      for (const [name, want] of Object.entries(arg)) {
+        assert(name in actual, `${at}: no field ${name} in ${show(actual)}`);
+        match(want, actual[name], `${at}.${name}`);
+      }
+      break;
+    case 'len':
+      assert(items().length === Number(number(arg)), `${at}: ${actual.length} items, not ${arg}: ${show(actual)}`);
+      break;
+    case 'each':
+      items().forEach((item, i) => match(arg, item, `${at}[${i}]`));
+      break;
+    case 'head':
+      assert(items().length >= arg.length, `${at}: fewer than ${arg.length} items: ${show(actual)}`);
+      arg.forEach((want, i) => match(want, actual[i], `${at}[${i}]`));
+      break;
+    default:
+      throw new Error(`${at}: unknown matcher ${key}`);
+  }
+}
+
+function show(v, keep = 300) {
+  const s = typeof v === 'string' ? v : JSON.stringify(v, (_, x) => (typeof x === 'bigint' ? x.toString() : x)) ?? String(v);
+  if (s.length <= 2 * keep) return JSON.stringify(s);
+  return `${JSON.stringify(s.slice(0, keep))} …(${Buffer.byteLength(s)} bytes)… ${JSON.stringify(s.slice(-keep))}`;
+}
+
