@@ -2,6 +2,7 @@
 //! trapping and from failures to set the runtime up.
 
 use std::fmt;
+use std::time::Duration;
 
 use crate::bindings::wit;
 
@@ -31,6 +32,23 @@ pub enum Error {
         message: String,
     },
 
+    /// A resource limit of the host stopped the component: it tried to grow
+    /// its memory past [`OpenOptions::max_memory_bytes`](crate::OpenOptions::max_memory_bytes),
+    /// or a call ran longer than [`OpenOptions::call_timeout`](crate::OpenOptions::call_timeout).
+    /// As after a trap, the instance is dropped and the next call on the
+    /// same [`Memory`](crate::Memory) starts a fresh one. A write stopped
+    /// this way leaves each file as before or as after (files are replaced
+    /// atomically), but may leave the store's lock file behind, which other
+    /// writers break once its 10 s lease runs out.
+    #[error("the memory component hit its {limit}: {operation}")]
+    Limit {
+        /// The WIT function that was running, e.g. `search`, or
+        /// `instantiate` when even starting an instance was too much.
+        operation: &'static str,
+        /// Which limit, with its value.
+        limit: Limit,
+    },
+
     /// The engine, the component or the memory root could not be set up.
     /// The message names the step and the path involved.
     #[error("{message}")]
@@ -45,11 +63,20 @@ pub enum Error {
 }
 
 impl Error {
-    /// The kind of a [`Error::Memory`] error; `None` for traps and setup
-    /// failures.
+    /// The kind of a [`Error::Memory`] error; `None` for traps, limits and
+    /// setup failures.
     pub fn kind(&self) -> Option<ErrorKind> {
         match self {
             Error::Memory(error) => Some(error.kind()),
+            _ => None,
+        }
+    }
+
+    /// The limit that stopped the call, for [`Error::Limit`]; `None`
+    /// otherwise.
+    pub fn limit(&self) -> Option<Limit> {
+        match self {
+            Error::Limit { limit, .. } => Some(*limit),
             _ => None,
         }
     }
@@ -81,6 +108,34 @@ impl Error {
             format!("{cause}\n{}", context.trim_end())
         };
         Error::Trap { operation, message }
+    }
+}
+
+/// A resource limit the host puts on each instance of the component; see
+/// [`Error::Limit`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Limit {
+    /// The component's linear memory may not grow past this many bytes
+    /// ([`OpenOptions::max_memory_bytes`](crate::OpenOptions::max_memory_bytes)).
+    Memory {
+        /// The cap in force.
+        max_bytes: usize,
+    },
+    /// One call may run at most this long
+    /// ([`OpenOptions::call_timeout`](crate::OpenOptions::call_timeout)).
+    Time {
+        /// The timeout in force.
+        timeout: Duration,
+    },
+}
+
+impl fmt::Display for Limit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Limit::Memory { max_bytes } => write!(f, "memory limit of {max_bytes} bytes"),
+            Limit::Time { timeout } => write!(f, "time limit of {timeout:?} per call"),
+        }
     }
 }
 

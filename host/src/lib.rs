@@ -42,9 +42,9 @@ mod project;
 mod runtime;
 mod types;
 
-pub use error::{Error, ErrorKind, MemoryError};
+pub use error::{Error, ErrorKind, Limit, MemoryError};
 pub use memory::Memory;
-pub use options::OpenOptions;
+pub use options::{DEFAULT_CALL_TIMEOUT, DEFAULT_MAX_MEMORY_BYTES, OpenOptions};
 pub use project::{default_root, detect_project};
 pub use runtime::Runtime;
 pub use types::{

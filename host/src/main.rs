@@ -254,8 +254,20 @@ fn run_on(memory: &mut Memory, command: Command) -> Result<()> {
         },
         Command::Status => status(memory),
         Command::Search { words, max_bytes } => {
-            let results = memory.search(&words.join(" "))?;
-            print_text(&memory.render_search(&results, max_bytes)?)
+            let query = words.join(" ");
+            let text = match max_bytes {
+                // The tool renders inside the component: no hit bodies cross
+                // into the host and back.
+                None => {
+                    let arguments = serde_json::json!({ "query": query }).to_string();
+                    memory.call_tool("memory_search", &arguments)?
+                }
+                Some(max) => {
+                    let results = memory.search(&query)?;
+                    memory.render_search(&results, Some(max))?
+                }
+            };
+            print_text(&text)
         }
         Command::Read { source, name } => {
             let mut arguments = serde_json::Map::new();

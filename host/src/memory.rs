@@ -3,13 +3,13 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use wasmtime::{Store, StoreLimitsBuilder};
+use wasmtime::Store;
 use wasmtime_wasi::FsPerms;
 
 use crate::bindings::{AgentMemory, AgentMemoryPre, HostState, wit};
 use crate::error::{Error, MemoryError};
 use crate::options::{OpenOptions, local_offset_minutes};
-use crate::runtime::{Instance, sandbox};
+use crate::runtime::{Instance, Limits, sandbox};
 use crate::types::{
     FileInfo, ReadSource, SearchResults, ToolDefinition, WriteMode, WriteReceipt, WriteTarget,
 };
@@ -25,9 +25,10 @@ use crate::types::{
 ///
 /// Operations fail with [`Error::Memory`] when the memory refuses (bad input,
 /// a missing note, the filesystem said no); the instance stays usable. If the
-/// component traps the operation fails with [`Error::Trap`], the instance is
-/// dropped, and the next operation first starts a fresh instance with the same
-/// options.
+/// component traps the operation fails with [`Error::Trap`], and if it runs
+/// into the memory cap or the call timeout of its [`OpenOptions`] with
+/// [`Error::Limit`]; either way the instance is dropped, and the next
+/// operation first starts a fresh instance with the same options.
 ///
 /// # Clock
 ///
@@ -410,12 +411,16 @@ impl Memory {
         call: impl FnOnce(&mut Store<HostState>, &AgentMemory) -> wasmtime::Result<R>,
     ) -> Result<R, Error> {
         let live = self.live()?;
-        let result = call(&mut live.instance.store, &live.instance.bindings);
-        result.map_err(|e| {
-            // After a trap wasmtime refuses to enter the instance again.
-            self.live = None;
-            Error::trap(operation, e)
-        })
+        live.instance.arm();
+        match call(&mut live.instance.store, &live.instance.bindings) {
+            Ok(value) => Ok(value),
+            Err(e) => {
+                let error = live.instance.failure(operation, e);
+                // After a trap wasmtime refuses to enter the instance again.
+                self.live = None;
+                Err(error)
+            }
+        }
     }
 
     fn live(&mut self) -> Result<&mut Live, Error> {
@@ -446,6 +451,7 @@ impl Memory {
             utc_offset_minutes: offset,
             fixed_unix_seconds: None,
         };
+        live.instance.arm();
         let Instance { store, bindings } = &mut live.instance;
         match bindings.agent_memory_memory().call_set_clock(store, clock) {
             Ok(result) => {
@@ -454,8 +460,9 @@ impl Memory {
                 Ok(())
             }
             Err(e) => {
+                let error = live.instance.failure("set-clock", e);
                 self.live = None;
-                Err(Error::trap("set-clock", e))
+                Err(error)
             }
         }
     }
@@ -489,20 +496,20 @@ fn start(
     if options.inherit_stderr {
         wasi.inherit_stderr();
     }
-    let mut limits = StoreLimitsBuilder::new();
-    if let Some(bytes) = options.max_memory_bytes {
-        limits = limits.memory_size(bytes);
-    }
-    let mut instance = Instance::new(pre, wasi.build(), limits.build())?;
+    let limits = Limits::new(options.max_memory_bytes, options.call_timeout);
+    let mut instance = Instance::new(pre, wasi.build(), limits)?;
 
     let clock = options.clock();
     let utc_offset_minutes = clock.utc_offset_minutes;
-    let opened = instance
+    instance.arm();
+    let opened = match instance
         .bindings
         .agent_memory_memory()
         .call_open(&mut instance.store, &options.wit_options(clock))
-        .map_err(|e| Error::trap("open", e))?
-        .map_err(domain)?;
+    {
+        Ok(result) => result.map_err(domain)?,
+        Err(e) => return Err(instance.failure("open", e)),
+    };
     Ok((
         Live {
             instance,

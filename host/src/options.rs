@@ -1,10 +1,19 @@
 //! [`OpenOptions`]: how to open a memory.
 
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use chrono::{DateTime, FixedOffset, Local, Offset};
 
 use crate::bindings::wit;
+
+/// The default cap on an instance's linear memory: 256 MiB. Search reads
+/// files of up to 16 MiB, so a few times that leaves ample room.
+pub const DEFAULT_MAX_MEMORY_BYTES: usize = 256 << 20;
+
+/// The default time bound on one call: 30 s. Longer than the 15 s a write
+/// waits for another process's lock, so a busy store still answers `busy`.
+pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// How to open a [`Memory`](crate::Memory): the memory root, the project, the
 /// clock and optional size caps. Passed to [`Runtime::open`](crate::Runtime::open).
@@ -33,7 +42,8 @@ pub struct OpenOptions {
     pub(crate) max_inject_bytes: Option<u32>,
     pub(crate) max_write_bytes: Option<u32>,
     pub(crate) max_read_bytes: Option<u32>,
-    pub(crate) max_memory_bytes: Option<usize>,
+    pub(crate) max_memory_bytes: usize,
+    pub(crate) call_timeout: Duration,
     pub(crate) create_root: bool,
     pub(crate) inherit_stderr: bool,
 }
@@ -56,7 +66,8 @@ impl OpenOptions {
             max_inject_bytes: None,
             max_write_bytes: None,
             max_read_bytes: None,
-            max_memory_bytes: None,
+            max_memory_bytes: DEFAULT_MAX_MEMORY_BYTES,
+            call_timeout: DEFAULT_CALL_TIMEOUT,
             create_root: true,
             inherit_stderr: false,
         }
@@ -101,12 +112,28 @@ impl OpenOptions {
         self
     }
 
-    /// Caps the component's linear memory (default: no cap beyond wasm32's
-    /// 4 GiB). An operation that needs more traps ([`Error::Trap`](crate::Error::Trap)),
+    /// Caps the component's linear memory (default
+    /// [`DEFAULT_MAX_MEMORY_BYTES`], 256 MiB; `usize::MAX` leaves only
+    /// wasm32's 4 GiB). An operation that needs more fails with
+    /// [`Error::Limit`](crate::Error::Limit) ([`Limit::Memory`](crate::Limit::Memory))
     /// and the next one runs in a fresh instance. Leave room for the largest
-    /// file the memory may hold: search reads files of up to 16 MiB.
+    /// file the memory may hold: search reads files of up to 16 MiB, and the
+    /// arguments of a call (a write's content) are copied in whole.
     pub fn max_memory_bytes(mut self, bytes: usize) -> Self {
-        self.max_memory_bytes = Some(bytes);
+        self.max_memory_bytes = bytes;
+        self
+    }
+
+    /// Bounds how long one call may run (default [`DEFAULT_CALL_TIMEOUT`],
+    /// 30 s). A call still running then is interrupted at its next loop or
+    /// function entry and fails with [`Error::Limit`](crate::Error::Limit)
+    /// ([`Limit::Time`](crate::Limit::Time)); the next call runs in a fresh
+    /// instance. The bound has a granularity of 10 ms, covers only the
+    /// component's own code (a host filesystem call in progress finishes
+    /// first), and should exceed the 15 s a write may wait for the store's
+    /// lock. `Duration::MAX` effectively disables it.
+    pub fn call_timeout(mut self, timeout: Duration) -> Self {
+        self.call_timeout = timeout;
         self
     }
 

@@ -2,16 +2,21 @@
 
 use std::path::Path;
 use std::sync::{Mutex, OnceLock, PoisonError};
+use std::time::Duration;
 
 use wasmtime::component::{Linker, ResourceTable};
-use wasmtime::{Config, Engine, Store, StoreLimits};
+use wasmtime::{Config, Engine, EngineWeak, ResourceLimiter, Store, Trap};
 use wasmtime_wasi::{WasiCtx, WasiCtxBuilder};
 
 use crate::bindings::{AgentMemory, AgentMemoryPre, HostState};
+use crate::error::Limit;
 use crate::memory::Memory;
-use crate::options::OpenOptions;
+use crate::options::{DEFAULT_CALL_TIMEOUT, DEFAULT_MAX_MEMORY_BYTES, OpenOptions};
 use crate::types::ToolDefinition;
 use crate::{COMPONENT_WASM, Error};
+
+/// How often the engine's epoch advances; the granularity of call timeouts.
+pub(crate) const EPOCH_TICK: Duration = Duration::from_millis(10);
 
 /// The memory component compiled for this machine, ready to be instantiated
 /// cheaply once per memory root with [`Runtime::open`].
@@ -23,10 +28,71 @@ use crate::{COMPONENT_WASM, Error};
 ///
 /// The pure helpers ([`estimate_tokens`](Self::estimate_tokens),
 /// [`tool_definitions`](Self::tool_definitions), …) run in a private instance
-/// that sees no directory at all; they are also available on [`Memory`].
+/// that sees no directory at all, under the default limits (256 MiB, 30 s a
+/// call); they are also available on [`Memory`].
+///
+/// The engine interrupts calls by epoch: a background thread named
+/// `agent-memory-epoch` advances it every 10 ms while the engine lives.
 pub struct Runtime {
     pre: AgentMemoryPre<HostState>,
     helper: Mutex<Option<Instance>>,
+}
+
+/// The resource limits of one instance: its memory cap and call timeout,
+/// and whether the cap was hit during the current call.
+#[derive(Debug)]
+pub(crate) struct Limits {
+    max_memory_bytes: usize,
+    call_timeout: Duration,
+    memory_hit: bool,
+}
+
+impl Limits {
+    pub(crate) fn new(max_memory_bytes: usize, call_timeout: Duration) -> Self {
+        Limits {
+            max_memory_bytes,
+            call_timeout,
+            memory_hit: false,
+        }
+    }
+}
+
+/// The memory cap, as the error a denied `memory.grow` traps with.
+#[derive(Debug)]
+struct MemoryCapHit;
+
+impl std::fmt::Display for MemoryCapHit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("the component's memory cap was reached")
+    }
+}
+
+impl std::error::Error for MemoryCapHit {}
+
+impl ResourceLimiter for Limits {
+    fn memory_growing(
+        &mut self,
+        _current: usize,
+        desired: usize,
+        _maximum: Option<usize>,
+    ) -> wasmtime::Result<bool> {
+        if desired > self.max_memory_bytes {
+            // Trap right here rather than let the guest see a failed grow:
+            // Rust code aborts on it anyway, and the cause stays clear.
+            self.memory_hit = true;
+            return Err(wasmtime::Error::new(MemoryCapHit));
+        }
+        Ok(true)
+    }
+
+    fn table_growing(
+        &mut self,
+        _current: usize,
+        _desired: usize,
+        _maximum: Option<usize>,
+    ) -> wasmtime::Result<bool> {
+        Ok(true)
+    }
 }
 
 /// A live instance of the component and the store it lives in.
@@ -36,11 +102,11 @@ pub(crate) struct Instance {
 }
 
 impl Instance {
-    /// Instantiates the component with the given WASI context.
+    /// Instantiates the component with the given WASI context and limits.
     pub(crate) fn new(
         pre: &AgentMemoryPre<HostState>,
         wasi: WasiCtx,
-        limits: StoreLimits,
+        limits: Limits,
     ) -> Result<Self, Error> {
         let state = HostState {
             wasi,
@@ -49,11 +115,83 @@ impl Instance {
         };
         let mut store = Store::new(pre.engine(), state);
         store.limiter(|state| &mut state.limits);
-        let bindings = pre
-            .instantiate(&mut store)
-            .map_err(|e| Error::setup_wasmtime("cannot instantiate the memory component", e))?;
-        Ok(Instance { store, bindings })
+        store.epoch_deadline_trap();
+        arm(&mut store);
+        match pre.instantiate(&mut store) {
+            Ok(bindings) => Ok(Instance { store, bindings }),
+            Err(e) => Err(match limit_hit(&store, &e) {
+                Some(limit) => Error::Limit {
+                    operation: "instantiate",
+                    limit,
+                },
+                None => Error::setup_wasmtime("cannot instantiate the memory component", e),
+            }),
+        }
     }
+
+    /// Gets the store ready for one call: a fresh deadline, no limit hit.
+    pub(crate) fn arm(&mut self) {
+        arm(&mut self.store);
+    }
+
+    /// The error for a call that failed inside wasmtime: [`Error::Limit`]
+    /// when one of our limits stopped it, else [`Error::Trap`]. The instance
+    /// must not be entered again either way.
+    pub(crate) fn failure(&self, operation: &'static str, error: wasmtime::Error) -> Error {
+        match limit_hit(&self.store, &error) {
+            Some(limit) => Error::Limit { operation, limit },
+            None => Error::trap(operation, error),
+        }
+    }
+}
+
+fn arm(store: &mut Store<HostState>) {
+    let limits = &mut store.data_mut().limits;
+    limits.memory_hit = false;
+    let timeout = limits.call_timeout;
+    store.set_epoch_deadline(deadline_ticks(timeout));
+}
+
+/// Epoch ticks for `timeout`: rounded up, plus one because the first tick
+/// may come at once.
+fn deadline_ticks(timeout: Duration) -> u64 {
+    let tick = EPOCH_TICK.as_nanos();
+    let ticks = timeout.as_nanos().div_ceil(tick).saturating_add(1);
+    u64::try_from(ticks).unwrap_or(u64::MAX)
+}
+
+fn limit_hit(store: &Store<HostState>, error: &wasmtime::Error) -> Option<Limit> {
+    let limits = &store.data().limits;
+    if limits.memory_hit || error.downcast_ref::<MemoryCapHit>().is_some() {
+        return Some(Limit::Memory {
+            max_bytes: limits.max_memory_bytes,
+        });
+    }
+    if error.downcast_ref::<Trap>() == Some(&Trap::Interrupt) {
+        return Some(Limit::Time {
+            timeout: limits.call_timeout,
+        });
+    }
+    None
+}
+
+/// Advances the engine's epoch every [`EPOCH_TICK`] until the engine is
+/// dropped. Epoch interruption (not fuel) bounds calls: it costs a load and
+/// compare at loop heads instead of counting every instruction.
+fn spawn_epoch_ticker(engine: EngineWeak) -> Result<(), Error> {
+    std::thread::Builder::new()
+        .name("agent-memory-epoch".into())
+        .spawn(move || {
+            loop {
+                std::thread::sleep(EPOCH_TICK);
+                match engine.upgrade() {
+                    Some(engine) => engine.increment_epoch(),
+                    None => return,
+                }
+            }
+        })
+        .map(drop)
+        .map_err(|e| Error::setup("cannot start the epoch thread", e))
 }
 
 /// A WASI context with nothing in it: no directories, no environment, no
@@ -63,7 +201,12 @@ pub(crate) fn sandbox() -> WasiCtxBuilder {
     builder
         .allow_tcp(false)
         .allow_udp(false)
-        .allow_ip_name_lookup(false);
+        .allow_ip_name_lookup(false)
+        // Calls are synchronous: do file I/O on the calling thread instead of
+        // handing each operation to a tokio blocking thread and back, which
+        // cost tens of microseconds per file operation (a search does several
+        // per file).
+        .allow_blocking_current_thread(true);
     builder
 }
 
@@ -163,8 +306,11 @@ impl Runtime {
     }
 
     fn compile(bytes: &[u8], what: &str) -> Result<Self, Error> {
-        let engine = Engine::new(&Config::new())
+        let mut config = Config::new();
+        config.epoch_interruption(true);
+        let engine = Engine::new(&config)
             .map_err(|e| Error::setup_wasmtime("cannot create the wasmtime engine", e))?;
+        spawn_epoch_ticker(engine.weak())?;
         let component =
             crate::cache::load_or_compile(&engine, bytes, crate::cache::default_dir().as_deref())
                 .map_err(|e| Error::setup_wasmtime(format!("cannot compile {what}"), e))?;
@@ -182,6 +328,21 @@ impl Runtime {
         })
     }
 
+    /// The names of the interfaces the component imports, sorted, e.g.
+    /// `wasi:filesystem/types@0.2.x`: everything a host must provide, and so
+    /// everything the component could ever reach. An audit can check it
+    /// holds no `wasi:sockets` or `wasi:http`.
+    pub fn imports(&self) -> Vec<String> {
+        let component = self.pre.instance_pre().component();
+        let mut names: Vec<String> = component
+            .component_type()
+            .imports(self.pre.engine())
+            .map(|(name, _)| name.to_string())
+            .collect();
+        names.sort();
+        names
+    }
+
     /// Opens the memory stored under `options.root()` for `options.project()`:
     /// prepares the root directory, starts an instance of the component that
     /// can see only that directory (as `/`), and configures it for the project.
@@ -193,7 +354,8 @@ impl Runtime {
     /// - [`Error::Memory`] with [`ErrorKind::InvalidOptions`](crate::ErrorKind::InvalidOptions)
     ///   for an empty project path or one with NUL, an offset outside
     ///   `-1439..=1439`, or a cap of zero.
-    /// - [`Error::Trap`] if the component traps.
+    /// - [`Error::Trap`] if the component traps, [`Error::Limit`] if it
+    ///   exceeds a limit of `options`.
     ///
     /// # Examples
     ///
@@ -215,7 +377,8 @@ impl Runtime {
     ///
     /// # Errors
     ///
-    /// [`Error::Trap`] or [`Error::Setup`] if the helper instance fails.
+    /// [`Error::Trap`], [`Error::Limit`] or [`Error::Setup`] if the helper
+    /// instance fails.
     pub fn tool_definitions(&self) -> Result<Vec<ToolDefinition>, Error> {
         self.with_helper("tool-definitions", |store, b| {
             b.agent_memory_tools().call_tool_definitions(store)
@@ -227,7 +390,8 @@ impl Runtime {
     ///
     /// # Errors
     ///
-    /// [`Error::Trap`] or [`Error::Setup`] if the helper instance fails.
+    /// [`Error::Trap`], [`Error::Limit`] or [`Error::Setup`] if the helper
+    /// instance fails.
     pub fn usage_prompt(&self) -> Result<String, Error> {
         self.with_helper("usage-prompt", |store, b| {
             b.agent_memory_tools().call_usage_prompt(store)
@@ -238,7 +402,8 @@ impl Runtime {
     ///
     /// # Errors
     ///
-    /// [`Error::Trap`] or [`Error::Setup`] if the helper instance fails.
+    /// [`Error::Trap`], [`Error::Limit`] or [`Error::Setup`] if the helper
+    /// instance fails.
     pub fn estimate_tokens(&self, text: &str) -> Result<u64, Error> {
         self.with_helper("estimate-tokens", |store, b| {
             b.agent_memory_prompt().call_estimate_tokens(store, text)
@@ -250,7 +415,8 @@ impl Runtime {
     ///
     /// # Errors
     ///
-    /// [`Error::Trap`] or [`Error::Setup`] if the helper instance fails.
+    /// [`Error::Trap`], [`Error::Limit`] or [`Error::Setup`] if the helper
+    /// instance fails.
     pub fn effective_reserve(&self, base: u64, block: Option<&str>) -> Result<u64, Error> {
         self.with_helper("effective-reserve", |store, b| {
             b.agent_memory_prompt()
@@ -263,7 +429,8 @@ impl Runtime {
     ///
     /// # Errors
     ///
-    /// [`Error::Trap`] or [`Error::Setup`] if the helper instance fails.
+    /// [`Error::Trap`], [`Error::Limit`] or [`Error::Setup`] if the helper
+    /// instance fails.
     pub fn append_memory_block(
         &self,
         preamble: &str,
@@ -279,7 +446,8 @@ impl Runtime {
     ///
     /// # Errors
     ///
-    /// [`Error::Trap`] or [`Error::Setup`] if the helper instance fails.
+    /// [`Error::Trap`], [`Error::Limit`] or [`Error::Setup`] if the helper
+    /// instance fails.
     pub fn compaction_heading(&self, message_count: Option<u32>) -> Result<String, Error> {
         self.with_helper("compaction-heading", |store, b| {
             b.agent_memory_prompt()
@@ -300,13 +468,18 @@ impl Runtime {
             empty => empty.insert(Instance::new(
                 &self.pre,
                 sandbox().build(),
-                StoreLimits::default(),
+                Limits::new(DEFAULT_MAX_MEMORY_BYTES, DEFAULT_CALL_TIMEOUT),
             )?),
         };
-        call(&mut instance.store, &instance.bindings).map_err(|e| {
-            *helper = None;
-            Error::trap(operation, e)
-        })
+        instance.arm();
+        match call(&mut instance.store, &instance.bindings) {
+            Ok(value) => Ok(value),
+            Err(e) => {
+                let error = instance.failure(operation, e);
+                *helper = None;
+                Err(error)
+            }
+        }
     }
 }
 

@@ -2,8 +2,10 @@
 
 use std::fs;
 
+use std::time::{Duration, Instant};
+
 use agent_memory::{
-    Error, ErrorKind, Memory, OpenOptions, ReadSource, Runtime, WriteMode, WriteTarget,
+    Error, ErrorKind, Limit, Memory, OpenOptions, ReadSource, Runtime, WriteMode, WriteTarget,
 };
 use chrono::DateTime;
 
@@ -313,7 +315,7 @@ fn the_component_sees_nothing_outside_the_root() {
 }
 
 #[test]
-fn a_trap_is_reported_and_the_next_call_gets_a_fresh_instance() {
+fn the_memory_cap_is_a_typed_limit_and_the_next_call_gets_a_fresh_instance() {
     let temp = tempfile::tempdir().unwrap();
     let now = DateTime::parse_from_rfc3339(NOW).unwrap();
     let mut memory = Runtime::shared()
@@ -329,7 +331,7 @@ fn a_trap_is_reported_and_the_next_call_gets_a_fresh_instance() {
         .write(WriteTarget::LongTerm, "before", WriteMode::Append, None)
         .unwrap();
 
-    // More than the instance may allocate: the component traps.
+    // More than the instance may allocate: the grow is refused.
     let huge = "x".repeat(16 << 20);
     let error = memory
         .write(WriteTarget::LongTerm, &huge, WriteMode::Append, None)
@@ -337,20 +339,19 @@ fn a_trap_is_reported_and_the_next_call_gets_a_fresh_instance() {
     assert!(
         matches!(
             error,
-            Error::Trap {
+            Error::Limit {
                 operation: "write",
-                ..
+                limit: Limit::Memory { max_bytes: 8388608 },
             }
         ),
         "{error:?}"
     );
-    assert!(
-        error
-            .to_string()
-            .starts_with("the memory component trapped: write: "),
-        "{error}"
+    assert_eq!(
+        error.to_string(),
+        "the memory component hit its memory limit of 8388608 bytes: write"
     );
     assert_eq!(error.kind(), None);
+    assert_eq!(error.limit(), Some(Limit::Memory { max_bytes: 8 << 20 }));
 
     // The next call runs in a fresh instance with the same options.
     assert_eq!(
@@ -364,5 +365,130 @@ fn a_trap_is_reported_and_the_next_call_gets_a_fresh_instance() {
     assert_eq!(
         fs::read_to_string(temp.path().join("MEMORY.md")).unwrap(),
         "before\n after"
+    );
+}
+
+#[test]
+fn the_default_memory_cap_stops_a_runaway_argument() {
+    let temp = tempfile::tempdir().unwrap();
+    let mut memory = open(temp.path());
+    // 300 MiB of content must be copied into the instance before the write
+    // can cut it to 64 KiB: past the 256 MiB default.
+    assert_eq!(agent_memory::DEFAULT_MAX_MEMORY_BYTES, 256 << 20);
+    let huge = "y".repeat(300 << 20);
+    let error = memory
+        .write(WriteTarget::LongTerm, &huge, WriteMode::Append, None)
+        .unwrap_err();
+    assert_eq!(
+        error.limit(),
+        Some(Limit::Memory {
+            max_bytes: agent_memory::DEFAULT_MAX_MEMORY_BYTES
+        }),
+        "{error:?}"
+    );
+    drop(huge);
+    memory
+        .write(WriteTarget::LongTerm, "small", WriteMode::Append, None)
+        .unwrap();
+    assert!(!temp.path().join("MEMORY.md.bak").exists());
+}
+
+#[test]
+fn the_call_timeout_is_a_typed_limit_and_the_next_call_works() {
+    let temp = tempfile::tempdir().unwrap();
+    let now = DateTime::parse_from_rfc3339(NOW).unwrap();
+    let runtime = Runtime::shared().unwrap();
+    // 16 MiB of short matching lines: a search the component needs well
+    // over 20 ms for (about 0.3 s on a 2-core CI machine).
+    let line = "deploy the service with make ship\n";
+    fs::write(
+        temp.path().join("MEMORY.md"),
+        line.repeat((16 << 20) / line.len()),
+    )
+    .unwrap();
+    let mut memory = runtime
+        .open(
+            OpenOptions::new(temp.path(), "/p")
+                .now(now)
+                .call_timeout(Duration::from_millis(10)),
+        )
+        .unwrap();
+    let started = Instant::now();
+    let error = memory.search("ship").unwrap_err();
+    let took = started.elapsed();
+    assert!(
+        matches!(
+            error,
+            Error::Limit {
+                operation: "search",
+                limit: Limit::Time { .. },
+            }
+        ),
+        "{error:?}"
+    );
+    assert_eq!(
+        error.to_string(),
+        "the memory component hit its time limit of 10ms per call: search"
+    );
+    assert!(took < Duration::from_secs(2), "interrupted after {took:?}");
+
+    // The same handle keeps working: a fresh instance, the same options.
+    assert_eq!(memory.today(), "2026-05-30");
+    assert!(
+        memory
+            .read(ReadSource::LongTerm, None)
+            .unwrap()
+            .unwrap()
+            .starts_with(line)
+    );
+    memory
+        .append_daily("after the timeout", "still here")
+        .unwrap();
+    assert_eq!(memory.list_files().unwrap().len(), 2);
+
+    // With the default bound the same search completes.
+    let mut patient = runtime
+        .open(OpenOptions::new(temp.path(), "/p").now(now))
+        .unwrap();
+    let results = patient.search("ship").unwrap();
+    assert_eq!(results.hits.len(), 1);
+    assert_eq!(results.terms[0].count as usize, (16 << 20) / line.len());
+}
+
+#[test]
+fn the_helper_instance_has_the_default_limits_and_recovers() {
+    let runtime = Runtime::from_bytes(agent_memory::COMPONENT_WASM).unwrap();
+    let huge = "z".repeat(300 << 20);
+    let error = runtime.estimate_tokens(&huge).unwrap_err();
+    assert!(
+        matches!(
+            error,
+            Error::Limit {
+                operation: "estimate-tokens",
+                limit: Limit::Memory { .. },
+            }
+        ),
+        "{error:?}"
+    );
+    drop(huge);
+    assert_eq!(runtime.estimate_tokens("abcdefgh").unwrap(), 2);
+}
+
+#[test]
+fn a_cap_below_the_initial_memory_fails_at_instantiation_as_a_limit() {
+    let temp = tempfile::tempdir().unwrap();
+    let error = Runtime::shared()
+        .unwrap()
+        .open(OpenOptions::new(temp.path(), "/p").max_memory_bytes(64 << 10))
+        .unwrap_err();
+    assert!(
+        matches!(
+            error,
+            Error::Limit {
+                operation: "instantiate",
+                limit: Limit::Memory { .. },
+            }
+        ),
+        "{error:?}"
     );
 }

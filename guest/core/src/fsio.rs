@@ -11,21 +11,81 @@ use std::path::Path;
 pub enum Kind {
     /// Nothing there.
     Missing,
-    /// A regular file of this many bytes.
+    /// A regular file of this many bytes, with no other hard link.
     File(u64),
-    /// A directory, FIFO, socket, device or symlink: never opened.
-    Other,
+    /// Something the store never opens: a directory, FIFO, socket, device,
+    /// symlink, or a regular file with more than one hard link (another name
+    /// for it may live outside the store). The text says which.
+    Other(&'static str),
 }
 
 /// Look at `path` without following a final symlink and without opening it
 /// (opening a FIFO would block).
 pub fn kind(path: &Path) -> io::Result<Kind> {
-    match fs::symlink_metadata(path) {
-        Ok(meta) if meta.file_type().is_file() => Ok(Kind::File(meta.len())),
-        Ok(_) => Ok(Kind::Other),
+    match stat(path) {
+        Ok(Stat::File { len, links }) if links <= 1 => Ok(Kind::File(len)),
+        Ok(Stat::File { .. }) => Ok(Kind::Other("a file with more than one hard link")),
+        Ok(Stat::Dir) => Ok(Kind::Other("a directory")),
+        Ok(Stat::Symlink) => Ok(Kind::Other("a symbolic link")),
+        Ok(Stat::Special) => Ok(Kind::Other("not a regular file")),
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(Kind::Missing),
         Err(e) => Err(e),
     }
+}
+
+/// The little of `lstat` the store needs.
+enum Stat {
+    File { len: u64, links: u64 },
+    Dir,
+    Symlink,
+    Special,
+}
+
+#[cfg(not(target_os = "wasi"))]
+fn stat(path: &Path) -> io::Result<Stat> {
+    let meta = fs::symlink_metadata(path)?;
+    let t = meta.file_type();
+    Ok(if t.is_file() {
+        #[cfg(unix)]
+        let links = std::os::unix::fs::MetadataExt::nlink(&meta);
+        #[cfg(not(unix))]
+        let links = 1;
+        Stat::File {
+            len: meta.len(),
+            links,
+        }
+    } else if t.is_dir() {
+        Stat::Dir
+    } else if t.is_symlink() {
+        Stat::Symlink
+    } else {
+        Stat::Special
+    })
+}
+
+/// WASI's `descriptor.stat-at` reports the link count, but std only exposes
+/// it behind an unstable feature; wasi-libc's `lstat` is the stable way in.
+#[cfg(target_os = "wasi")]
+fn stat(path: &Path) -> io::Result<Stat> {
+    let c_path = path
+        .to_str()
+        .and_then(|p| std::ffi::CString::new(p).ok())
+        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "path is not a C string"))?;
+    // SAFETY: `stat` is plain old data, so all-zero is a valid value.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    // SAFETY: `c_path` is NUL-terminated and `st` is a valid, writable stat.
+    if unsafe { libc::lstat(c_path.as_ptr(), &mut st) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(match st.st_mode & libc::S_IFMT {
+        libc::S_IFREG => Stat::File {
+            len: st.st_size as u64,
+            links: st.st_nlink,
+        },
+        libc::S_IFDIR => Stat::Dir,
+        libc::S_IFLNK => Stat::Symlink,
+        _ => Stat::Special,
+    })
 }
 
 /// Decode bytes as UTF-8, replacing invalid sequences with U+FFFD, but
@@ -80,6 +140,211 @@ pub fn read_tail(path: &Path, limit: u64) -> io::Result<Option<(String, u64)>> {
     Ok(Some((decode(bytes, false), len)))
 }
 
+/// A directory of the store opened once, whose files are then looked at and
+/// read by name. Each stat or open is then one path component relative to
+/// the open directory instead of a walk from the root: in the sandbox every
+/// walk is checked to stay beneath the root (an `openat2`, a `statx` and a
+/// `close` per stat, and WASI's preview-1 layer stats twice), which is what
+/// dominated a search over thousands of notes.
+#[derive(Debug)]
+pub struct Dir {
+    path: std::path::PathBuf,
+    #[cfg(any(unix, target_os = "wasi"))]
+    handle: File,
+}
+
+impl Dir {
+    /// Open the directory at `path`. `Ok(None)` when it is missing or not a
+    /// directory (as [`fs::read_dir`] would fail).
+    pub fn open(path: &Path) -> io::Result<Option<Dir>> {
+        let missing = |e: &io::Error| {
+            matches!(
+                e.kind(),
+                io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
+            )
+        };
+        #[cfg(any(unix, target_os = "wasi"))]
+        {
+            let handle = match File::open(path) {
+                Ok(handle) => handle,
+                Err(e) if missing(&e) => return Ok(None),
+                Err(e) => return Err(e),
+            };
+            if !handle.metadata()?.is_dir() {
+                return Ok(None);
+            }
+            Ok(Some(Dir {
+                path: path.to_path_buf(),
+                handle,
+            }))
+        }
+        #[cfg(not(any(unix, target_os = "wasi")))]
+        match fs::metadata(path) {
+            Ok(meta) if meta.is_dir() => Ok(Some(Dir {
+                path: path.to_path_buf(),
+            })),
+            Ok(_) => Ok(None),
+            Err(e) if missing(&e) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Names of the `.md` entries that the directory listing itself types as
+    /// regular files (no stat of each), not starting with `.`, sorted.
+    /// Callers still check each with [`Dir::kind`] or [`Dir::read_head`],
+    /// which also refuse hard-linked files.
+    pub fn md_names(&self) -> io::Result<Vec<String>> {
+        let mut names = Vec::new();
+        for entry in fs::read_dir(&self.path)?.flatten() {
+            let Ok(name) = entry.file_name().into_string() else {
+                continue;
+            };
+            if !name.ends_with(".md") || name.starts_with('.') {
+                continue;
+            }
+            if entry.file_type().is_ok_and(|t| t.is_file()) {
+                names.push(name);
+            }
+        }
+        names.sort();
+        Ok(names)
+    }
+
+    /// As [`kind`] for the entry `name` (one path component).
+    pub fn kind(&self, name: &str) -> io::Result<Kind> {
+        match self.stat(name) {
+            Ok(Stat::File { len, links }) if links <= 1 => Ok(Kind::File(len)),
+            Ok(Stat::File { .. }) => Ok(Kind::Other("a file with more than one hard link")),
+            Ok(Stat::Dir) => Ok(Kind::Other("a directory")),
+            Ok(Stat::Symlink) => Ok(Kind::Other("a symbolic link")),
+            Ok(Stat::Special) => Ok(Kind::Other("not a regular file")),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(Kind::Missing),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// As [`read_head`] for the entry `name` (one path component).
+    pub fn read_head(&self, name: &str, limit: u64) -> io::Result<Option<(String, u64)>> {
+        let Kind::File(len) = self.kind(name)? else {
+            return Ok(None);
+        };
+        let file = self.open_file(name)?;
+        let bytes = read_prefix(&file, len.min(limit))?;
+        let cut = (bytes.len() as u64) < len;
+        Ok(Some((decode(bytes, cut), len)))
+    }
+
+    #[cfg(any(unix, target_os = "wasi"))]
+    fn c_name(name: &str) -> io::Result<std::ffi::CString> {
+        std::ffi::CString::new(name)
+            .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "name holds NUL"))
+    }
+
+    #[cfg(any(unix, target_os = "wasi"))]
+    fn stat(&self, name: &str) -> io::Result<Stat> {
+        use std::os::fd::AsRawFd;
+        let c_name = Self::c_name(name)?;
+        // SAFETY: `stat` is plain old data, so all-zero is a valid value.
+        let mut st: libc::stat = unsafe { std::mem::zeroed() };
+        // SAFETY: the descriptor is open for the life of `self`, `c_name` is
+        // NUL-terminated and `st` is a valid, writable stat.
+        let rc = unsafe {
+            libc::fstatat(
+                self.handle.as_raw_fd(),
+                c_name.as_ptr(),
+                &mut st,
+                libc::AT_SYMLINK_NOFOLLOW,
+            )
+        };
+        if rc != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(match st.st_mode & libc::S_IFMT {
+            libc::S_IFREG => Stat::File {
+                len: st.st_size as u64,
+                #[allow(clippy::useless_conversion)]
+                links: u64::from(st.st_nlink),
+            },
+            libc::S_IFDIR => Stat::Dir,
+            libc::S_IFLNK => Stat::Symlink,
+            _ => Stat::Special,
+        })
+    }
+
+    /// Opens the entry for reading without following a symlink put there
+    /// since it was looked at.
+    #[cfg(any(unix, target_os = "wasi"))]
+    fn open_file(&self, name: &str) -> io::Result<File> {
+        use std::os::fd::{AsRawFd, FromRawFd};
+        let c_name = Self::c_name(name)?;
+        #[cfg(unix)]
+        let flags = libc::O_RDONLY | libc::O_NOFOLLOW | libc::O_CLOEXEC;
+        #[cfg(target_os = "wasi")]
+        let flags = libc::O_RDONLY | libc::O_NOFOLLOW;
+        // SAFETY: the descriptor is open for the life of `self` and `c_name`
+        // is NUL-terminated.
+        let fd = unsafe { libc::openat(self.handle.as_raw_fd(), c_name.as_ptr(), flags) };
+        if fd < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        // SAFETY: `fd` was just opened and nothing else owns it.
+        Ok(unsafe { File::from_raw_fd(fd) })
+    }
+
+    #[cfg(not(any(unix, target_os = "wasi")))]
+    fn stat(&self, name: &str) -> io::Result<Stat> {
+        stat(&self.path.join(name))
+    }
+
+    #[cfg(not(any(unix, target_os = "wasi")))]
+    fn open_file(&self, name: &str) -> io::Result<File> {
+        File::open(self.path.join(name))
+    }
+}
+
+/// Up to `wanted` bytes from the start of `file`, fewer at its end. Reads
+/// by offset (`pread`): through WASI that is one `descriptor.read` call per
+/// chunk, where a stream read also creates and drops a stream, and `Take`
+/// stops at the length already known instead of probing for the end.
+fn read_prefix(file: &File, wanted: u64) -> io::Result<Vec<u8>> {
+    let wanted = usize::try_from(wanted).unwrap_or(usize::MAX);
+    let mut bytes: Vec<u8> = Vec::with_capacity(wanted);
+    #[cfg(any(unix, target_os = "wasi"))]
+    {
+        use std::os::fd::AsRawFd;
+        while bytes.len() < wanted {
+            let filled = bytes.len();
+            let spare = &mut bytes.spare_capacity_mut()[..wanted - filled];
+            // SAFETY: the descriptor is open, and `pread` writes at most
+            // `spare.len()` bytes into the vector's spare capacity.
+            let n = unsafe {
+                libc::pread(
+                    file.as_raw_fd(),
+                    spare.as_mut_ptr().cast(),
+                    spare.len(),
+                    filled as libc::off_t,
+                )
+            };
+            match n {
+                0 => break,
+                n if n > 0 => {
+                    // SAFETY: `pread` initialized the first `n` spare bytes.
+                    unsafe { bytes.set_len(filled + n as usize) };
+                }
+                _ => {
+                    let e = io::Error::last_os_error();
+                    if e.kind() != io::ErrorKind::Interrupted {
+                        return Err(e);
+                    }
+                }
+            }
+        }
+    }
+    #[cfg(not(any(unix, target_os = "wasi")))]
+    file.take(wanted as u64).read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
 /// Does the regular file at `path` end with `\n`? `false` when empty.
 pub fn ends_with_newline(path: &Path, len: u64) -> io::Result<bool> {
     if len == 0 {
@@ -92,7 +357,14 @@ pub fn ends_with_newline(path: &Path, len: u64) -> io::Result<bool> {
     Ok(last[0] == b'\n')
 }
 
-/// Append `bytes` to `path` (created if missing) and sync them to disk.
+/// Files up to this size are appended to by [`replace`] with old + new
+/// content, so a crash mid-append leaves the file as before or as after and
+/// a concurrent reader never sees half an entry. Larger files (not written
+/// through the store) get an in-place [`append`].
+pub const MAX_REPLACE_APPEND_BYTES: u64 = 4 * 1024 * 1024;
+
+/// Append `bytes` in place to `path` (created if missing) and sync them to
+/// disk. Not atomic: a crash can leave part of `bytes`.
 pub fn append(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let mut file = OpenOptions::new().append(true).create(true).open(path)?;
     file.write_all(bytes)?;
@@ -114,16 +386,23 @@ pub fn temp_name(file_name: &str) -> String {
     format!(".{file_name}.{}.tmp", unique_suffix())
 }
 
-/// Remove temp files a crashed writer left in `dir`. Only safe while holding
-/// the store's write lock, when no other replace can be in flight.
-pub fn remove_stale_temps(dir: &Path) {
+/// Is `name` a leftover of a writer that crashed: a temp file of
+/// [`replace`] or a broken lock moved aside by [`lock`]?
+pub fn is_leftover(name: &str) -> bool {
+    (name.starts_with('.') && name.ends_with(".tmp"))
+        || name.starts_with(&format!("{LOCK_FILE}.stale."))
+}
+
+/// Remove what crashed writers left in `dir` (see [`is_leftover`]). Only
+/// safe while holding the store's write lock, when no other replace can be
+/// in flight. Best effort: a leftover that cannot be removed stays hidden.
+pub fn remove_leftovers(dir: &Path) {
     let Ok(entries) = fs::read_dir(dir) else {
         return;
     };
     for entry in entries.flatten() {
         let name = entry.file_name();
-        let name = name.to_string_lossy();
-        if name.starts_with('.') && name.ends_with(".tmp") {
+        if is_leftover(&name.to_string_lossy()) {
             let _ = fs::remove_file(entry.path());
         }
     }
@@ -219,6 +498,30 @@ fn unix_now() -> u64 {
         .map_or(0, |d| d.as_secs())
 }
 
+/// How long ago, in whole seconds, the lock at `path` was taken; `None`
+/// when it vanished meanwhile. The stamp inside says when. A lock with no
+/// readable stamp (its holder died between creating and writing it) is as
+/// old as its modification time. A stamp in the future counts by its
+/// distance too, so a lock from a clock that jumped, or a forged one, cannot
+/// block the store forever.
+fn lock_age(path: &Path) -> Option<u64> {
+    let stamp = fs::read_to_string(path).ok().and_then(|content| {
+        content
+            .split_whitespace()
+            .nth(1)
+            .and_then(|t| t.parse::<u64>().ok())
+    });
+    if let Some(taken) = stamp {
+        return Some(unix_now().abs_diff(taken));
+    }
+    let modified = fs::metadata(path).ok()?.modified().ok()?;
+    let now = std::time::SystemTime::now();
+    Some(match now.duration_since(modified) {
+        Ok(age) => age.as_secs(),
+        Err(ahead) => ahead.duration().as_secs(),
+    })
+}
+
 /// Why [`lock`] failed.
 #[derive(Debug)]
 pub enum LockError {
@@ -246,24 +549,15 @@ pub fn lock(root: &Path, policy: LockPolicy) -> Result<LockGuard, LockError> {
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
             Err(e) => return Err(LockError::Io(e)),
         }
-        // Someone holds it. Break it if its lease ran out; a lock whose stamp
-        // cannot be read yet (being written) counts as fresh.
-        if let Ok(content) = fs::read_to_string(&path) {
-            let taken = content
-                .split_whitespace()
-                .nth(1)
-                .and_then(|t| t.parse::<u64>().ok());
-            if let Some(taken) = taken
-                && unix_now().saturating_sub(taken) > policy.lease.as_secs()
-            {
-                // Move the stale lock aside under a unique name, so of two
-                // writers breaking it at once only one succeeds.
-                let aside = root.join(format!("{LOCK_FILE}.stale.{}", unique_suffix()));
-                if fs::rename(&path, &aside).is_ok() {
-                    let _ = fs::remove_file(&aside);
-                }
-                continue;
+        // Someone holds it. Break it if its lease ran out.
+        if lock_age(&path).is_some_and(|age| age > policy.lease.as_secs()) {
+            // Move the stale lock aside under a unique name, so of two
+            // writers breaking it at once only one succeeds.
+            let aside = root.join(format!("{LOCK_FILE}.stale.{}", unique_suffix()));
+            if fs::rename(&path, &aside).is_ok() {
+                let _ = fs::remove_file(&aside);
             }
+            continue;
         }
         if start.elapsed() >= policy.wait {
             return Err(LockError::Busy);
@@ -302,6 +596,94 @@ mod tests {
         fs::write(dir.path().join(LOCK_FILE), "someoneelse 99999999999\n").unwrap();
         drop(old);
         assert!(dir.path().join(LOCK_FILE).exists());
+    }
+
+    #[test]
+    fn stale_locks_by_stamp_mtime_or_future_are_broken() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(LOCK_FILE);
+        let policy = LockPolicy {
+            lease: Duration::from_secs(10),
+            wait: Duration::from_millis(100),
+        };
+        // From the future: broken at once.
+        fs::write(&path, format!("future {}\n", unix_now() + 3600)).unwrap();
+        drop(lock(dir.path(), policy).unwrap());
+        // No stamp and an old modification time: broken at once.
+        fs::write(&path, "").unwrap();
+        let old = std::time::SystemTime::now() - Duration::from_secs(60);
+        File::options()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+        drop(lock(dir.path(), policy).unwrap());
+        // No stamp yet but just created: a live holder, waited for.
+        fs::write(&path, "").unwrap();
+        assert!(matches!(lock(dir.path(), policy), Err(LockError::Busy)));
+        // A stamp within the lease, slightly ahead or behind: live.
+        fs::write(&path, format!("ahead {}\n", unix_now() + 2)).unwrap();
+        assert!(matches!(lock(dir.path(), policy), Err(LockError::Busy)));
+        fs::write(&path, format!("behind {}\n", unix_now() - 2)).unwrap();
+        assert!(matches!(lock(dir.path(), policy), Err(LockError::Busy)));
+    }
+
+    #[test]
+    fn taking_a_lock_leaves_no_stale_aside_file() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join(LOCK_FILE), "dead 1000\n").unwrap();
+        drop(lock(dir.path(), LockPolicy::default()).unwrap());
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn leftovers_are_recognized_and_removed() {
+        for name in [
+            ".MEMORY.md.0123456789abcdef.tmp",
+            ".x.tmp",
+            ".agent-memory.lock.stale.0123",
+        ] {
+            assert!(is_leftover(name), "{name}");
+        }
+        for name in [
+            "MEMORY.md",
+            "x.tmp",
+            ".agent-memory.lock",
+            "a.md.bak",
+            ".tmp.md",
+        ] {
+            assert!(!is_leftover(name), "{name}");
+        }
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join(".a.md.1.tmp"), "x").unwrap();
+        fs::write(dir.path().join("keep.md"), "x").unwrap();
+        remove_leftovers(dir.path());
+        let names: Vec<_> = fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["keep.md"]);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn kinds_never_follow_links_or_open_special_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("f.md");
+        fs::write(&file, "abc").unwrap();
+        assert_eq!(kind(&file).unwrap(), Kind::File(3));
+        assert_eq!(kind(&dir.path().join("none")).unwrap(), Kind::Missing);
+        assert!(matches!(kind(dir.path()).unwrap(), Kind::Other(_)));
+        let link = dir.path().join("l.md");
+        std::os::unix::fs::symlink(&file, &link).unwrap();
+        assert_eq!(kind(&link).unwrap(), Kind::Other("a symbolic link"));
+        let hard = dir.path().join("h.md");
+        fs::hard_link(&file, &hard).unwrap();
+        let shared = Kind::Other("a file with more than one hard link");
+        assert_eq!(kind(&hard).unwrap(), shared);
+        assert_eq!(kind(&file).unwrap(), shared);
+        assert_eq!(read_head(&hard, 10).unwrap(), None);
     }
 
     #[test]

@@ -8,6 +8,12 @@ use crate::time::Date;
 
 /// Longest note name, in characters, after trimming.
 pub const MAX_NOTE_NAME_CHARS: usize = 64;
+/// Longest note name in UTF-8 bytes, after trimming. 64 characters of a
+/// four-byte script would make a file name (`<stem>.md`, and the temp name
+/// `.<stem>.md.<16 hex>.tmp` while it is replaced) longer than the 255 bytes
+/// most filesystems allow; the name is refused up front instead of failing
+/// as an I/O error.
+pub const MAX_NOTE_NAME_BYTES: usize = 200;
 /// Longest sanitized basename kept in a project slug, in bytes.
 pub const MAX_SLUG_BASENAME_BYTES: usize = 40;
 
@@ -45,9 +51,11 @@ pub fn project_slug(project_path: &str) -> String {
 /// Validate a note name and return its stem (the file is `<stem>.md`).
 ///
 /// Surrounding whitespace and one trailing `.md` are dropped; the rest must be
-/// 1-64 Unicode letters, digits, `-`, `_` or single inner spaces, and not a
-/// Windows device name. Nothing is ever rewritten beyond that: a name that
-/// breaks the rule is an [`ErrorKind::InvalidName`] error.
+/// 1-64 Unicode letters, digits, `-`, `_` or single inner spaces (at most
+/// [`MAX_NOTE_NAME_BYTES`] bytes), with no invisible (default-ignorable)
+/// character, and not a Windows device name. Nothing is ever rewritten
+/// beyond that: a name that breaks the rule is an [`ErrorKind::InvalidName`]
+/// error.
 pub fn note_stem(raw: &str) -> Result<&str> {
     let trimmed = raw.trim();
     let stem = trimmed.strip_suffix(".md").unwrap_or(trimmed);
@@ -66,6 +74,12 @@ pub fn note_stem(raw: &str) -> Result<&str> {
             "it has {chars} characters, the limit is {MAX_NOTE_NAME_CHARS}"
         ));
     }
+    if stem.len() > MAX_NOTE_NAME_BYTES {
+        return invalid(&format!(
+            "it is {} bytes long in UTF-8, the limit is {MAX_NOTE_NAME_BYTES}",
+            stem.len()
+        ));
+    }
     let mut prev_space = false;
     for (i, c) in stem.chars().enumerate() {
         if c == ' ' {
@@ -79,6 +93,9 @@ pub fn note_stem(raw: &str) -> Result<&str> {
             continue;
         }
         prev_space = false;
+        if is_invisible(c) {
+            return invalid(&format!("invisible character U+{:04X}", c as u32));
+        }
         if !(c.is_alphanumeric() || c == '-' || c == '_') {
             let what = match c {
                 '.' => "dots are not allowed".to_string(),
@@ -94,6 +111,27 @@ pub fn note_stem(raw: &str) -> Result<&str> {
         return invalid("it is a reserved Windows device name");
     }
     Ok(stem)
+}
+
+/// Letters and marks that render as nothing: the Unicode default-ignorable
+/// code points that `char::is_alphanumeric` still accepts (Hangul fillers,
+/// the combining grapheme joiner, Mongolian variation selectors, Khmer
+/// inherent vowels, variation selectors). Two names differing only in these
+/// would look identical.
+fn is_invisible(c: char) -> bool {
+    matches!(
+        c,
+        '\u{034F}'
+            | '\u{115F}'
+            | '\u{1160}'
+            | '\u{17B4}'
+            | '\u{17B5}'
+            | '\u{180B}'..='\u{180F}'
+            | '\u{3164}'
+            | '\u{FE00}'..='\u{FE0F}'
+            | '\u{FFA0}'
+            | '\u{E0000}'..='\u{E0FFF}'
+    )
 }
 
 /// True for `CON`, `PRN`, `AUX`, `NUL`, `COM0`-`COM9`, `LPT0`-`LPT9`, with
@@ -237,6 +275,36 @@ mod tests {
             assert_eq!(err.kind(), ErrorKind::InvalidName, "{raw:?}");
         }
         assert!(note_stem(&"x".repeat(65)).is_err());
+    }
+
+    #[test]
+    fn note_names_are_bounded_in_bytes_too() {
+        // 64 three-byte letters fit (192 bytes); 51 four-byte ones do not.
+        assert!(note_stem(&"日".repeat(64)).is_ok());
+        assert!(note_stem(&"\u{20000}".repeat(50)).is_ok());
+        let err = note_stem(&"\u{20000}".repeat(51)).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::InvalidName);
+        assert!(err.message().contains("204 bytes"), "{}", err.message());
+    }
+
+    #[test]
+    fn invisible_letters_are_rejected() {
+        for raw in [
+            "a\u{3164}b",
+            "\u{115f}",
+            "a\u{1160}",
+            "a\u{ffa0}b",
+            "a\u{34f}b",
+            "a\u{fe0f}",
+            "a\u{e0041}",
+            "a\u{180b}b",
+            "a\u{17b4}b",
+        ] {
+            let err = note_stem(raw).unwrap_err();
+            assert_eq!(err.kind(), ErrorKind::InvalidName, "{raw:?}");
+        }
+        // Vowel signs of real scripts (alphabetic marks) stay allowed.
+        assert!(note_stem("भारत").is_ok());
     }
 
     #[test]

@@ -9,7 +9,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::fsio::{self, Kind, LockGuard, LockPolicy};
 use crate::names::{daily_date, note_stem, project_slug};
 use crate::search::{FileMeta, Query, SearchResults, Searcher};
-use crate::text::{prefix_at_char_boundary, truncate_with_marker};
+use crate::text::{cut_with_marker, prefix_at_char_boundary};
 use crate::time::{Clock, Date};
 
 /// Default hard cap on the context block, wrapper included.
@@ -28,6 +28,10 @@ const MAX_SCRATCHPAD_SCAN_BYTES: u64 = 1024 * 1024;
 /// How many blank earlier logs the context block skips looking for one with
 /// content.
 const MAX_EARLIER_LOGS_TRIED: usize = 31;
+/// Days before today whose logs the context block looks up by name before
+/// listing the daily directory. Less than [`MAX_EARLIER_LOGS_TRIED`], so the
+/// shortcut finds exactly the log the listing would.
+const EARLIER_LOGS_LOOKED_UP: i64 = 7;
 
 /// Size limits; see the `Default` impl for the defaults.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -257,7 +261,7 @@ impl Memory {
     /// Take the store's write lock; every mutation holds it, so writers in
     /// other processes never interleave.
     fn lock(&self) -> Result<LockGuard> {
-        fsio::lock(&self.root, self.lock).map_err(|e| match e {
+        let guard = fsio::lock(&self.root, self.lock).map_err(|e| match e {
             fsio::LockError::Busy => Error::new(
                 ErrorKind::Busy,
                 format!(
@@ -267,7 +271,10 @@ impl Memory {
                 ),
             ),
             fsio::LockError::Io(e) => Error::io("take the write lock", fsio::LOCK_FILE, &e),
-        })
+        })?;
+        // Broken locks moved aside by a writer that then crashed.
+        fsio::remove_leftovers(&self.root);
+        Ok(guard)
     }
 
     /// Replace the clock.
@@ -360,10 +367,10 @@ impl Memory {
     /// regular file sits at `rel`.
     fn file_kind(&self, rel: &str) -> Result<Kind> {
         let kind = fsio::kind(&self.abs(rel)).map_err(|e| Error::io("inspect", rel, &e))?;
-        if kind == Kind::Other {
+        if let Kind::Other(what) = kind {
             return Err(Error::new(
                 ErrorKind::NotAFile,
-                format!("`{rel}` exists but is not a regular file"),
+                format!("`{rel}` exists but is {what}, not a regular file the store can use"),
             ));
         }
         Ok(kind)
@@ -399,6 +406,8 @@ impl Memory {
         let dir = self.abs(&rel.dir);
         fs::create_dir_all(&dir).map_err(|e| Error::io("create directory", &rel.dir, &e))?;
         let kind = self.file_kind(&path)?;
+        // We hold the lock, so no other writer's temp file is in flight here.
+        fsio::remove_leftovers(&dir);
         let mut message = match mode {
             WriteMode::Append => {
                 let len = match kind {
@@ -406,21 +415,11 @@ impl Memory {
                     _ => 0,
                 };
                 if !kept.is_empty() {
-                    let file = self.abs(&path);
-                    let newline = len > 0
-                        && !fsio::ends_with_newline(&file, len)
-                            .map_err(|e| Error::io("read", &path, &e))?;
-                    let mut bytes = Vec::with_capacity(kept.len() + 1);
-                    if newline {
-                        bytes.push(b'\n');
-                    }
-                    bytes.extend_from_slice(kept.as_bytes());
-                    fsio::append(&file, &bytes).map_err(|e| Error::io("append to", &path, &e))?;
+                    self.append_locked(&rel, len, kept)?;
                 }
                 format!("Appended {} bytes to {path}", kept.len())
             }
             WriteMode::Overwrite => {
-                fsio::remove_stale_temps(&dir);
                 if matches!(target, WriteTarget::LongTerm | WriteTarget::Scratchpad) {
                     fsio::backup(&dir, &rel.file, MAX_SEARCH_FILE_BYTES)
                         .map_err(|e| Error::io("back up", &path, &e))?;
@@ -441,6 +440,38 @@ impl Memory {
             truncated_from,
             message,
         })
+    }
+
+    /// Append `kept` to the regular (or missing) file `rel` of `len` bytes,
+    /// with a `\n` first when the file does not end with one. A file of up
+    /// to [`fsio::MAX_REPLACE_APPEND_BYTES`] is rewritten whole through
+    /// [`fsio::replace`], so a crash mid-append leaves it as before or as
+    /// after and readers never see half an entry; a larger one is appended
+    /// to in place.
+    fn append_locked(&self, rel: &Rel, len: u64, kept: &str) -> Result<()> {
+        let path = rel.path();
+        let file = self.abs(&path);
+        if len > fsio::MAX_REPLACE_APPEND_BYTES {
+            let newline =
+                !fsio::ends_with_newline(&file, len).map_err(|e| Error::io("read", &path, &e))?;
+            let mut bytes = Vec::with_capacity(kept.len() + 1);
+            if newline {
+                bytes.push(b'\n');
+            }
+            bytes.extend_from_slice(kept.as_bytes());
+            return fsio::append(&file, &bytes).map_err(|e| Error::io("append to", &path, &e));
+        }
+        let mut bytes = if len == 0 {
+            Vec::with_capacity(kept.len())
+        } else {
+            fs::read(&file).map_err(|e| Error::io("read", &path, &e))?
+        };
+        if bytes.last().is_some_and(|&b| b != b'\n') {
+            bytes.push(b'\n');
+        }
+        bytes.extend_from_slice(kept.as_bytes());
+        fsio::replace(&self.abs(&rel.dir), &rel.file, &bytes)
+            .map_err(|e| Error::io("append to", &path, &e))
     }
 
     /// Read a file whole, capped. `Ok(None)` when it does not exist.
@@ -473,7 +504,9 @@ impl Memory {
         let marker = format!(
             "\n…[truncated: showing the first part of {total} bytes; use memory_search to find the rest]"
         );
-        Ok(Some(truncate_with_marker(&text, cap, &marker)))
+        // The file is larger than the cap: say so even when the part read
+        // lost a cut character at its end and would fit on its own.
+        Ok(Some(cut_with_marker(&text, cap, &marker)))
     }
 
     /// Regular `.md` files directly in the store-relative `dir`, as
@@ -483,6 +516,10 @@ impl Memory {
             Ok(entries) => entries,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
             Err(e) if e.kind() == std::io::ErrorKind::NotADirectory => return Ok(Vec::new()),
+            // A project directory that cannot be listed (a symlink leading
+            // out of the store, no permission) is skipped like an unreadable
+            // file; only an unreadable root fails the operation.
+            Err(_) if !dir.is_empty() => return Ok(Vec::new()),
             Err(e) => {
                 return Err(Error::io(
                     "list",
@@ -499,12 +536,9 @@ impl Memory {
             if !name.ends_with(".md") || name.starts_with('.') {
                 continue;
             }
-            // symlink_metadata: a symlink is never listed or followed.
-            let Ok(meta) = fs::symlink_metadata(entry.path()) else {
-                continue;
-            };
-            if meta.file_type().is_file() {
-                files.push((name, meta.len()));
+            // Not followed: a symlink, FIFO or hard-linked file is not listed.
+            if let Ok(Kind::File(len)) = fsio::kind(&entry.path()) {
+                files.push((name, len));
             }
         }
         files.sort();
@@ -555,11 +589,14 @@ impl Memory {
                 "daily entry heading is empty",
             ));
         }
-        if let Some(c) = heading.chars().find(|c| c.is_control()) {
+        if let Some(c) = heading
+            .chars()
+            .find(|c| c.is_control() || matches!(c, '\u{2028}' | '\u{2029}'))
+        {
             return Err(Error::new(
                 ErrorKind::InvalidArguments,
                 format!(
-                    "daily entry heading {heading:?} contains control character U+{:04X}",
+                    "daily entry heading {heading:?} contains line break or control character U+{:04X}",
                     c as u32
                 ),
             ));
@@ -599,39 +636,59 @@ impl Memory {
             return Ok(SearchResults::default());
         }
         let mut searcher = Searcher::new(query);
-        let mut files: Vec<(String, String, Option<String>)> = Vec::new();
-        if self.md_files("")?.iter().any(|(n, _)| n == "MEMORY.md") {
-            files.push((String::new(), "MEMORY.md".into(), None));
-        }
-        for (name, _) in self.md_files(&self.notes_dir())? {
-            files.push((self.notes_dir(), name, None));
-        }
-        for (name, _) in self.md_files(&self.daily_dir())? {
-            let stem = &name[..name.len() - 3];
-            let date = daily_date(stem).ok().map(|d| d.to_string());
-            files.push((self.daily_dir(), name, date));
-        }
-        for (dir, name, date) in files {
-            let rel = Rel { dir, file: name };
-            let path = rel.path();
-            // An unreadable file is skipped: one bad file must not fail search.
-            let Ok(Some((text, _))) = fsio::read_head(&self.abs(&path), MAX_SEARCH_FILE_BYTES)
-            else {
+        // Each directory is opened once and its files read by name, one at a
+        // time: only one file's text is ever held.
+        for dir in [String::new(), self.notes_dir(), self.daily_dir()] {
+            let Some((handle, names)) = self.md_names(&dir)? else {
                 continue;
             };
-            let stem = rel.file.trim_end_matches(".md").to_string();
-            let is_memory_md = path == "MEMORY.md";
-            searcher.add_file(
-                FileMeta {
-                    path,
-                    stem,
-                    date,
-                    is_memory_md,
-                },
-                &text,
-            );
+            for name in names {
+                if dir.is_empty() && name != "MEMORY.md" {
+                    continue;
+                }
+                // An unreadable file is skipped: one bad file must not fail
+                // search.
+                let Ok(Some((text, _))) = handle.read_head(&name, MAX_SEARCH_FILE_BYTES) else {
+                    continue;
+                };
+                let stem = name.trim_end_matches(".md").to_string();
+                let date = if dir == self.daily_dir() {
+                    daily_date(&stem).ok().map(|d| d.to_string())
+                } else {
+                    None
+                };
+                let rel = Rel {
+                    dir: dir.clone(),
+                    file: name,
+                };
+                let path = rel.path();
+                let is_memory_md = path == "MEMORY.md";
+                searcher.add_file(
+                    FileMeta {
+                        path,
+                        stem,
+                        date,
+                        is_memory_md,
+                    },
+                    &text,
+                );
+            }
         }
         Ok(searcher.finish())
+    }
+
+    /// The store-relative `dir`, opened, and the names of the `.md` files it
+    /// lists (see [`fsio::Dir::md_names`]); `None` for a missing directory.
+    fn md_names(&self, dir: &str) -> Result<Option<(fsio::Dir, Vec<String>)>> {
+        let shown = if dir.is_empty() { "." } else { dir };
+        let listed = fsio::Dir::open(&self.abs(dir))
+            .and_then(|opened| opened.map(|h| h.md_names().map(|n| (h, n))).transpose());
+        match listed {
+            Ok(found) => Ok(found),
+            // As in `md_files`: an unlistable project directory is skipped.
+            Err(_) if !dir.is_empty() => Ok(None),
+            Err(e) => Err(Error::io("list", shown, &e)),
+        }
     }
 
     /// The context block, or `None` when there is nothing to show.
@@ -655,17 +712,49 @@ impl Memory {
         let long_term = head(&self.long_term_rel(), INDEX_MAX_BYTES as u64 + 8);
         let scratchpad = head(&self.scratchpad_rel(), MAX_SCRATCHPAD_SCAN_BYTES).map(|(t, _)| t);
         let today_log = tail(&self.daily_rel(today)).map(|t| (today.to_string(), t));
-        // The most recent earlier log with content: yesterday, or across a gap.
-        let mut dates: Vec<Date> = self
-            .md_files(&self.daily_dir())
-            .unwrap_or_default()
+        // The most recent earlier log with content: yesterday, or across a
+        // gap. The last week is looked up by name first; only a longer gap
+        // (or a week of blank logs) lists the directory, which costs a call
+        // per log in the sandbox.
+        let recent = (1..=EARLIER_LOGS_LOOKED_UP).find_map(|back| {
+            let date = Date::from_days(today.to_days() - back);
+            let rel = self.daily_rel(date);
+            match fsio::kind(&self.abs(&rel.path())) {
+                Ok(Kind::File(_)) => tail(&rel)
+                    .filter(|t| !t.trim().is_empty())
+                    .map(|t| (date.to_string(), t)),
+                _ => None,
+            }
+        });
+        if recent.is_some() {
+            return Ok(context::build(
+                &Sources {
+                    long_term,
+                    scratchpad,
+                    earlier: recent,
+                    today: today_log,
+                },
+                max,
+            ));
+        }
+        // Logs are listed by name only; each one tried is checked to be a
+        // regular file first, as a listing that stats every log would.
+        let listed = self.md_names(&self.daily_dir()).ok().flatten();
+        let mut dates: Vec<Date> = listed
             .iter()
-            .filter_map(|(n, _)| daily_date(&n[..n.len() - 3]).ok())
+            .flat_map(|(_, names)| names)
+            .filter_map(|n| daily_date(&n[..n.len() - 3]).ok())
             .filter(|d| *d < today)
             .collect();
         dates.sort_unstable_by(|a, b| b.cmp(a));
+        let is_file = |d: &Date| {
+            listed
+                .as_ref()
+                .is_some_and(|(dir, _)| matches!(dir.kind(&format!("{d}.md")), Ok(Kind::File(_))))
+        };
         let earlier = dates
             .into_iter()
+            .filter(is_file)
             .take(MAX_EARLIER_LOGS_TRIED)
             .filter_map(|d| tail(&self.daily_rel(d)).map(|t| (d.to_string(), t)))
             .find(|(_, t)| !t.trim().is_empty());

@@ -25,12 +25,22 @@ pub fn truncate_with_marker(s: &str, max: usize, marker: &str) -> String {
     if s.len() <= max {
         return s.to_string();
     }
+    cut_with_marker(s, max, marker)
+}
+
+/// Like [`truncate_with_marker`], but always ends with `marker`: for text
+/// that is already known to be only part of something larger (a read that
+/// stopped at its cap), even when the part itself would fit.
+pub fn cut_with_marker(s: &str, max: usize, marker: &str) -> String {
     if marker.len() >= max {
-        return prefix_at_char_boundary(marker, max).to_string();
+        // No room for the whole marker: a cut marker would read as garbage,
+        // so keep what fits of the text itself.
+        return prefix_at_char_boundary(s, max).to_string();
     }
     let room = max - marker.len();
     let mut kept = prefix_at_char_boundary(s, room);
-    if let Some(nl) = kept.rfind('\n')
+    if kept.len() < s.len()
+        && let Some(nl) = kept.rfind('\n')
         && nl + 1 >= room / 2
     {
         kept = &kept[..nl + 1];
@@ -41,9 +51,10 @@ pub fn truncate_with_marker(s: &str, max: usize, marker: &str) -> String {
     out
 }
 
-/// Replace the `<` of every `<memory` or `</memory` tag (any ASCII case, any
-/// whitespace around the `/`) with `&lt;`, so stored text can neither close
-/// nor open the wrapper of the context block.
+/// Replace the `<` of every `<memory` or `</memory` (any ASCII case, any
+/// whitespace around the `/`, whatever follows) with `&lt;`, so stored text
+/// can neither close nor open the wrapper of the context block, even once
+/// the block is cut.
 pub fn neutralize_wrapper_tags(s: &str) -> Cow<'_, str> {
     let mut out: Option<String> = None;
     let mut copied = 0;
@@ -65,21 +76,16 @@ pub fn neutralize_wrapper_tags(s: &str) -> Cow<'_, str> {
     }
 }
 
-/// Does the text after a `<` spell `memory` or `/memory` as a tag name?
+/// Does the text after a `<` start with `memory` or `/memory` (any ASCII
+/// case, whitespace allowed around the `/`)? Whatever follows counts too:
+/// `<memorybank` is neutralised as well, because the block may later be cut
+/// right after `</memory` and a marker line put there, which would turn a
+/// harmless `</memoryx` into a closing tag.
 fn opens_memory_tag(after: &str) -> bool {
     let rest = after.trim_start();
     let rest = rest.strip_prefix('/').map_or(rest, str::trim_start);
-    let Some(name) = rest.get(..6) else {
-        return false;
-    };
-    if !name.eq_ignore_ascii_case("memory") {
-        return false;
-    }
-    // `<memory>` and `<memory note=..>` are tags; `<memorybank>` is not.
-    !rest[6..]
-        .chars()
-        .next()
-        .is_some_and(|c| c.is_alphanumeric() || c == '-' || c == '_' || c == ':' || c == '.')
+    rest.get(..6)
+        .is_some_and(|name| name.eq_ignore_ascii_case("memory"))
 }
 
 #[cfg(test)]
@@ -114,7 +120,16 @@ mod tests {
             let t = truncate_with_marker(&emoji, max, "!");
             assert!(t.len() <= max);
         }
-        assert_eq!(truncate_with_marker("abcdef", 2, "[cut]"), "[c");
+        assert_eq!(truncate_with_marker("abcdef", 2, "[cut]"), "ab");
+    }
+
+    #[test]
+    fn a_known_cut_is_always_marked() {
+        // A read that stopped inside a two-byte character: what is left fits,
+        // but the file was longer, so the marker must still be there.
+        assert_eq!(cut_with_marker("éé", 10, "[cut]"), "éé[cut]");
+        assert_eq!(cut_with_marker("abc\ndef", 6, "[x]"), "abc[x]");
+        assert_eq!(cut_with_marker("abcdef", 2, "[cut]"), "ab");
     }
 
     #[test]
@@ -125,7 +140,7 @@ mod tests {
             ("< / Memory >", "&lt; / Memory >"),
             ("</memory\n>", "&lt;/memory\n>"),
             ("<memory note=\"x\">", "&lt;memory note=\"x\">"),
-            ("<memorybank> </memoryx>", "<memorybank> </memoryx>"),
+            ("<memorybank> </memoryx>", "&lt;memorybank> &lt;/memoryx>"),
             ("1 < 2, <b>memory</b>", "1 < 2, <b>memory</b>"),
             ("<</memory>", "<&lt;/memory>"),
             ("日本</memory>語", "日本&lt;/memory>語"),

@@ -1,6 +1,9 @@
 //! The memory as model tools: JSON Schema definitions, the usage prompt, and
 //! one entry point that executes a call from its name and JSON arguments.
 
+use std::fmt;
+
+use serde::de::{self, Deserialize, Deserializer, MapAccess, Visitor};
 use serde_json::{Map, Value, json};
 
 use crate::error::{Error, ErrorKind, Result};
@@ -121,20 +124,44 @@ fn invalid(tool: &str, what: String) -> Error {
     Error::new(ErrorKind::InvalidArguments, format!("{tool}: {what}"))
 }
 
-/// Parse a tool's arguments: a JSON object with only the `allowed` fields.
-/// An empty or all-whitespace string counts as `{}`.
+/// A JSON object whose keys are all distinct. `serde_json::Value` keeps the
+/// last of two equal keys; a model (or an injection) could hide a second
+/// `target` or `name` that way, so a repeated key is refused instead.
+struct StrictObject(Map<String, Value>);
+
+impl<'de> Deserialize<'de> for StrictObject {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Fields;
+        impl<'de> Visitor<'de> for Fields {
+            type Value = StrictObject;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<StrictObject, A::Error> {
+                let mut map = Map::new();
+                while let Some(key) = access.next_key::<String>()? {
+                    if map.contains_key(&key) {
+                        return Err(de::Error::custom(format_args!("duplicate field {key:?}")));
+                    }
+                    let value: Value = access.next_value()?;
+                    map.insert(key, value);
+                }
+                Ok(StrictObject(map))
+            }
+        }
+        deserializer.deserialize_map(Fields)
+    }
+}
+
+/// Parse a tool's arguments: a JSON object with only the `allowed` fields,
+/// each at most once. An empty or all-whitespace string counts as `{}`.
 fn parse_object(tool: &str, arguments: &str, allowed: &[&str]) -> Result<Map<String, Value>> {
-    let value: Value = if arguments.trim().is_empty() {
-        Value::Object(Map::new())
+    let map = if arguments.trim().is_empty() {
+        Map::new()
     } else {
-        serde_json::from_str(arguments)
-            .map_err(|e| invalid(tool, format!("arguments are not valid JSON: {e}")))?
-    };
-    let Value::Object(map) = value else {
-        return Err(invalid(
-            tool,
-            format!("arguments must be a JSON object, got {}", type_name(&value)),
-        ));
+        serde_json::from_str::<StrictObject>(arguments)
+            .map_err(|e| invalid(tool, format!("arguments are not a valid JSON object: {e}")))?
+            .0
     };
     if let Some(unknown) = map.keys().find(|k| !allowed.contains(&k.as_str())) {
         return Err(invalid(
@@ -157,20 +184,114 @@ fn type_name(v: &Value) -> &'static str {
 }
 
 /// A string field; absent and `null` are `None`.
-fn opt_str<'a>(tool: &str, map: &'a Map<String, Value>, field: &str) -> Result<Option<&'a str>> {
-    match map.get(field) {
+fn opt_str(tool: &str, map: &mut Map<String, Value>, field: &str) -> Result<Option<String>> {
+    match map.remove(field) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) => Ok(Some(s)),
         Some(other) => Err(invalid(
             tool,
-            format!("field {field:?} must be a string, got {}", type_name(other)),
+            format!(
+                "field {field:?} must be a string, got {}",
+                type_name(&other)
+            ),
         )),
     }
 }
 
-fn req_str<'a>(tool: &str, map: &'a Map<String, Value>, field: &str) -> Result<&'a str> {
+fn req_str(tool: &str, map: &mut Map<String, Value>, field: &str) -> Result<String> {
     opt_str(tool, map, field)?
         .ok_or_else(|| invalid(tool, format!("missing required field {field:?}")))
+}
+
+/// What `memory_read` was asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReadRequest {
+    /// One file.
+    File(ReadSource),
+    /// `source=list`: every memory file of the project.
+    List,
+}
+
+/// A tool call whose name and arguments are well-formed. Parsing checks the
+/// JSON shape and the exact words of targets, sources and modes; note names
+/// and dates are checked when the call runs, by the operation itself.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ToolCall {
+    /// `memory_write`.
+    Write {
+        /// Which file.
+        target: WriteTarget,
+        /// The content to store.
+        content: String,
+        /// `append` unless given.
+        mode: WriteMode,
+        /// The note name (ignored for other targets).
+        name: Option<String>,
+    },
+    /// `memory_read`.
+    Read {
+        /// Which file, or the listing.
+        source: ReadRequest,
+        /// Note name or `YYYY-MM-DD`.
+        name: Option<String>,
+    },
+    /// `memory_search`.
+    Search {
+        /// Space-separated keywords.
+        query: String,
+    },
+}
+
+/// Parse a tool call without touching the store.
+///
+/// # Errors
+/// `unknown-tool`, `invalid-arguments` (not a JSON object, a repeated,
+/// unknown, missing or mistyped field), `invalid-target`, `invalid-mode`.
+pub fn parse(name: &str, arguments: &str) -> Result<ToolCall> {
+    match name {
+        MEMORY_WRITE => {
+            let mut map = parse_object(name, arguments, &["target", "content", "mode", "name"])?;
+            let target: WriteTarget = req_str(name, &mut map, "target")?.parse()?;
+            let content = req_str(name, &mut map, "content")?;
+            let mode = match opt_str(name, &mut map, "mode")? {
+                Some(m) => m.parse()?,
+                None => WriteMode::Append,
+            };
+            let note = opt_str(name, &mut map, "name")?;
+            Ok(ToolCall::Write {
+                target,
+                content,
+                mode,
+                name: note,
+            })
+        }
+        MEMORY_READ => {
+            let mut map = parse_object(name, arguments, &["source", "name"])?;
+            let source = req_str(name, &mut map, "source")?;
+            let note = opt_str(name, &mut map, "name")?;
+            let source = if source == "list" {
+                ReadRequest::List
+            } else {
+                let target = source.parse::<WriteTarget>().map_err(|_| {
+                    Error::new(
+                        ErrorKind::InvalidTarget,
+                        format!("unknown source {source:?}: expected long_term, scratchpad, daily, note or list"),
+                    )
+                })?;
+                ReadRequest::File(target.into())
+            };
+            Ok(ToolCall::Read { source, name: note })
+        }
+        MEMORY_SEARCH => {
+            let mut map = parse_object(name, arguments, &["query"])?;
+            let query = req_str(name, &mut map, "query")?;
+            Ok(ToolCall::Search { query })
+        }
+        _ => Err(Error::new(
+            ErrorKind::UnknownTool,
+            format!("unknown tool {name:?}: expected memory_write, memory_read or memory_search"),
+        )),
+    }
 }
 
 /// Shown for a missing or empty file.
@@ -184,60 +305,110 @@ pub const NO_FILES: &str = "(no memory files)";
 /// `unknown-tool`, `invalid-arguments`, `invalid-target`, `invalid-mode`,
 /// and the errors of the operation; a missing note is `not-found`.
 pub fn call(memory: &Memory, name: &str, arguments: &str) -> Result<String> {
-    match name {
-        MEMORY_WRITE => {
-            let map = parse_object(name, arguments, &["target", "content", "mode", "name"])?;
-            let target: WriteTarget = req_str(name, &map, "target")?.parse()?;
-            let content = req_str(name, &map, "content")?;
-            let mode = match opt_str(name, &map, "mode")? {
-                Some(m) => m.parse()?,
-                None => WriteMode::Append,
-            };
-            let note = opt_str(name, &map, "name")?;
-            Ok(memory.write(target, content, mode, note)?.message)
-        }
-        MEMORY_READ => {
-            let map = parse_object(name, arguments, &["source", "name"])?;
-            let source = req_str(name, &map, "source")?;
-            let note = opt_str(name, &map, "name")?;
-            if source == "list" {
-                let files = memory.list_files()?;
-                if files.is_empty() {
-                    return Ok(NO_FILES.to_string());
-                }
-                let paths: Vec<String> = files.into_iter().map(|f| f.path).collect();
-                return Ok(paths.join("\n"));
+    match parse(name, arguments)? {
+        ToolCall::Write {
+            target,
+            content,
+            mode,
+            name,
+        } => Ok(memory
+            .write(target, &content, mode, name.as_deref())?
+            .message),
+        ToolCall::Read {
+            source: ReadRequest::List,
+            ..
+        } => {
+            let files = memory.list_files()?;
+            if files.is_empty() {
+                return Ok(NO_FILES.to_string());
             }
-            let source: ReadSource = source
-                .parse::<WriteTarget>()
-                .map_err(|_| {
-                    Error::new(
-                        ErrorKind::InvalidTarget,
-                        format!("unknown source {source:?}: expected long_term, scratchpad, daily, note or list"),
-                    )
-                })?
-                .into();
-            match memory.read(source, note)? {
-                Some(text) if !text.is_empty() => Ok(text),
-                None if source == ReadSource::Note => Err(Error::new(
-                    ErrorKind::NotFound,
-                    format!(
-                        "note {:?} does not exist; memory_read with source=list shows the notes",
-                        note.unwrap_or_default().trim()
-                    ),
-                )),
-                _ => Ok(EMPTY.to_string()),
-            }
+            let paths: Vec<String> = files.into_iter().map(|f| f.path).collect();
+            Ok(paths.join("\n"))
         }
-        MEMORY_SEARCH => {
-            let map = parse_object(name, arguments, &["query"])?;
-            let query = req_str(name, &map, "query")?;
-            let results = memory.search(query)?;
+        ToolCall::Read {
+            source: ReadRequest::File(source),
+            name,
+        } => match memory.read(source, name.as_deref())? {
+            Some(text) if !text.is_empty() => Ok(text),
+            None if source == ReadSource::Note => Err(Error::new(
+                ErrorKind::NotFound,
+                format!(
+                    "note {:?} does not exist; memory_read with source=list shows the notes",
+                    name.as_deref().unwrap_or_default().trim()
+                ),
+            )),
+            _ => Ok(EMPTY.to_string()),
+        },
+        ToolCall::Search { query } => {
+            let results = memory.search(&query)?;
             Ok(results.render(memory.caps().max_read_bytes))
         }
-        _ => Err(Error::new(
-            ErrorKind::UnknownTool,
-            format!("unknown tool {name:?}: expected memory_write, memory_read or memory_search"),
-        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parse_gives_typed_calls() {
+        assert_eq!(
+            parse(
+                MEMORY_WRITE,
+                r#"{"target":"note","content":"x","name":"a","mode":null}"#
+            )
+            .unwrap(),
+            ToolCall::Write {
+                target: WriteTarget::Note,
+                content: "x".into(),
+                mode: WriteMode::Append,
+                name: Some("a".into()),
+            }
+        );
+        assert_eq!(
+            parse(MEMORY_READ, r#"{"source":"list"}"#).unwrap(),
+            ToolCall::Read {
+                source: ReadRequest::List,
+                name: None
+            }
+        );
+        assert_eq!(
+            parse(MEMORY_SEARCH, r#" {"query":"a b"} "#).unwrap(),
+            ToolCall::Search {
+                query: "a b".into()
+            }
+        );
+    }
+
+    #[test]
+    fn repeated_fields_are_refused() {
+        for (tool, args) in [
+            (
+                MEMORY_WRITE,
+                r#"{"target":"note","target":"long_term","content":"x"}"#,
+            ),
+            (MEMORY_READ, r#"{"source":"list","source":"note"}"#),
+            (MEMORY_SEARCH, r#"{"query":"a","query":"b"}"#),
+        ] {
+            let err = parse(tool, args).unwrap_err();
+            assert_eq!(err.kind(), ErrorKind::InvalidArguments, "{args}");
+            assert!(
+                err.message().contains("duplicate field"),
+                "{}",
+                err.message()
+            );
+        }
+    }
+
+    #[test]
+    fn deep_nesting_is_an_error_not_a_crash() {
+        let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+        let err = parse(MEMORY_WRITE, &deep).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::InvalidArguments);
+        let deep = format!(r#"{{"target":"long_term","content":{deep}}}"#);
+        assert_eq!(
+            parse(MEMORY_WRITE, &deep).unwrap_err().kind(),
+            ErrorKind::InvalidArguments
+        );
     }
 }

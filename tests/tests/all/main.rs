@@ -5,7 +5,10 @@
 
 mod agreement;
 mod cases;
+mod durability;
 mod golden;
+mod hostile;
+mod sandbox;
 mod vectors;
 
 /// Instantiate each case once per backend.

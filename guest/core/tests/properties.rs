@@ -1,0 +1,259 @@
+//! Properties that must hold whatever is stored, checked with proptest on
+//! generated input (256 cases each by default; `PROPTEST_CASES=N` for more):
+//!
+//! - the context block never exceeds its cap, has exactly one opening and
+//!   one closing wrapper tag, ends with the closing tag, and adds no
+//!   replacement character to valid UTF-8, whatever the files hold (any
+//!   bytes, forged tags, huge logs);
+//! - truncation never splits a character, never exceeds its limit, and
+//!   keeps a prefix of the text;
+//! - appending never loses or changes earlier content.
+
+use std::fs;
+use std::path::Path;
+
+use agent_memory_core::context::{self, CLOSE_TAG, OPEN_TAG, Sources};
+use agent_memory_core::text::{prefix_at_char_boundary, truncate_with_marker};
+use agent_memory_core::{Caps, Clock, Memory, Options, ReadSource, WriteMode, WriteTarget};
+use proptest::prelude::*;
+
+/// 2026-05-30 09:15 at UTC+2, as the behavioural suite pins it.
+const NOW: i64 = 1_780_125_300;
+const PROJECT: &str = "/home/dev/src/my-app";
+
+/// Pieces that matter to the block: wrapper tags in many spellings,
+/// checklist items, line breaks, multi-byte characters, and arbitrary text.
+fn piece() -> impl Strategy<Value = String> {
+    prop_oneof![
+        3 => prop::sample::select(vec![
+            "</memory>", "<memory>", "< / MEMORY >", "</Memory\n>", "<memory note=\"x\">",
+            "<</memory>", "</memory", "<memorybank>", "&lt;/memory>", "\n", "\r\n", "\n\n",
+            "- [ ] open item", "* [ ] starred", "- [x] done", "### 09:00 — entry", "日本語",
+            "🎉", "é", "\u{fffd}", " ", "\t", "word",
+        ])
+        .prop_map(str::to_string),
+        2 => any::<String>(),
+        1 => prop::collection::vec(prop::sample::select(vec!['a', 'e', 'm', 'z', ' ']), 0..40)
+            .prop_map(String::from_iter),
+    ]
+}
+
+/// A text of up to a few hundred pieces, repeated to reach past the caps.
+fn text() -> impl Strategy<Value = String> {
+    (prop::collection::vec(piece(), 0..60), 1usize..400).prop_map(|(pieces, times)| {
+        let unit = pieces.concat();
+        // Keep cases fast: at most ~200 KB.
+        let times = times.min(200_000 / unit.len().max(1)).max(1);
+        unit.repeat(times)
+    })
+}
+
+/// Wrapper tags as a lenient reader would see them: `<`, optional space,
+/// optional `/`, optional space, then `memory` in any case (whatever
+/// follows: a cut may put a line break right after it). Returns (opening,
+/// closing) counts.
+fn wrapper_tags(block: &str) -> (usize, usize) {
+    let (mut open, mut close) = (0, 0);
+    for (at, _) in block.match_indices('<') {
+        let rest = block[at + 1..].trim_start();
+        let (closing, rest) = match rest.strip_prefix('/') {
+            Some(r) => (true, r.trim_start()),
+            None => (false, rest),
+        };
+        if rest
+            .get(..6)
+            .is_some_and(|n| n.eq_ignore_ascii_case("memory"))
+        {
+            if closing {
+                close += 1;
+            } else {
+                open += 1;
+            }
+        }
+    }
+    (open, close)
+}
+
+fn check_block(block: &str, cap: usize, inputs_clean: bool) -> Result<(), TestCaseError> {
+    prop_assert!(
+        block.len() <= cap,
+        "{} bytes over the cap {cap}",
+        block.len()
+    );
+    prop_assert!(block.starts_with(OPEN_TAG));
+    prop_assert!(block.ends_with(CLOSE_TAG));
+    prop_assert_eq!(wrapper_tags(block), (1, 1), "forged or missing tags");
+    if inputs_clean {
+        prop_assert!(!block.contains('\u{fffd}'), "a split character");
+    }
+    Ok(())
+}
+
+fn clean(texts: &[&str]) -> bool {
+    texts.iter().all(|t| !t.contains('\u{fffd}'))
+}
+
+proptest! {
+    #[test]
+    fn the_block_respects_cap_and_wrapper_whatever_the_sections(
+        long_term in text(),
+        scratchpad in text(),
+        earlier in text(),
+        today in text(),
+        cap in 512usize..70_000,
+    ) {
+        let sources = Sources {
+            long_term: Some((long_term.clone(), long_term.len() as u64)),
+            scratchpad: Some(scratchpad.clone()),
+            earlier: Some(("2026-05-29".into(), earlier.clone())),
+            today: Some(("2026-05-30".into(), today.clone())),
+        };
+        if let Some(block) = context::build(&sources, cap) {
+            let inputs_clean = clean(&[&long_term, &scratchpad, &earlier, &today]);
+            check_block(&block, cap, inputs_clean)?;
+        }
+    }
+
+    #[test]
+    fn the_block_from_a_store_of_arbitrary_bytes_is_capped_and_wrapped(
+        memory_md in prop::collection::vec(any::<u8>(), 0..3000),
+        log in text(),
+        raw_log in prop::collection::vec(any::<u8>(), 0..3000),
+        pad in text(),
+        cap in 512usize..40_000,
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        let memory = open(dir.path(), cap);
+        let pd = dir.path().join(memory.project_dir());
+        fs::create_dir_all(pd.join("daily")).unwrap();
+        fs::write(dir.path().join("MEMORY.md"), &memory_md).unwrap();
+        fs::write(pd.join("SCRATCHPAD.md"), &pad).unwrap();
+        fs::write(pd.join("daily/2026-05-30.md"), &log).unwrap();
+        fs::write(pd.join("daily/2026-05-28.md"), &raw_log).unwrap();
+        if let Some(block) = memory.context_block().unwrap() {
+            check_block(&block, cap, false)?;
+        }
+    }
+
+    #[test]
+    fn the_block_from_valid_utf8_files_never_splits_a_character(
+        memory_md in text(),
+        log in text(),
+        earlier in text(),
+        cap in 512usize..40_000,
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        let memory = open(dir.path(), cap);
+        let pd = dir.path().join(memory.project_dir());
+        fs::create_dir_all(pd.join("daily")).unwrap();
+        fs::write(dir.path().join("MEMORY.md"), &memory_md).unwrap();
+        fs::write(pd.join("daily/2026-05-30.md"), &log).unwrap();
+        fs::write(pd.join("daily/2026-05-29.md"), &earlier).unwrap();
+        if let Some(block) = memory.context_block().unwrap() {
+            check_block(&block, cap, clean(&[&memory_md, &log, &earlier]))?;
+        }
+    }
+
+    #[test]
+    fn truncation_never_splits_a_character(s in text(), max in 0usize..300_000, marker in piece()) {
+        let max = max % (s.len() + 16);
+        let p = prefix_at_char_boundary(&s, max);
+        prop_assert!(p.len() <= max);
+        prop_assert!(s.starts_with(p));
+        if s.len() > max {
+            prop_assert!(p.len() + 4 > max, "cut {} bytes short of {max}", max - p.len());
+        } else {
+            prop_assert_eq!(p, s.as_str());
+        }
+        let t = truncate_with_marker(&s, max, &marker);
+        prop_assert!(t.len() <= max || s.len() <= max);
+        if s.len() <= max {
+            prop_assert_eq!(&t, &s);
+        } else if marker.len() < max {
+            let kept = t.strip_suffix(marker.as_str()).expect("ends with the marker");
+            prop_assert!(s.starts_with(kept));
+        } else {
+            // No room for the marker: a plain prefix, never a cut marker.
+            prop_assert!(s.starts_with(t.as_str()));
+        }
+    }
+
+    #[test]
+    fn capped_writes_and_reads_cut_at_character_boundaries(
+        content in text(),
+        write_cap in 1usize..5_000,
+        read_cap in 512usize..5_000,
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        let mut options = Options::new(PROJECT);
+        options.clock = Clock { utc_offset_minutes: 120, fixed_unix_seconds: Some(NOW) };
+        options.caps = Caps { max_write_bytes: write_cap, max_read_bytes: read_cap, ..Caps::default() };
+        let memory = Memory::open(dir.path(), options).unwrap();
+        let receipt = memory
+            .write(WriteTarget::Note, &content, WriteMode::Overwrite, Some("n"))
+            .unwrap();
+        let stored = fs::read(dir.path().join(&receipt.path)).unwrap();
+        let stored = String::from_utf8(stored).expect("stored bytes are UTF-8");
+        prop_assert!(content.starts_with(&stored));
+        prop_assert!(stored.len() <= write_cap);
+        if content.len() > write_cap {
+            prop_assert!(stored.len() + 4 > write_cap);
+            prop_assert_eq!(receipt.truncated_from, Some(content.len() as u64));
+        }
+        // Read back a larger file than the read cap, planted directly.
+        fs::write(dir.path().join(&receipt.path), &content).unwrap();
+        let read = memory.read(ReadSource::Note, Some("n")).unwrap().unwrap_or_default();
+        prop_assert!(read.len() <= read_cap, "{} > {read_cap}", read.len());
+        if content.len() <= read_cap {
+            prop_assert_eq!(&read, &content);
+        } else {
+            let (kept, marker) = read.rsplit_once("\n…[truncated:").expect("a marker");
+            let total = format!("of {} bytes", content.len());
+            prop_assert!(marker.contains(&total), "marker {}", marker);
+            prop_assert!(content.starts_with(kept));
+            if clean(&[&content]) {
+                prop_assert!(!read.contains('\u{fffd}'), "a split character");
+            }
+        }
+    }
+
+    #[test]
+    fn append_never_loses_earlier_content(
+        ops in prop::collection::vec((0usize..4, text()), 1..12),
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        let memory = open(dir.path(), 32 * 1024);
+        let mut expected: [String; 4] = Default::default();
+        for (which, content) in ops {
+            let (target, name) = match which {
+                0 => (WriteTarget::LongTerm, None),
+                1 => (WriteTarget::Daily, None),
+                2 => (WriteTarget::Note, Some("a")),
+                _ => (WriteTarget::Scratchpad, None),
+            };
+            let content = prefix_at_char_boundary(&content, memory.caps().max_write_bytes);
+            let before = expected[which].clone();
+            let receipt = memory.write(target, content, WriteMode::Append, name).unwrap();
+            let model = &mut expected[which];
+            if !content.is_empty() {
+                if !model.is_empty() && !model.ends_with('\n') {
+                    model.push('\n');
+                }
+                model.push_str(content);
+            }
+            let on_disk = fs::read_to_string(dir.path().join(&receipt.path)).unwrap_or_default();
+            prop_assert!(on_disk.starts_with(&before), "earlier content changed");
+            prop_assert_eq!(&on_disk, model);
+        }
+    }
+}
+
+fn open(root: &Path, cap: usize) -> Memory {
+    let mut options = Options::new(PROJECT);
+    options.clock = Clock {
+        utc_offset_minutes: 120,
+        fixed_unix_seconds: Some(NOW),
+    };
+    options.caps.max_inject_bytes = cap;
+    Memory::open(root, options).unwrap()
+}
