@@ -1,10 +1,24 @@
 //! Keyword search: a pure matcher over one file's text, ranking, and the
 //! capped rendering for a model. Where the bytes come from is the store's
 //! business (see `Memory::search`).
+//!
+//! A term matches a line when the line, lowercased by Unicode rules
+//! (`str::to_lowercase`), contains the term lowercased the same way. That is
+//! what the matcher computes, but on the fast path without lowercasing
+//! anything: when every term is ASCII after lowercasing, an ASCII
+//! case-insensitive byte search over the original text finds exactly the
+//! same lines, because lowercasing maps ASCII to ASCII and every other
+//! character to non-ASCII characters — except U+0130 (`İ`, to `i` + U+0307)
+//! and U+212A (Kelvin sign, to `k`). A file holding one of those two (where
+//! a term could use it) or, for a query with a non-ASCII term, any non-ASCII
+//! text, takes the exact slow path: lowercase the file and compare lines.
+
+mod scan;
 
 use std::cmp::Ordering;
 
 use crate::text::truncate_with_marker;
+use scan::{Finder, line_end, line_start};
 
 /// Lines of context kept on each side of a matching line.
 pub const CONTEXT_LINES: usize = 3;
@@ -18,6 +32,55 @@ pub const PREVIEW_LINES: usize = 3;
 pub struct Query {
     terms: Vec<String>,
     lowered: Vec<String>,
+}
+
+/// How to look for a query's terms in a file's text.
+#[derive(Debug)]
+struct Plan {
+    /// Per term: the ASCII finder, or `None` for a term that is not ASCII
+    /// after lowercasing (it can only match non-ASCII text).
+    finders: Vec<Option<Finder>>,
+    /// Some term is not ASCII: the fast path only serves ASCII files.
+    non_ascii_term: bool,
+    /// Some ASCII term contains `k`, which the Kelvin sign lowercases to.
+    kelvin: Option<Finder>,
+    /// Some ASCII term ends in `i`, which `İ` lowercases to (followed by a
+    /// combining dot, so only a term's last `i` can come from it).
+    dotted_i: Option<Finder>,
+}
+
+impl Plan {
+    fn new(query: &Query) -> Plan {
+        let ascii = || query.lowered.iter().filter(|t| t.is_ascii());
+        Plan {
+            finders: query
+                .lowered
+                .iter()
+                .map(|t| t.is_ascii().then(|| Finder::new(t.as_bytes())))
+                .collect(),
+            non_ascii_term: query.lowered.iter().any(|t| !t.is_ascii()),
+            kelvin: ascii()
+                .any(|t| t.contains('k'))
+                .then(|| Finder::new("\u{212A}".as_bytes())),
+            dotted_i: ascii()
+                .any(|t| t.ends_with('i'))
+                .then(|| Finder::new("\u{130}".as_bytes())),
+        }
+    }
+
+    /// Does the ASCII scan give exactly the Unicode-lowercase answer here?
+    fn fast_path_exact(&self, text: &str) -> bool {
+        let bytes = text.as_bytes();
+        !(self.non_ascii_term && !text.is_ascii()
+            || self
+                .kelvin
+                .as_ref()
+                .is_some_and(|f| f.find(bytes, 0).is_some())
+            || self
+                .dotted_i
+                .as_ref()
+                .is_some_and(|f| f.find(bytes, 0).is_some()))
+    }
 }
 
 impl Query {
@@ -101,8 +164,13 @@ pub struct FileMeta {
 #[derive(Debug)]
 pub struct Searcher {
     query: Query,
+    plan: Plan,
     counts: Vec<usize>,
     hits: Vec<SearchHit>,
+    /// Per file, reused: which terms matched, and where each matching line
+    /// ends (the offset of its `\n`, or the text's length).
+    matched: Vec<bool>,
+    hit_lines: Vec<usize>,
 }
 
 impl Searcher {
@@ -110,9 +178,57 @@ impl Searcher {
     pub fn new(query: Query) -> Searcher {
         let counts = vec![0; query.terms.len()];
         Searcher {
+            plan: Plan::new(&query),
+            matched: vec![false; query.terms.len()],
             query,
             counts,
             hits: Vec::new(),
+            hit_lines: Vec::new(),
+        }
+    }
+
+    /// Fill `self.hit_lines` (sorted line ends) and `self.matched`, and add
+    /// to the term counts, for the lines of `text` that match.
+    fn match_lines(&mut self, text: &str) {
+        self.matched.fill(false);
+        self.hit_lines.clear();
+        if self.plan.fast_path_exact(text) {
+            let bytes = text.as_bytes();
+            for (t, finder) in self.plan.finders.iter().enumerate() {
+                // A term that is not ASCII cannot occur in this (ASCII) text.
+                let Some(finder) = finder else { continue };
+                let mut from = 0;
+                while let Some(at) = finder.find(bytes, from) {
+                    let end = line_end(bytes, at + finder.len());
+                    self.hit_lines.push(end);
+                    self.matched[t] = true;
+                    self.counts[t] += 1;
+                    // One count per line: go on from the next line.
+                    from = end + 1;
+                }
+            }
+            self.hit_lines.sort_unstable();
+            self.hit_lines.dedup();
+        } else {
+            // Lowercasing never adds or removes a '\n', so the lowered text
+            // has the same lines as the original and the two can be walked
+            // together.
+            let lowered = text.to_lowercase();
+            let mut end = 0;
+            for (line, low) in text.split_inclusive('\n').zip(lowered.lines()) {
+                end += line.len();
+                let mut any = false;
+                for (t, term) in self.query.lowered.iter().enumerate() {
+                    if low.contains(term.as_str()) {
+                        any = true;
+                        self.matched[t] = true;
+                        self.counts[t] += 1;
+                    }
+                }
+                if any {
+                    self.hit_lines.push(end - usize::from(line.ends_with('\n')));
+                }
+            }
         }
     }
 
@@ -121,30 +237,12 @@ impl Searcher {
         if self.query.is_empty() {
             return;
         }
-        // Lowercasing never adds or removes a '\n', so the lowered text has
-        // the same lines as the original and the two can be walked together.
-        let lowered = text.to_lowercase();
-        let lines: Vec<&str> = text.lines().collect();
-        let mut matched = vec![false; self.query.terms.len()];
-        let mut hit_lines = Vec::new();
-        for (i, low) in lowered.lines().enumerate() {
-            let mut any = false;
-            for (t, term) in self.query.lowered.iter().enumerate() {
-                if low.contains(term.as_str()) {
-                    any = true;
-                    matched[t] = true;
-                    self.counts[t] += 1;
-                }
-            }
-            if any {
-                hit_lines.push(i);
-            }
-        }
-        if !hit_lines.is_empty() {
-            let body = render_windows(&lines, &hit_lines);
+        self.match_lines(text);
+        if !self.hit_lines.is_empty() {
+            let body = render_windows(text, &self.hit_lines);
             self.hits.push(SearchHit {
-                matched_terms: self.pick(&matched),
-                total_hits: hit_lines.len(),
+                matched_terms: self.pick(&self.matched),
+                total_hits: self.hit_lines.len(),
                 body,
                 filename_only: false,
                 path: meta.path,
@@ -158,9 +256,8 @@ impl Searcher {
             in_name[t] = true;
         }
         if in_name.iter().any(|&m| m) {
-            let preview: Vec<&str> = lines
-                .iter()
-                .copied()
+            let preview: Vec<&str> = text
+                .lines()
                 .filter(|l| !l.trim().is_empty())
                 .take(PREVIEW_LINES)
                 .collect();
@@ -215,12 +312,35 @@ fn rank(a: &SearchHit, b: &SearchHit) -> Ordering {
 
 /// Widen each matching line by [`CONTEXT_LINES`], merge windows that overlap
 /// or touch, keep at most [`MAX_WINDOWS`], and join them with `…` lines.
-fn render_windows(lines: &[&str], hit_lines: &[usize]) -> String {
-    let last = lines.len().saturating_sub(1);
+/// Lines are those of `str::lines`; `hit_lines` holds, ascending, where the
+/// matching lines end (the offset of their `\n`, or the text's length).
+fn render_windows(text: &str, hit_lines: &[usize]) -> String {
+    let bytes = text.as_bytes();
+    // The end of the line after the one ending at `end`, if there is one (a
+    // final '\n' ends the last line; no empty line follows it).
+    let next = |end: usize| (end + 1 < bytes.len()).then(|| line_end(bytes, end + 1));
+    // The start of the line before the one starting at `start`, if any.
+    let prev = |start: usize| (start > 0).then(|| line_start(bytes, start - 1));
+    // Windows as (start of the first line, end of the last line).
     let mut windows: Vec<(usize, usize)> = Vec::new();
-    for &i in hit_lines {
-        let lo = i.saturating_sub(CONTEXT_LINES);
-        let hi = (i + CONTEXT_LINES).min(last);
+    for &end in hit_lines {
+        let mut hi = end;
+        for _ in 0..CONTEXT_LINES {
+            hi = next(hi).unwrap_or(hi);
+        }
+        if let Some(w) = windows.last_mut()
+            && end <= w.1
+        {
+            // Inside the last window: only its end can move.
+            w.1 = w.1.max(hi);
+            continue;
+        }
+        let mut lo = line_start(bytes, end);
+        for _ in 0..CONTEXT_LINES {
+            lo = prev(lo).unwrap_or(lo);
+        }
+        // Overlapping or touching: the window starts no later than the line
+        // after the last window's last line.
         if let Some(w) = windows.last_mut()
             && lo <= w.1 + 1
         {
@@ -232,15 +352,34 @@ fn render_windows(lines: &[&str], hit_lines: &[usize]) -> String {
         }
     }
     let mut body = String::new();
-    for (n, (lo, hi)) in windows.iter().enumerate() {
+    for (n, &(lo, hi)) in windows.iter().enumerate() {
         if n > 0 {
             body.push_str("\n…\n");
         }
-        body.push_str(&lines[*lo..=*hi].join("\n"));
+        let mut line = lo;
+        loop {
+            let end = line_end(bytes, line);
+            // As `str::lines`: drop the '\n' and a '\r' just before it.
+            let content = if end < bytes.len() {
+                text[line..end]
+                    .strip_suffix('\r')
+                    .unwrap_or(&text[line..end])
+            } else {
+                &text[line..end]
+            };
+            body.push_str(content);
+            if end >= hi {
+                break;
+            }
+            body.push('\n');
+            line = end + 1;
+        }
     }
     body
 }
 
+/// Smallest piece of a cut hit worth showing, in bytes.
+const MIN_CUT_HIT: usize = 32;
 const TRUNCATED: &str = "\n…[search truncated]";
 
 impl SearchResults {
@@ -281,24 +420,32 @@ impl SearchResults {
                 format!("\n\n…[{omitted} more file{} omitted]", plural(omitted))
             }
         };
-        let blocks: Vec<String> = self
-            .hits
-            .iter()
-            .map(|h| {
-                format!(
-                    "{}  [matched: {}]\n{}",
-                    h.path,
-                    h.matched_terms.join(", "),
-                    h.body
-                )
-            })
-            .collect();
+        // Each hit as `<path>  [matched: a, b]\n<body>`; only the shown
+        // ones are ever written out (there may be thousands of hits).
+        const MATCHED: &str = "  [matched: ";
+        let block_len = |h: &SearchHit| {
+            let terms: usize = h.matched_terms.iter().map(String::len).sum::<usize>()
+                + 2 * h.matched_terms.len().saturating_sub(1);
+            h.path.len() + MATCHED.len() + terms + 2 + h.body.len()
+        };
+        let write_block = |out: &mut String, h: &SearchHit| {
+            out.push_str(&h.path);
+            out.push_str(MATCHED);
+            for (i, term) in h.matched_terms.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                out.push_str(term);
+            }
+            out.push_str("]\n");
+            out.push_str(&h.body);
+        };
         // The widest summary and omission line bound what the final ones take.
         let overhead = summary(total).len() + omitted_line(total).len();
         let mut used = overhead;
         let mut shown = 0;
-        for block in &blocks {
-            let add = 2 + block.len();
+        for hit in &self.hits {
+            let add = 2 + block_len(hit);
             if used + add > max_bytes {
                 break;
             }
@@ -306,15 +453,21 @@ impl SearchResults {
             shown += 1;
         }
         let mut out = summary(shown.max(1));
-        if shown == 0 {
-            let room = max_bytes.saturating_sub(out.len() + 2 + omitted_line(total - 1).len());
+        let room = max_bytes.saturating_sub(out.len() + 2 + omitted_line(total - 1).len());
+        if shown == 0 && room >= TRUNCATED.len() + MIN_CUT_HIT {
+            let mut first = String::new();
+            write_block(&mut first, &self.hits[0]);
             out.push_str("\n\n");
-            out.push_str(&truncate_with_marker(&blocks[0], room, TRUNCATED));
+            out.push_str(&truncate_with_marker(&first, room, TRUNCATED));
             shown = 1;
+        } else if shown == 0 {
+            // Not even a cut hit fits: the summary and the count of what was
+            // left out are all there is room for.
+            out = summary(0);
         } else {
-            for block in &blocks[..shown] {
+            for hit in &self.hits[..shown] {
                 out.push_str("\n\n");
-                out.push_str(block);
+                write_block(&mut out, hit);
             }
         }
         out.push_str(&omitted_line(total - shown));
@@ -494,6 +647,230 @@ Staging is flaky on Mondays.";
         );
     }
 
+    /// The matcher as first written (lowercase every file, `contains` per
+    /// line and term, windows over line indexes): the fast path must agree
+    /// with it on every input.
+    fn reference(files: &[(String, String)], query: &str) -> SearchResults {
+        let query = Query::parse(query);
+        let mut counts = vec![0; query.terms.len()];
+        let mut hits = Vec::new();
+        for (path, text) in files {
+            let lowered = text.to_lowercase();
+            let lines: Vec<&str> = text.lines().collect();
+            let mut matched = vec![false; query.terms.len()];
+            let mut hit_lines = Vec::new();
+            for (i, low) in lowered.lines().enumerate() {
+                let mut any = false;
+                for (t, term) in query.lowered.iter().enumerate() {
+                    if low.contains(term.as_str()) {
+                        any = true;
+                        matched[t] = true;
+                        counts[t] += 1;
+                    }
+                }
+                if any {
+                    hit_lines.push(i);
+                }
+            }
+            if hit_lines.is_empty() {
+                continue;
+            }
+            let last = lines.len().saturating_sub(1);
+            let mut windows: Vec<(usize, usize)> = Vec::new();
+            for &i in &hit_lines {
+                let lo = i.saturating_sub(CONTEXT_LINES);
+                let hi = (i + CONTEXT_LINES).min(last);
+                if let Some(w) = windows.last_mut()
+                    && lo <= w.1 + 1
+                {
+                    w.1 = w.1.max(hi);
+                } else if windows.len() == MAX_WINDOWS {
+                    break;
+                } else {
+                    windows.push((lo, hi));
+                }
+            }
+            let body = windows
+                .iter()
+                .map(|(lo, hi)| lines[*lo..=*hi].join("\n"))
+                .collect::<Vec<_>>()
+                .join("\n…\n");
+            let matched_terms = query
+                .terms
+                .iter()
+                .zip(&matched)
+                .filter(|(_, m)| **m)
+                .map(|(t, _)| t.clone())
+                .collect();
+            hits.push(SearchHit {
+                path: path.clone(),
+                matched_terms,
+                total_hits: hit_lines.len(),
+                body,
+                filename_only: false,
+                date: None,
+                is_memory_md: false,
+            });
+        }
+        hits.sort_by(rank);
+        SearchResults {
+            terms: query.terms.into_iter().zip(counts).collect(),
+            hits,
+        }
+    }
+
+    #[test]
+    fn fast_path_agrees_with_unicode_lowercasing() {
+        // Pieces chosen to hit every special case: ASCII case, CR/LF and a
+        // bare CR, characters whose lowercase is ASCII (Kelvin sign, `İ`),
+        // final sigma, multi-byte text around ASCII, blank lines.
+        const PIECES: &[&str] = &[
+            "deploy", "DEPLOY", "Dep", "loy", "staging", " ", " ", "\n", "\n", "\r\n", "\r",
+            "\u{212A}", "k", "K", "İ", "i", "I", "ΟΔΟΣ", "οδος", "Σ", "é", "É", "日本", "—", "x",
+            "ok", "ki", "\n\n",
+        ];
+        const QUERIES: &[&str] = &[
+            "deploy",
+            "DEPLOY staging",
+            "k",
+            "ok",
+            "i",
+            "ki",
+            "xi",
+            "οδος",
+            "ΟΔΟΣ deploy",
+            "é",
+            "\u{212A}",
+            "İ",
+            "日本 x",
+            "loy\u{212A}",
+        ];
+        let mut state = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = |n: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % n as u64) as usize
+        };
+        for round in 0..400 {
+            let files: Vec<(String, String)> = (0..4)
+                .map(|f| {
+                    let len = next(if round % 10 == 0 { 400 } else { 60 });
+                    let text: String = (0..len)
+                        .map(|_| match round % 3 {
+                            // Sparse matches among plain lines: separate
+                            // windows, touching ones, the five-window cap.
+                            0 if next(8) != 0 => "plain line\n",
+                            _ => PIECES[next(PIECES.len())],
+                        })
+                        .collect();
+                    (format!("n/{round}-{f}.md"), text)
+                })
+                .collect();
+            for query in QUERIES {
+                let mut s = Searcher::new(Query::parse(query));
+                for (path, text) in &files {
+                    // A stem no term matches: only content hits compared.
+                    s.add_file(
+                        FileMeta {
+                            path: path.clone(),
+                            stem: "-".into(),
+                            date: None,
+                            is_memory_md: false,
+                        },
+                        text,
+                    );
+                }
+                assert_eq!(
+                    s.finish(),
+                    reference(&files, query),
+                    "query {query:?} on {files:?}"
+                );
+            }
+        }
+    }
+
+    /// `render` as first written: every hit formatted up front.
+    fn reference_render(r: &SearchResults, max_bytes: usize) -> String {
+        let terms: Vec<String> = r.terms.iter().map(|(t, c)| format!("{t}({c})")).collect();
+        let terms = terms.join(" ");
+        let total = r.hits.len();
+        let summary = |shown: usize| {
+            format!(
+                "Searched {} term{}: {terms} across {total} file{}. Showing top {shown} by relevance.",
+                r.terms.len(),
+                plural(r.terms.len()),
+                plural(total),
+            )
+        };
+        let omitted_line = |omitted: usize| {
+            if omitted == 0 {
+                String::new()
+            } else {
+                format!("\n\n…[{omitted} more file{} omitted]", plural(omitted))
+            }
+        };
+        let blocks: Vec<String> = r
+            .hits
+            .iter()
+            .map(|h| {
+                format!(
+                    "{}  [matched: {}]\n{}",
+                    h.path,
+                    h.matched_terms.join(", "),
+                    h.body
+                )
+            })
+            .collect();
+        let mut used = summary(total).len() + omitted_line(total).len();
+        let mut shown = 0;
+        for block in &blocks {
+            if used + 2 + block.len() > max_bytes {
+                break;
+            }
+            used += 2 + block.len();
+            shown += 1;
+        }
+        let mut out = summary(shown.max(1));
+        let room = max_bytes.saturating_sub(out.len() + 2 + omitted_line(total - 1).len());
+        if shown == 0 && room >= TRUNCATED.len() + MIN_CUT_HIT {
+            out.push_str("\n\n");
+            out.push_str(&truncate_with_marker(&blocks[0], room, TRUNCATED));
+            shown = 1;
+        } else if shown == 0 {
+            out = summary(0);
+        } else {
+            for block in &blocks[..shown] {
+                out.push_str("\n\n");
+                out.push_str(block);
+            }
+        }
+        out.push_str(&omitted_line(total - shown));
+        truncate_with_marker(&out, max_bytes, TRUNCATED)
+    }
+
+    #[test]
+    fn render_writes_what_formatting_every_hit_would() {
+        let files: Vec<(String, String)> = (0..12)
+            .map(|i| {
+                (
+                    format!("n/{i:02}.md"),
+                    format!("deploy {i} staging\n{}\nrollback", "x".repeat(40 * i)),
+                )
+            })
+            .collect();
+        let files: Vec<(&str, &str)> = files
+            .iter()
+            .map(|(p, t)| (p.as_str(), t.as_str()))
+            .collect();
+        for query in ["deploy", "deploy rollback staging", "11"] {
+            let r = search(&files, query);
+            for max in (0..3000).step_by(7) {
+                assert_eq!(r.render(max), reference_render(&r, max), "{query} {max}");
+            }
+        }
+    }
+
     #[test]
     fn render_empty_cases() {
         assert!(search(&[], "  ").render(500).starts_with("Empty query"));
@@ -501,5 +878,19 @@ Staging is flaky on Mondays.";
             search(&[("n/a.md", "x")], "nope").render(500),
             "No matches for nope(0)."
         );
+    }
+
+    #[test]
+    fn tiny_caps_never_show_a_cut_marker() {
+        let mut s = Searcher::new(Query::parse("tabs"));
+        s.add_file(meta("MEMORY.md"), "- prefers tabs");
+        let r = s.finish();
+        for max in 0..200 {
+            let out = r.render(max);
+            assert!(out.len() <= max, "{max}: {out:?}");
+            let broken = out.contains("…[s") && !out.contains("…[search truncated]")
+                || out.contains("…[1 more") && !out.contains("…[1 more file omitted]");
+            assert!(!broken, "{max}: {out:?}");
+        }
     }
 }

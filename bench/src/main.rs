@@ -1,0 +1,165 @@
+//! `agent-memory-bench`: generate realistic memory stores and measure
+//! agent-memory on them against the native core and ripgrep.
+
+mod corpus;
+mod measure;
+mod rng;
+mod run;
+mod words;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Result;
+use clap::{Parser, Subcommand};
+
+use crate::corpus::{DEFAULT_SEED, Size};
+
+/// Benchmarks for agent-memory: a deterministic corpus generator and a
+/// harness that prints the sandbox's cost next to native code and ripgrep.
+#[derive(Debug, Parser)]
+#[command(name = "agent-memory-bench", version, max_term_width = 100)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Write a corpus: MEMORY.md, a scratchpad, daily logs and notes
+    Corpus {
+        /// S (~100 files, ~1 MB), M (~2,000 files, ~20 MB) or L (~10,000
+        /// files, ~200 MB)
+        #[arg(long)]
+        size: Size,
+        /// The directory to write (replaced if it holds an older corpus;
+        /// refused if it holds anything else)
+        #[arg(long, value_name = "DIR")]
+        out: PathBuf,
+        /// The seed; the same seed and size give the same bytes
+        #[arg(long, default_value_t = DEFAULT_SEED)]
+        seed: u64,
+    },
+    /// Generate the corpora when missing or stale, measure, print the tables
+    Run {
+        /// Sizes to measure, comma-separated
+        #[arg(long, value_delimiter = ',', default_value = "S,M,L")]
+        sizes: Vec<Size>,
+        /// Where the corpora and scratch files go [default: target/bench-corpus
+        /// of this workspace]
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
+        /// The corpus seed
+        #[arg(long, default_value_t = DEFAULT_SEED)]
+        seed: u64,
+        /// Regenerate the corpora even when current ones exist
+        #[arg(long)]
+        regenerate: bool,
+        /// A smoke run: two or three rounds of everything
+        #[arg(long)]
+        quick: bool,
+        /// The `agent-memory` command to time [default: next to this
+        /// executable]
+        #[arg(long, value_name = "PATH")]
+        cli: Option<PathBuf>,
+        /// The ripgrep executable
+        #[arg(long, default_value = "rg", value_name = "PATH")]
+        rg: String,
+    },
+    /// Run a command and report its peak RSS (the peak-memory wrapper)
+    #[command(hide = true)]
+    PeakRss {
+        /// Where to write `<peak RSS bytes> <wall ns>`
+        #[arg(long)]
+        report: PathBuf,
+        /// The command's working directory
+        #[arg(long)]
+        dir: Option<PathBuf>,
+        /// The command and its arguments
+        #[arg(last = true, required = true)]
+        command: Vec<std::ffi::OsString>,
+    },
+    /// Open a store, search it once and exit (the peak-memory child)
+    #[command(hide = true)]
+    SearchOnce {
+        /// `component` or `native`
+        #[arg(long)]
+        backend: String,
+        /// The corpus root
+        #[arg(long)]
+        root: PathBuf,
+        /// The query; empty opens without searching
+        #[arg(long, default_value = "")]
+        query: String,
+        /// Search this many times (for profiling with `perf record`)
+        #[arg(long, default_value_t = 1)]
+        repeat: u32,
+        /// Load this component instead of the embedded one (e.g. an
+        /// unstripped build, for profiling)
+        #[arg(long, value_name = "WASM")]
+        component: Option<PathBuf>,
+    },
+}
+
+fn main() -> ExitCode {
+    match run(Cli::parse()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("error: {error:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<()> {
+    match cli.command {
+        Command::Corpus { size, out, seed } => {
+            let start = std::time::Instant::now();
+            let m = corpus::generate(size, seed, &out)?;
+            println!(
+                "{}: {} files ({} daily logs, {} notes), {} bytes in {} ({:.1} s)",
+                size.name(),
+                m.files,
+                m.daily,
+                m.notes,
+                m.bytes,
+                out.display(),
+                start.elapsed().as_secs_f64()
+            );
+            Ok(())
+        }
+        Command::Run {
+            mut sizes,
+            dir,
+            seed,
+            regenerate,
+            quick,
+            cli,
+            rg,
+        } => {
+            sizes.sort();
+            sizes.dedup();
+            run::run(&run::Plan {
+                sizes,
+                dir: dir.unwrap_or_else(run::default_dir),
+                seed,
+                regenerate,
+                quick,
+                cli: cli.or_else(run::default_cli),
+                rg,
+            })
+        }
+        Command::PeakRss {
+            report,
+            dir,
+            command,
+        } => measure::peak_rss_child(&report, dir.as_deref(), &command[0], &command[1..]),
+        Command::SearchOnce {
+            backend,
+            root,
+            query,
+            repeat,
+            component,
+        } => run::search_once(&backend, &root, &query, repeat, component.as_deref()),
+    }
+}
