@@ -212,6 +212,34 @@ pub enum ErrorKind {
     Io,
 }
 
+impl ErrorKind {
+    /// The WIT spelling of the kind, e.g. `invalid-name`: what the Python and
+    /// Node hosts and the MCP server report.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorKind::NotOpen => "not-open",
+            ErrorKind::InvalidOptions => "invalid-options",
+            ErrorKind::InvalidTarget => "invalid-target",
+            ErrorKind::InvalidMode => "invalid-mode",
+            ErrorKind::MissingName => "missing-name",
+            ErrorKind::InvalidName => "invalid-name",
+            ErrorKind::InvalidDate => "invalid-date",
+            ErrorKind::InvalidArguments => "invalid-arguments",
+            ErrorKind::UnknownTool => "unknown-tool",
+            ErrorKind::NotFound => "not-found",
+            ErrorKind::NotAFile => "not-a-file",
+            ErrorKind::Busy => "busy",
+            ErrorKind::Io => "io",
+        }
+    }
+}
+
+impl fmt::Display for ErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 impl From<wit::ErrorKind> for ErrorKind {
     fn from(kind: wit::ErrorKind) -> Self {
         match kind {

@@ -14,7 +14,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use agent_memory::{Error, ErrorKind, Memory};
+use agent_memory::{Error, Memory};
 use anyhow::{Context as _, Result};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, GetPromptRequestParams,
@@ -239,26 +239,7 @@ impl ServerHandler for MemoryServer {
 /// `<kind>: <message>` with the WIT spelling of the kind, for the model.
 fn describe(error: &Error) -> String {
     match error {
-        Error::Memory(e) => format!("{}: {}", kind_name(e.kind()), e.message()),
+        Error::Memory(e) => format!("{}: {}", e.kind().as_str(), e.message()),
         other => other.to_string(),
-    }
-}
-
-fn kind_name(kind: ErrorKind) -> &'static str {
-    match kind {
-        ErrorKind::NotOpen => "not-open",
-        ErrorKind::InvalidOptions => "invalid-options",
-        ErrorKind::InvalidTarget => "invalid-target",
-        ErrorKind::InvalidMode => "invalid-mode",
-        ErrorKind::MissingName => "missing-name",
-        ErrorKind::InvalidName => "invalid-name",
-        ErrorKind::InvalidDate => "invalid-date",
-        ErrorKind::InvalidArguments => "invalid-arguments",
-        ErrorKind::UnknownTool => "unknown-tool",
-        ErrorKind::NotFound => "not-found",
-        ErrorKind::NotAFile => "not-a-file",
-        ErrorKind::Busy => "busy",
-        ErrorKind::Io => "io",
-        _ => "error",
     }
 }
