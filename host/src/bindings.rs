@@ -6,6 +6,7 @@ wasmtime::component::bindgen!({
     world: "agent-memory",
 });
 
+pub(crate) use exports::agent::memory::store::Guest as StoreExports;
 pub(crate) use exports::agent::memory::types as wit;
 
 use wasmtime::component::ResourceTable;

@@ -145,13 +145,21 @@ impl fmt::Display for Limit {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MemoryError {
     kind: ErrorKind,
+    other: Option<String>,
     message: String,
 }
 
 impl MemoryError {
-    /// What kind of failure this is.
+    /// What kind of failure this is; [`ErrorKind::Other`] for a kind this
+    /// crate does not know (see [`kind_name`](Self::kind_name)).
     pub fn kind(&self) -> ErrorKind {
         self.kind
+    }
+
+    /// The kind's kebab-case name, e.g. `invalid-name`; for
+    /// [`ErrorKind::Other`] the name the component gave it.
+    pub fn kind_name(&self) -> &str {
+        self.other.as_deref().unwrap_or(self.kind.as_str())
     }
 
     /// The human-readable message.
@@ -170,92 +178,38 @@ impl std::error::Error for MemoryError {}
 
 impl From<wit::Error> for MemoryError {
     fn from(error: wit::Error) -> Self {
+        let (kind, other) = kind_of(error.kind);
         MemoryError {
-            kind: error.kind.into(),
+            kind,
+            other,
             message: error.message,
         }
     }
 }
 
-/// The kind of a [`MemoryError`], mirroring the WIT `error-kind`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum ErrorKind {
-    /// The instance was not opened (cannot happen through [`Memory`](crate::Memory),
-    /// which always opens first).
-    NotOpen,
-    /// Unusable open options: empty project path, UTC offset out of
-    /// range, a cap of zero.
-    InvalidOptions,
-    /// A write target or read source that is not one of the exact words.
-    InvalidTarget,
-    /// A write mode that is not exactly `append` or `overwrite`.
-    InvalidMode,
-    /// A note was asked for without a name.
-    MissingName,
-    /// A note name that breaks the naming rule.
-    InvalidName,
-    /// A daily-log name that is not a real `YYYY-MM-DD` date.
-    InvalidDate,
-    /// Tool-call arguments that are not a JSON object of the right shape, or
-    /// an `append-daily` heading that is empty or spans lines.
-    InvalidArguments,
-    /// A tool name other than the three memory tools.
-    UnknownTool,
-    /// The named note does not exist.
-    NotFound,
-    /// A memory file exists but is not a regular file.
-    NotAFile,
-    /// Another process held the store's write lock too long.
-    Busy,
-    /// The filesystem refused an operation.
-    Io,
-}
+pub use agent_memory_vocab::ErrorKind;
 
-impl ErrorKind {
-    /// The WIT spelling of the kind, e.g. `invalid-name`: what the Python and
-    /// Node hosts and the MCP server report.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ErrorKind::NotOpen => "not-open",
-            ErrorKind::InvalidOptions => "invalid-options",
-            ErrorKind::InvalidTarget => "invalid-target",
-            ErrorKind::InvalidMode => "invalid-mode",
-            ErrorKind::MissingName => "missing-name",
-            ErrorKind::InvalidName => "invalid-name",
-            ErrorKind::InvalidDate => "invalid-date",
-            ErrorKind::InvalidArguments => "invalid-arguments",
-            ErrorKind::UnknownTool => "unknown-tool",
-            ErrorKind::NotFound => "not-found",
-            ErrorKind::NotAFile => "not-a-file",
-            ErrorKind::Busy => "busy",
-            ErrorKind::Io => "io",
+/// The kind a WIT error carries, and its name when it is `other`.
+pub(crate) fn kind_of(kind: wit::ErrorKind) -> (ErrorKind, Option<String>) {
+    let known = match kind {
+        wit::ErrorKind::InvalidOptions => ErrorKind::InvalidOptions,
+        wit::ErrorKind::InvalidTarget => ErrorKind::InvalidTarget,
+        wit::ErrorKind::InvalidMode => ErrorKind::InvalidMode,
+        wit::ErrorKind::MissingName => ErrorKind::MissingName,
+        wit::ErrorKind::InvalidName => ErrorKind::InvalidName,
+        wit::ErrorKind::InvalidDate => ErrorKind::InvalidDate,
+        wit::ErrorKind::InvalidArguments => ErrorKind::InvalidArguments,
+        wit::ErrorKind::UnknownTool => ErrorKind::UnknownTool,
+        wit::ErrorKind::NotFound => ErrorKind::NotFound,
+        wit::ErrorKind::NotAFile => ErrorKind::NotAFile,
+        wit::ErrorKind::Busy => ErrorKind::Busy,
+        wit::ErrorKind::Io => ErrorKind::Io,
+        // A kind this contract version has no case for: known to a newer
+        // vocabulary crate, or only by name.
+        wit::ErrorKind::Other(name) => {
+            let kind = ErrorKind::from_name(&name);
+            return (kind, (kind == ErrorKind::Other).then_some(name));
         }
-    }
-}
-
-impl fmt::Display for ErrorKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl From<wit::ErrorKind> for ErrorKind {
-    fn from(kind: wit::ErrorKind) -> Self {
-        match kind {
-            wit::ErrorKind::NotOpen => ErrorKind::NotOpen,
-            wit::ErrorKind::InvalidOptions => ErrorKind::InvalidOptions,
-            wit::ErrorKind::InvalidTarget => ErrorKind::InvalidTarget,
-            wit::ErrorKind::InvalidMode => ErrorKind::InvalidMode,
-            wit::ErrorKind::MissingName => ErrorKind::MissingName,
-            wit::ErrorKind::InvalidName => ErrorKind::InvalidName,
-            wit::ErrorKind::InvalidDate => ErrorKind::InvalidDate,
-            wit::ErrorKind::InvalidArguments => ErrorKind::InvalidArguments,
-            wit::ErrorKind::UnknownTool => ErrorKind::UnknownTool,
-            wit::ErrorKind::NotFound => ErrorKind::NotFound,
-            wit::ErrorKind::NotAFile => ErrorKind::NotAFile,
-            wit::ErrorKind::Busy => ErrorKind::Busy,
-            wit::ErrorKind::Io => ErrorKind::Io,
-        }
-    }
+    };
+    (known, None)
 }

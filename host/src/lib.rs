@@ -48,7 +48,7 @@ pub use options::{DEFAULT_CALL_TIMEOUT, DEFAULT_MAX_MEMORY_BYTES, OpenOptions};
 pub use project::{default_root, detect_project};
 pub use runtime::Runtime;
 pub use types::{
-    FileInfo, ReadSource, SearchHit, SearchResults, TermCount, ToolDefinition, WriteMode,
+    FileInfo, Limits, ReadSource, SearchHit, SearchResults, TermCount, ToolDefinition, WriteMode,
     WriteReceipt, WriteTarget,
 };
 

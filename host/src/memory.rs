@@ -1,25 +1,33 @@
-//! [`Memory`]: one instance of the component, confined to one memory root.
+//! [`Memory`]: an open memory, a handle on a `memory` resource of the
+//! component, confined to one memory root.
 
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use wasmtime::Store;
+use wasmtime::component::ResourceAny;
 use wasmtime_wasi::FsPerms;
 
-use crate::bindings::{AgentMemory, AgentMemoryPre, HostState, wit};
+use crate::bindings::{AgentMemory, AgentMemoryPre, HostState, StoreExports, wit};
 use crate::error::{Error, MemoryError};
 use crate::options::{OpenOptions, local_offset_minutes};
-use crate::runtime::{Instance, Limits, sandbox};
+use crate::runtime::{Instance, Limits as InstanceLimits, sandbox};
 use crate::types::{
-    FileInfo, ReadSource, SearchResults, ToolDefinition, WriteMode, WriteReceipt, WriteTarget,
+    FileInfo, Limits, ReadSource, SearchResults, ToolDefinition, WriteMode, WriteReceipt,
+    WriteTarget,
 };
 
-/// An open memory: one store and instance of the component, which sees only
-/// the memory root (as its `/`). Made by [`Runtime::open`](crate::Runtime::open).
+/// An open memory: a handle on one memory root and project, in an instance of
+/// the component that sees only the roots of its own memories. Made by
+/// [`Runtime::open`](crate::Runtime::open) (an instance of its own) or
+/// [`Runtime::open_group`](crate::Runtime::open_group) (several memories in
+/// one instance, each seeing only its own root).
 ///
 /// Every operation takes `&mut self`; a `Memory` is `Send`, so move it to the
 /// thread that uses it or put it behind a mutex. Several `Memory` values, in
 /// one process or many, may share a root: the component serializes writes.
+/// Dropping a `Memory` releases its handle in the component.
 ///
 /// # Errors and traps
 ///
@@ -28,42 +36,90 @@ use crate::types::{
 /// component traps the operation fails with [`Error::Trap`], and if it runs
 /// into the memory cap or the call timeout of its [`OpenOptions`] with
 /// [`Error::Limit`]; either way the instance is dropped, and the next
-/// operation first starts a fresh instance with the same options.
+/// operation on any of its memories first starts a fresh instance and opens
+/// that memory again with the same options.
 ///
 /// # Clock
 ///
-/// Unless the clock was pinned with [`OpenOptions::now`] or
-/// [`OpenOptions::utc_offset_minutes`], the system's local UTC offset is
-/// re-read before each operation and passed to the component when it changed
-/// (daylight saving time), so dates stay local.
+/// Unless the clock was pinned with [`OpenOptions::now`],
+/// [`OpenOptions::fixed_clock`] or [`OpenOptions::utc_offset_minutes`], the
+/// system's local UTC offset is re-read before each operation and passed to
+/// the component when it changed (daylight saving time), so dates stay local.
 pub struct Memory {
-    pre: AgentMemoryPre<HostState>,
+    group: Arc<Mutex<Group>>,
+    index: usize,
     options: OpenOptions,
-    opened: wit::Opened,
-    live: Option<Live>,
+    info: wit::MemoryInfo,
 }
 
-struct Live {
-    instance: Instance,
+/// The memories that share one instance, and the instance while it lives.
+pub(crate) struct Group {
+    pre: AgentMemoryPre<HostState>,
+    members: Vec<Member>,
+    live: Option<Instance>,
+}
+
+/// One memory of a group: where its root is preopened, and its handle while
+/// the instance lives.
+struct Member {
+    options: OpenOptions,
+    guest_root: String,
+    handle: Option<ResourceAny>,
     utc_offset_minutes: i32,
 }
 
 impl Memory {
-    pub(crate) fn open(
+    /// Prepares every root, starts one instance that preopens them all, and
+    /// opens a memory on each.
+    pub(crate) fn open_group(
         pre: AgentMemoryPre<HostState>,
-        mut options: OpenOptions,
-    ) -> Result<Self, Error> {
-        options.root = prepare_root(&options.root, options.create_root)?;
-        let (live, opened) = start(&pre, &options)?;
-        Ok(Memory {
+        options: Vec<OpenOptions>,
+    ) -> Result<Vec<Memory>, Error> {
+        let single = options.len() == 1;
+        let mut members = Vec::with_capacity(options.len());
+        for (i, mut o) in options.into_iter().enumerate() {
+            o.root = prepare_root(&o.root, o.create_root)?;
+            members.push(Member {
+                // One memory keeps the root at `/`, as every host did before
+                // handles existed; several get one directory each.
+                guest_root: if single {
+                    "/".into()
+                } else {
+                    format!("/memory-{i}")
+                },
+                utc_offset_minutes: o.clock().utc_offset_minutes,
+                options: o,
+                handle: None,
+            });
+        }
+        let group = Arc::new(Mutex::new(Group {
             pre,
-            options,
-            opened,
-            live: Some(live),
-        })
+            members,
+            live: None,
+        }));
+        let count = group
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .members
+            .len();
+        let mut memories = Vec::with_capacity(count);
+        for index in 0..count {
+            let mut g = group.lock().unwrap_or_else(PoisonError::into_inner);
+            let info = g.ensure_open(index)?;
+            let options = g.members[index].options.clone();
+            drop(g);
+            memories.push(Memory {
+                group: Arc::clone(&group),
+                index,
+                options,
+                info,
+            });
+        }
+        Ok(memories)
     }
 
-    /// The memory root: canonical, and the only directory the component sees.
+    /// The memory root: canonical, and the only directory of the host this
+    /// memory can see.
     pub fn root(&self) -> &Path {
         &self.options.root
     }
@@ -76,23 +132,33 @@ impl Memory {
     /// The project's storage slug, `<sanitized-basename>-<8 hex>`, e.g.
     /// `my-app-1a2b3c4d`.
     pub fn project_slug(&self) -> &str {
-        &self.opened.project_slug
+        &self.info.project_slug
     }
 
     /// The project's directory relative to the root: `projects/<slug>`.
     pub fn project_dir(&self) -> &str {
-        &self.opened.project_dir
+        &self.info.project_dir
     }
 
-    /// Today's local date, `YYYY-MM-DD`, as of when the instance was (last)
-    /// opened.
+    /// Today's local date, `YYYY-MM-DD`, as of the last operation.
     pub fn today(&self) -> &str {
-        &self.opened.today
+        &self.info.today
     }
 
     /// The options this memory was opened with (the root canonicalized).
     pub fn options(&self) -> &OpenOptions {
         &self.options
+    }
+
+    /// The limits this memory works within: the write, read and inject caps
+    /// and lock timing in force, and the fixed ones of the contract.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Trap`] only.
+    pub fn limits(&mut self) -> Result<Limits, Error> {
+        self.call("limits", |store, b, h| b.memory().call_limits(store, h))
+            .map(Into::into)
     }
 
     /// Stores content in a memory file.
@@ -125,9 +191,9 @@ impl Memory {
         mode: WriteMode,
         name: Option<&str>,
     ) -> Result<WriteReceipt, Error> {
-        self.call("write", |store, b| {
-            b.agent_memory_memory()
-                .call_write(store, target.into(), content, mode.into(), name)
+        self.call("write", |store, b, h| {
+            b.memory()
+                .call_write(store, h, target.into(), content, mode.into(), name)
         })?
         .map(Into::into)
         .map_err(domain)
@@ -156,9 +222,8 @@ impl Memory {
         source: ReadSource,
         name: Option<&str>,
     ) -> Result<Option<String>, Error> {
-        self.call("read", |store, b| {
-            b.agent_memory_memory()
-                .call_read(store, source.into(), name)
+        self.call("read", |store, b, h| {
+            b.memory().call_read(store, h, source.into(), name)
         })?
         .map_err(domain)
     }
@@ -170,8 +235,8 @@ impl Memory {
     ///
     /// [`Error::Memory`] with kind `Io`; [`Error::Trap`].
     pub fn list_files(&mut self) -> Result<Vec<FileInfo>, Error> {
-        self.call("list-files", |store, b| {
-            b.agent_memory_memory().call_list_files(store)
+        self.call("list-files", |store, b, h| {
+            b.memory().call_list_files(store, h)
         })?
         .map(|files| files.into_iter().map(Into::into).collect())
         .map_err(domain)
@@ -194,9 +259,8 @@ impl Memory {
     /// # Ok::<(), agent_memory::Error>(())
     /// ```
     pub fn append_daily(&mut self, heading: &str, body: &str) -> Result<WriteReceipt, Error> {
-        self.call("append-daily", |store, b| {
-            b.agent_memory_memory()
-                .call_append_daily(store, heading, body)
+        self.call("append-daily", |store, b, h| {
+            b.memory().call_append_daily(store, h, heading, body)
         })?
         .map(Into::into)
         .map_err(domain)
@@ -225,8 +289,8 @@ impl Memory {
     /// # Ok::<(), agent_memory::Error>(())
     /// ```
     pub fn search(&mut self, query: &str) -> Result<SearchResults, Error> {
-        self.call("search", |store, b| {
-            b.agent_memory_memory().call_search(store, query)
+        self.call("search", |store, b, h| {
+            b.memory().call_search(store, h, query)
         })?
         .map(Into::into)
         .map_err(domain)
@@ -245,9 +309,8 @@ impl Memory {
         max_bytes: Option<u32>,
     ) -> Result<String, Error> {
         let results = wit::SearchResults::from(results);
-        self.call("render-search", |store, b| {
-            b.agent_memory_memory()
-                .call_render_search(store, &results, max_bytes)
+        self.call("render-search", |store, b, h| {
+            b.memory().call_render_search(store, h, &results, max_bytes)
         })
     }
 
@@ -269,8 +332,8 @@ impl Memory {
     /// # Ok::<(), agent_memory::Error>(())
     /// ```
     pub fn context_block(&mut self) -> Result<Option<String>, Error> {
-        self.call("context-block", |store, b| {
-            b.agent_memory_memory().call_context_block(store)
+        self.call("context-block", |store, b, h| {
+            b.memory().call_context_block(store, h)
         })?
         .map_err(domain)
     }
@@ -286,9 +349,9 @@ impl Memory {
         summary: &str,
         message_count: Option<u32>,
     ) -> Result<WriteReceipt, Error> {
-        self.call("flush-compaction", |store, b| {
-            b.agent_memory_memory()
-                .call_flush_compaction(store, summary, message_count)
+        self.call("flush-compaction", |store, b, h| {
+            b.memory()
+                .call_flush_compaction(store, h, summary, message_count)
         })?
         .map(Into::into)
         .map_err(domain)
@@ -301,7 +364,7 @@ impl Memory {
     ///
     /// [`Error::Trap`] only.
     pub fn tool_definitions(&mut self) -> Result<Vec<ToolDefinition>, Error> {
-        self.call("tool-definitions", |store, b| {
+        self.call_free("tool-definitions", |store, b| {
             b.agent_memory_tools().call_tool_definitions(store)
         })
         .map(|tools| tools.into_iter().map(Into::into).collect())
@@ -313,7 +376,7 @@ impl Memory {
     ///
     /// [`Error::Trap`] only.
     pub fn usage_prompt(&mut self) -> Result<String, Error> {
-        self.call("usage-prompt", |store, b| {
+        self.call_free("usage-prompt", |store, b| {
             b.agent_memory_tools().call_usage_prompt(store)
         })
     }
@@ -341,9 +404,8 @@ impl Memory {
     /// # Ok::<(), agent_memory::Error>(())
     /// ```
     pub fn call_tool(&mut self, name: &str, arguments: &str) -> Result<String, Error> {
-        self.call("call-tool", |store, b| {
-            b.agent_memory_tools()
-                .call_call_tool(store, name, arguments)
+        self.call("call-tool", |store, b, h| {
+            b.memory().call_call_tool(store, h, name, arguments)
         })?
         .map_err(domain)
     }
@@ -355,7 +417,7 @@ impl Memory {
     ///
     /// [`Error::Trap`] only.
     pub fn estimate_tokens(&mut self, text: &str) -> Result<u64, Error> {
-        self.call("estimate-tokens", |store, b| {
+        self.call_free("estimate-tokens", |store, b| {
             b.agent_memory_prompt().call_estimate_tokens(store, text)
         })
     }
@@ -367,7 +429,7 @@ impl Memory {
     ///
     /// [`Error::Trap`] only.
     pub fn effective_reserve(&mut self, base: u64, block: Option<&str>) -> Result<u64, Error> {
-        self.call("effective-reserve", |store, b| {
+        self.call_free("effective-reserve", |store, b| {
             b.agent_memory_prompt()
                 .call_effective_reserve(store, base, block)
         })
@@ -384,7 +446,7 @@ impl Memory {
         preamble: &str,
         block: Option<&str>,
     ) -> Result<String, Error> {
-        self.call("append-memory-block", |store, b| {
+        self.call_free("append-memory-block", |store, b| {
             b.agent_memory_prompt()
                 .call_append_memory_block(store, preamble, block)
         })
@@ -397,74 +459,183 @@ impl Memory {
     ///
     /// [`Error::Trap`] only.
     pub fn compaction_heading(&mut self, message_count: Option<u32>) -> Result<String, Error> {
-        self.call("compaction-heading", |store, b| {
+        self.call_free("compaction-heading", |store, b| {
             b.agent_memory_prompt()
                 .call_compaction_heading(store, message_count)
         })
     }
 
-    /// Runs one exported function: restarts the instance if a trap killed
-    /// it, follows the local offset, and drops the instance if `call` traps.
+    /// Runs one method of this memory's handle: restarts the instance if a
+    /// trap killed it, (re)opens the handle, follows the local offset, and
+    /// drops the instance if `call` traps.
     fn call<R>(
+        &mut self,
+        operation: &'static str,
+        call: impl FnOnce(&mut Store<HostState>, &StoreExports, ResourceAny) -> wasmtime::Result<R>,
+    ) -> Result<R, Error> {
+        let mut group = self.group.lock().unwrap_or_else(PoisonError::into_inner);
+        self.info = group.ensure_open(self.index)?;
+        let handle = group.members[self.index]
+            .handle
+            .expect("ensure_open leaves the handle open");
+        let instance = group
+            .live
+            .as_mut()
+            .expect("ensure_open starts the instance");
+        instance.arm();
+        let result = call(
+            &mut instance.store,
+            instance.bindings.agent_memory_store(),
+            handle,
+        );
+        group.settle(operation, result)
+    }
+
+    /// Runs one free function (the `prompt` and `tools` interfaces) in this
+    /// memory's instance.
+    fn call_free<R>(
         &mut self,
         operation: &'static str,
         call: impl FnOnce(&mut Store<HostState>, &AgentMemory) -> wasmtime::Result<R>,
     ) -> Result<R, Error> {
-        let live = self.live()?;
-        live.instance.arm();
-        match call(&mut live.instance.store, &live.instance.bindings) {
-            Ok(value) => Ok(value),
-            Err(e) => {
-                let error = live.instance.failure(operation, e);
-                // After a trap wasmtime refuses to enter the instance again.
-                self.live = None;
-                Err(error)
-            }
-        }
-    }
-
-    fn live(&mut self) -> Result<&mut Live, Error> {
-        if self.live.is_none() {
-            let (live, opened) = start(&self.pre, &self.options)?;
-            self.opened = opened;
-            self.live = Some(live);
-        }
-        if self.options.follows_local_offset() {
-            self.follow_local_offset()?;
-        }
-        Ok(self
+        let mut group = self.group.lock().unwrap_or_else(PoisonError::into_inner);
+        group.ensure_live()?;
+        let instance = group
             .live
             .as_mut()
-            .expect("the instance is started above and kept unless an error is returned"))
+            .expect("ensure_live starts the instance");
+        instance.arm();
+        let result = call(&mut instance.store, &instance.bindings);
+        group.settle(operation, result)
+    }
+}
+
+impl Drop for Memory {
+    fn drop(&mut self) {
+        let mut group = self.group.lock().unwrap_or_else(PoisonError::into_inner);
+        if let (Some(handle), Some(instance)) =
+            (group.members[self.index].handle.take(), group.live.as_mut())
+        {
+            instance.arm();
+            if handle.resource_drop(&mut instance.store).is_err() {
+                // A trap while dropping poisons the instance like any other.
+                group.live = None;
+            }
+        }
+    }
+}
+
+impl Group {
+    /// Starts the instance if there is none: one store whose WASI context
+    /// preopens each member's root at its guest path, and nothing else.
+    fn ensure_live(&mut self) -> Result<(), Error> {
+        if self.live.is_some() {
+            return Ok(());
+        }
+        for member in &mut self.members {
+            member.handle = None;
+        }
+        let mut wasi = sandbox();
+        for member in &self.members {
+            let root = &member.options.root;
+            wasi.preopened_dir(root, &member.guest_root, FsPerms::ReadWrite)
+                .map_err(|e| {
+                    Error::setup_wasmtime(
+                        format!("cannot open the memory root `{}`", root.display()),
+                        e,
+                    )
+                })?;
+        }
+        if self.members.iter().any(|m| m.options.inherit_stderr) {
+            wasi.inherit_stderr();
+        }
+        // The instance is shared: it gets the most generous of its members'
+        // bounds.
+        let max_memory = self
+            .members
+            .iter()
+            .map(|m| m.options.max_memory_bytes)
+            .max();
+        let timeout = self.members.iter().map(|m| m.options.call_timeout).max();
+        let limits = InstanceLimits::new(
+            max_memory.unwrap_or(crate::DEFAULT_MAX_MEMORY_BYTES),
+            timeout.unwrap_or(crate::DEFAULT_CALL_TIMEOUT),
+        );
+        self.live = Some(Instance::new(&self.pre, wasi.build(), limits)?);
+        Ok(())
     }
 
-    /// Hands the component the system's local offset when it changed (DST).
-    fn follow_local_offset(&mut self) -> Result<(), Error> {
-        let Some(live) = self.live.as_mut() else {
-            return Ok(());
-        };
-        let offset = local_offset_minutes();
-        if offset == live.utc_offset_minutes {
-            return Ok(());
-        }
-        let clock = wit::Clock {
-            utc_offset_minutes: offset,
-            fixed_unix_seconds: None,
-        };
-        live.instance.arm();
-        let Instance { store, bindings } = &mut live.instance;
-        match bindings.agent_memory_memory().call_set_clock(store, clock) {
-            Ok(result) => {
-                result.map_err(domain)?;
-                live.utc_offset_minutes = offset;
-                Ok(())
+    /// Makes sure member `index` has a live handle with the right clock, and
+    /// returns what the component says it is open on.
+    fn ensure_open(&mut self, index: usize) -> Result<wit::MemoryInfo, Error> {
+        self.ensure_live()?;
+        let member = &self.members[index];
+        let follows = member.options.follows_local_offset();
+        let handle = match member.handle {
+            Some(handle) => handle,
+            None => {
+                let clock = member.options.clock();
+                let options = member.options.wit_options(&member.guest_root, clock);
+                let instance = self.live.as_mut().expect("started above");
+                instance.arm();
+                let result = instance
+                    .bindings
+                    .agent_memory_store()
+                    .memory()
+                    .call_open(&mut instance.store, &options);
+                let handle = self.settle("open", result)?.map_err(domain)?;
+                let member = &mut self.members[index];
+                member.handle = Some(handle);
+                member.utc_offset_minutes = clock.utc_offset_minutes;
+                handle
             }
-            Err(e) => {
-                let error = live.instance.failure("set-clock", e);
-                self.live = None;
-                Err(error)
+        };
+        if follows {
+            let offset = local_offset_minutes();
+            if offset != self.members[index].utc_offset_minutes {
+                let clock = wit::Clock {
+                    utc_offset_minutes: offset,
+                    fixed_unix_seconds: None,
+                };
+                let instance = self.live.as_mut().expect("started above");
+                instance.arm();
+                let result = instance
+                    .bindings
+                    .agent_memory_store()
+                    .memory()
+                    .call_set_clock(&mut instance.store, handle, clock);
+                self.settle("set-clock", result)?.map_err(domain)?;
+                self.members[index].utc_offset_minutes = offset;
             }
         }
+        let instance = self.live.as_mut().expect("started above");
+        instance.arm();
+        let result = instance
+            .bindings
+            .agent_memory_store()
+            .memory()
+            .call_info(&mut instance.store, handle);
+        self.settle("info", result)
+    }
+
+    /// The outcome of a call into the instance: a trap or a limit drops the
+    /// instance (wasmtime refuses to enter it again) and becomes our error.
+    fn settle<R>(
+        &mut self,
+        operation: &'static str,
+        result: wasmtime::Result<R>,
+    ) -> Result<R, Error> {
+        result.map_err(|e| {
+            let error = match &self.live {
+                Some(instance) => instance.failure(operation, e),
+                None => Error::trap(operation, e),
+            };
+            self.live = None;
+            for member in &mut self.members {
+                member.handle = None;
+            }
+            error
+        })
     }
 }
 
@@ -473,50 +644,10 @@ impl std::fmt::Debug for Memory {
         f.debug_struct("Memory")
             .field("root", &self.options.root)
             .field("project", &self.options.project)
-            .field("project_slug", &self.opened.project_slug)
-            .field("today", &self.opened.today)
-            .field("live", &self.live.is_some())
+            .field("project_slug", &self.info.project_slug)
+            .field("today", &self.info.today)
             .finish_non_exhaustive()
     }
-}
-
-/// Starts an instance confined to the (canonical) root and opens it.
-fn start(
-    pre: &AgentMemoryPre<HostState>,
-    options: &OpenOptions,
-) -> Result<(Live, wit::Opened), Error> {
-    let mut wasi = sandbox();
-    wasi.preopened_dir(&options.root, "/", FsPerms::ReadWrite)
-        .map_err(|e| {
-            Error::setup_wasmtime(
-                format!("cannot open the memory root `{}`", options.root.display()),
-                e,
-            )
-        })?;
-    if options.inherit_stderr {
-        wasi.inherit_stderr();
-    }
-    let limits = Limits::new(options.max_memory_bytes, options.call_timeout);
-    let mut instance = Instance::new(pre, wasi.build(), limits)?;
-
-    let clock = options.clock();
-    let utc_offset_minutes = clock.utc_offset_minutes;
-    instance.arm();
-    let opened = match instance
-        .bindings
-        .agent_memory_memory()
-        .call_open(&mut instance.store, &options.wit_options(clock))
-    {
-        Ok(result) => result.map_err(domain)?,
-        Err(e) => return Err(instance.failure("open", e)),
-    };
-    Ok((
-        Live {
-            instance,
-            utc_offset_minutes,
-        },
-        opened,
-    ))
 }
 
 /// Creates the root if asked and allowed, and returns its canonical path.

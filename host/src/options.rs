@@ -37,11 +37,14 @@ pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(30);
 pub struct OpenOptions {
     pub(crate) root: PathBuf,
     pub(crate) project: PathBuf,
-    pub(crate) fixed_now: Option<DateTime<FixedOffset>>,
     pub(crate) utc_offset_minutes: Option<i32>,
     pub(crate) max_inject_bytes: Option<u32>,
     pub(crate) max_write_bytes: Option<u32>,
     pub(crate) max_read_bytes: Option<u32>,
+    pub(crate) lock_lease: Option<Duration>,
+    pub(crate) lock_wait: Option<Duration>,
+    /// A pinned instant (Unix seconds) and the offset it came with.
+    pub(crate) fixed_now: Option<(i64, i32)>,
     pub(crate) max_memory_bytes: usize,
     pub(crate) call_timeout: Duration,
     pub(crate) create_root: bool,
@@ -61,11 +64,13 @@ impl OpenOptions {
         OpenOptions {
             root: root.into(),
             project: project.into(),
-            fixed_now: None,
             utc_offset_minutes: None,
             max_inject_bytes: None,
             max_write_bytes: None,
             max_read_bytes: None,
+            lock_lease: None,
+            lock_wait: None,
+            fixed_now: None,
             max_memory_bytes: DEFAULT_MAX_MEMORY_BYTES,
             call_timeout: DEFAULT_CALL_TIMEOUT,
             create_root: true,
@@ -78,7 +83,32 @@ impl OpenOptions {
     /// [`utc_offset_minutes`](Self::utc_offset_minutes) is set). For tests,
     /// scripts and reproducible output.
     pub fn now(mut self, now: DateTime<FixedOffset>) -> Self {
-        self.fixed_now = Some(now);
+        self.fixed_now = Some((now.timestamp(), offset_minutes(now.offset())));
+        self
+    }
+
+    /// Pins "now" to `unix_seconds` (UTC) at the local offset
+    /// `utc_offset_minutes`, as [`now`](Self::now) does with a
+    /// `chrono` value. The component accepts instants from 0001-01-02 to
+    /// 9999-12-30 UTC and offsets in `-1439..=1439`; others make
+    /// [`Runtime::open`](crate::Runtime::open) fail with
+    /// `invalid-options`.
+    pub fn fixed_clock(mut self, unix_seconds: i64, utc_offset_minutes: i32) -> Self {
+        self.fixed_now = Some((unix_seconds, utc_offset_minutes));
+        self
+    }
+
+    /// A write lock older than this counts as abandoned and is broken
+    /// (default 10 s, at least 1 s).
+    pub fn lock_lease(mut self, lease: Duration) -> Self {
+        self.lock_lease = Some(lease);
+        self
+    }
+
+    /// How long a write waits for another writer's lock before it fails
+    /// with `busy` (default 15 s).
+    pub fn lock_wait(mut self, wait: Duration) -> Self {
+        self.lock_wait = Some(wait);
         self
     }
 
@@ -170,22 +200,26 @@ impl OpenOptions {
     pub(crate) fn clock(&self) -> wit::Clock {
         let utc_offset_minutes = self
             .utc_offset_minutes
-            .or_else(|| self.fixed_now.map(|now| offset_minutes(now.offset())))
+            .or_else(|| self.fixed_now.map(|(_, offset)| offset))
             .unwrap_or_else(local_offset_minutes);
         wit::Clock {
             utc_offset_minutes,
-            fixed_unix_seconds: self.fixed_now.map(|now| now.timestamp()),
+            fixed_unix_seconds: self.fixed_now.map(|(unix, _)| unix),
         }
     }
 
-    pub(crate) fn wit_options(&self, clock: wit::Clock) -> wit::Options {
+    pub(crate) fn wit_options(&self, guest_root: &str, clock: wit::Clock) -> wit::Options {
+        let ms = |d: Duration| u32::try_from(d.as_millis()).unwrap_or(u32::MAX);
         wit::Options {
+            root: guest_root.to_string(),
             project: self.project.to_string_lossy().into_owned(),
             clock,
-            caps: wit::Caps {
+            limits: wit::LimitOverrides {
                 max_inject_bytes: self.max_inject_bytes,
                 max_write_bytes: self.max_write_bytes,
                 max_read_bytes: self.max_read_bytes,
+                lock_lease_ms: self.lock_lease.map(ms),
+                lock_wait_ms: self.lock_wait.map(ms),
             },
         }
     }
@@ -243,10 +277,11 @@ mod tests {
             .max_inject_bytes(1)
             .max_write_bytes(2)
             .max_read_bytes(3);
-        let wit = options.wit_options(options.clock());
+        let wit = options.wit_options("/", options.clock());
+        assert_eq!(wit.root, "/");
         assert_eq!(wit.project, "/src/app");
-        assert_eq!(wit.caps.max_inject_bytes, Some(1));
-        assert_eq!(wit.caps.max_write_bytes, Some(2));
-        assert_eq!(wit.caps.max_read_bytes, Some(3));
+        assert_eq!(wit.limits.max_inject_bytes, Some(1));
+        assert_eq!(wit.limits.max_write_bytes, Some(2));
+        assert_eq!(wit.limits.max_read_bytes, Some(3));
     }
 }

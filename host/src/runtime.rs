@@ -369,7 +369,38 @@ impl Runtime {
     /// # Ok::<(), agent_memory::Error>(())
     /// ```
     pub fn open(&self, options: OpenOptions) -> Result<Memory, Error> {
-        Memory::open(self.pre.clone(), options)
+        let mut memories = Memory::open_group(self.pre.clone(), vec![options])?;
+        Ok(memories.pop().expect("one memory for one set of options"))
+    }
+
+    /// Opens several memories in one instance of the component, in the
+    /// order given: each root is preopened in that instance at a directory
+    /// of its own, and each memory reads and writes only its own root. One
+    /// instance costs less than one each, but its memories share its fate:
+    /// a trap or a limit in one restarts the instance, and every memory of
+    /// the group transparently reopens on its next call. The instance gets
+    /// the largest memory cap and call timeout among the options.
+    ///
+    /// # Errors
+    ///
+    /// As [`open`](Self::open), for the first memory that fails.
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// use agent_memory::{OpenOptions, Runtime};
+    ///
+    /// let mut memories = Runtime::shared()?.open_group(vec![
+    ///     OpenOptions::new("/tmp/alice", "/src/app"),
+    ///     OpenOptions::new("/tmp/bob", "/src/app"),
+    /// ])?;
+    /// let bob = memories.pop().unwrap();
+    /// let alice = memories.pop().unwrap();
+    /// # let _ = (alice, bob);
+    /// # Ok::<(), agent_memory::Error>(())
+    /// ```
+    pub fn open_group(&self, options: Vec<OpenOptions>) -> Result<Vec<Memory>, Error> {
+        Memory::open_group(self.pre.clone(), options)
     }
 
     /// The memory tool definitions (`memory_write`, `memory_read`,

@@ -1,40 +1,9 @@
 //! The public data types of the memory API and their conversions to and from
 //! the generated WIT types.
 
-use std::fmt;
-
 use crate::bindings::wit;
 
-/// Which file a write goes to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum WriteTarget {
-    /// `MEMORY.md`, global to every project.
-    LongTerm,
-    /// `projects/<slug>/SCRATCHPAD.md`, the project's checklist.
-    Scratchpad,
-    /// `projects/<slug>/daily/<today>.md`, today's log.
-    Daily,
-    /// `projects/<slug>/notes/<name>.md`; needs a name.
-    Note,
-}
-
-impl WriteTarget {
-    /// The word the tools use: `long_term`, `scratchpad`, `daily` or `note`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            WriteTarget::LongTerm => "long_term",
-            WriteTarget::Scratchpad => "scratchpad",
-            WriteTarget::Daily => "daily",
-            WriteTarget::Note => "note",
-        }
-    }
-}
-
-impl fmt::Display for WriteTarget {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+pub use agent_memory_vocab::{ReadSource, WriteMode, WriteTarget};
 
 impl From<WriteTarget> for wit::WriteTarget {
     fn from(target: WriteTarget) -> Self {
@@ -47,71 +16,12 @@ impl From<WriteTarget> for wit::WriteTarget {
     }
 }
 
-/// How a write combines with what is already there.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
-pub enum WriteMode {
-    /// Add to the end; a `\n` is inserted first when the file is non-empty and
-    /// does not end with one.
-    #[default]
-    Append,
-    /// Replace the whole file atomically.
-    Overwrite,
-}
-
-impl WriteMode {
-    /// The word the tools use: `append` or `overwrite`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            WriteMode::Append => "append",
-            WriteMode::Overwrite => "overwrite",
-        }
-    }
-}
-
-impl fmt::Display for WriteMode {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
 impl From<WriteMode> for wit::WriteMode {
     fn from(mode: WriteMode) -> Self {
         match mode {
             WriteMode::Append => wit::WriteMode::Append,
             WriteMode::Overwrite => wit::WriteMode::Overwrite,
         }
-    }
-}
-
-/// Which file a read comes from. (The tools' `list` source is
-/// [`Memory::list_files`](crate::Memory::list_files).)
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ReadSource {
-    /// `MEMORY.md`.
-    LongTerm,
-    /// The project's `SCRATCHPAD.md`.
-    Scratchpad,
-    /// A daily log: the name is `YYYY-MM-DD`, default today.
-    Daily,
-    /// A note; needs a name.
-    Note,
-}
-
-impl ReadSource {
-    /// The word the tools use: `long_term`, `scratchpad`, `daily` or `note`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ReadSource::LongTerm => "long_term",
-            ReadSource::Scratchpad => "scratchpad",
-            ReadSource::Daily => "daily",
-            ReadSource::Note => "note",
-        }
-    }
-}
-
-impl fmt::Display for ReadSource {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
     }
 }
 
@@ -122,6 +32,52 @@ impl From<ReadSource> for wit::ReadSource {
             ReadSource::Scratchpad => wit::ReadSource::Scratchpad,
             ReadSource::Daily => wit::ReadSource::Daily,
             ReadSource::Note => wit::ReadSource::Note,
+        }
+    }
+}
+
+/// The limits a memory works within: the WIT `limits` record. Read them with
+/// [`Memory::limits`](crate::Memory::limits); set the first five through
+/// [`OpenOptions`](crate::OpenOptions).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Limits {
+    /// Hard cap on the context block, wrapper included (default 32768).
+    pub max_inject_bytes: u32,
+    /// Per-write content cap; longer content is cut (default 65536).
+    pub max_write_bytes: u32,
+    /// Cap on read output and the default search render (default 32768).
+    pub max_read_bytes: u32,
+    /// Lines of `MEMORY.md` the context block shows (200).
+    pub index_max_lines: u32,
+    /// Bytes of `MEMORY.md` the context block shows (25000).
+    pub index_max_bytes: u32,
+    /// Bytes of one file that search looks at (16 MiB).
+    pub max_search_file_bytes: u64,
+    /// Most distinct terms a query may have (64).
+    pub max_query_terms: u32,
+    /// Appends to files up to this size replace them whole (4 MiB).
+    pub whole_file_append_max_bytes: u64,
+    /// A write lock older than this is broken (default 10 s).
+    pub lock_lease: std::time::Duration,
+    /// How long a writer waits for a live lock (default 15 s).
+    pub lock_wait: std::time::Duration,
+}
+
+impl From<wit::Limits> for Limits {
+    fn from(l: wit::Limits) -> Self {
+        let ms = |v: u32| std::time::Duration::from_millis(v.into());
+        Limits {
+            max_inject_bytes: l.max_inject_bytes,
+            max_write_bytes: l.max_write_bytes,
+            max_read_bytes: l.max_read_bytes,
+            index_max_lines: l.index_max_lines,
+            index_max_bytes: l.index_max_bytes,
+            max_search_file_bytes: l.max_search_file_bytes,
+            max_query_terms: l.max_query_terms,
+            whole_file_append_max_bytes: l.whole_file_append_max_bytes,
+            lock_lease: ms(l.lock_lease_ms),
+            lock_wait: ms(l.lock_wait_ms),
         }
     }
 }

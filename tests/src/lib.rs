@@ -5,7 +5,9 @@
 use std::path::Path;
 
 use agent_memory_core as core;
-pub use core::{ReadSource, SearchHit, SearchResults, WriteMode, WriteReceipt, WriteTarget};
+pub use core::{
+    MAX_READ_BYTES, ReadSource, SearchHit, SearchResults, WriteMode, WriteReceipt, WriteTarget,
+};
 
 /// A pinned local time: Unix seconds and the UTC offset in minutes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -125,14 +127,14 @@ impl Backend for Native {
     const NAME: &'static str = "native";
 
     fn open(root: &Path, project: &str, now: Now, caps: CapsOverride) -> Outcome<Self> {
-        let d = core::Caps::default();
+        let d = core::Limits::default();
         let opts = core::Options {
             project: project.to_string(),
             clock: core::Clock {
                 utc_offset_minutes: now.offset_minutes,
                 fixed_unix_seconds: Some(now.unix),
             },
-            caps: core::Caps {
+            limits: core::Limits {
                 max_inject_bytes: caps
                     .max_inject_bytes
                     .map_or(d.max_inject_bytes, |v| v as usize),
@@ -140,6 +142,7 @@ impl Backend for Native {
                     .max_write_bytes
                     .map_or(d.max_write_bytes, |v| v as usize),
                 max_read_bytes: caps.max_read_bytes.map_or(d.max_read_bytes, |v| v as usize),
+                ..d
             },
         };
         native(core::Memory::open(root, opts)).map(Native)
@@ -170,7 +173,7 @@ impl Backend for Native {
     }
     fn search_render(&mut self, query: &str, max_bytes: Option<u32>) -> Outcome<String> {
         let results = native(self.0.search(query))?;
-        Ok(results.render(max_bytes.map_or(self.0.caps().max_read_bytes, |m| m as usize)))
+        Ok(results.render(max_bytes.map_or(self.0.limits().max_read_bytes, |m| m as usize)))
     }
     fn context(&mut self) -> Outcome<Option<String>> {
         native(self.0.context_block())
@@ -227,15 +230,6 @@ fn memory_message(e: &agent_memory::Error) -> String {
     }
 }
 
-fn host_target(t: WriteTarget) -> agent_memory::WriteTarget {
-    match t {
-        WriteTarget::LongTerm => agent_memory::WriteTarget::LongTerm,
-        WriteTarget::Scratchpad => agent_memory::WriteTarget::Scratchpad,
-        WriteTarget::Daily => agent_memory::WriteTarget::Daily,
-        WriteTarget::Note => agent_memory::WriteTarget::Note,
-    }
-}
-
 fn host_receipt(r: agent_memory::WriteReceipt) -> WriteReceipt {
     WriteReceipt {
         path: r.path,
@@ -283,10 +277,8 @@ impl Backend for Component {
     const NAME: &'static str = "component";
 
     fn open(root: &Path, project: &str, now: Now, caps: CapsOverride) -> Outcome<Self> {
-        use chrono::TimeZone;
-        let offset = chrono::FixedOffset::east_opt(now.offset_minutes * 60).expect("offset");
-        let at = offset.timestamp_opt(now.unix, 0).single().expect("time");
-        let mut opts = agent_memory::OpenOptions::new(root, project).now(at);
+        let mut opts =
+            agent_memory::OpenOptions::new(root, project).fixed_clock(now.unix, now.offset_minutes);
         if let Some(v) = caps.max_inject_bytes {
             opts = opts.max_inject_bytes(v);
         }
@@ -308,19 +300,10 @@ impl Backend for Component {
         mode: WriteMode,
         name: Option<&str>,
     ) -> Outcome<WriteReceipt> {
-        let mode = match mode {
-            WriteMode::Append => agent_memory::WriteMode::Append,
-            WriteMode::Overwrite => agent_memory::WriteMode::Overwrite,
-        };
-        component(self.0.write(host_target(target), content, mode, name)).map(host_receipt)
+        // One vocabulary: the core's words are the host's.
+        component(self.0.write(target, content, mode, name)).map(host_receipt)
     }
     fn read(&mut self, source: ReadSource, name: Option<&str>) -> Outcome<Option<String>> {
-        let source = match source {
-            ReadSource::LongTerm => agent_memory::ReadSource::LongTerm,
-            ReadSource::Scratchpad => agent_memory::ReadSource::Scratchpad,
-            ReadSource::Daily => agent_memory::ReadSource::Daily,
-            ReadSource::Note => agent_memory::ReadSource::Note,
-        };
         component(self.0.read(source, name))
     }
     fn list(&mut self) -> Outcome<Vec<(String, u64)>> {

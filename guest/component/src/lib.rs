@@ -1,9 +1,12 @@
 //! The agent:memory component: a thin adapter from the WIT exports to
-//! `agent-memory-core`. The host preopens the memory root as `/`.
+//! `agent-memory-core`. Each `memory` resource owns one core store on the
+//! preopened directory its options name.
 
 use std::cell::RefCell;
+use std::time::Duration;
 
 use agent_memory_core as core;
+use core::{ErrorKind, ReadSource, WriteMode, WriteTarget, limits};
 
 mod bindings {
     wit_bindgen::generate!({
@@ -12,42 +15,31 @@ mod bindings {
     });
 }
 
-use bindings::exports::agent::memory::{memory, prompt, tools, types};
+use bindings::exports::agent::memory::{prompt, store, tools, types};
 
 struct Component;
 
-thread_local! {
-    static STORE: RefCell<Option<core::Memory>> = const { RefCell::new(None) };
-}
-
-fn with_store<T>(f: impl FnOnce(&core::Memory) -> core::Result<T>) -> Result<T, types::Error> {
-    STORE.with_borrow(|store| match store {
-        Some(m) => f(m).map_err(Into::into),
-        None => Err(types::Error {
-            kind: types::ErrorKind::NotOpen,
-            message: "the memory is not open: call open first".into(),
-        }),
-    })
-}
+/// One open memory. `set-clock` is the only method that changes it, so the
+/// store sits in a `RefCell` rather than behind `&mut`.
+struct Memory(RefCell<core::Memory>);
 
 impl From<core::Error> for types::Error {
     fn from(e: core::Error) -> Self {
-        use core::ErrorKind as K;
         use types::ErrorKind as W;
         let kind = match e.kind() {
-            K::NotOpen => W::NotOpen,
-            K::InvalidOptions => W::InvalidOptions,
-            K::InvalidTarget => W::InvalidTarget,
-            K::InvalidMode => W::InvalidMode,
-            K::MissingName => W::MissingName,
-            K::InvalidName => W::InvalidName,
-            K::InvalidDate => W::InvalidDate,
-            K::InvalidArguments => W::InvalidArguments,
-            K::UnknownTool => W::UnknownTool,
-            K::NotFound => W::NotFound,
-            K::NotAFile => W::NotAFile,
-            K::Busy => W::Busy,
-            _ => W::Io,
+            ErrorKind::InvalidOptions => W::InvalidOptions,
+            ErrorKind::InvalidTarget => W::InvalidTarget,
+            ErrorKind::InvalidMode => W::InvalidMode,
+            ErrorKind::MissingName => W::MissingName,
+            ErrorKind::InvalidName => W::InvalidName,
+            ErrorKind::InvalidDate => W::InvalidDate,
+            ErrorKind::InvalidArguments => W::InvalidArguments,
+            ErrorKind::UnknownTool => W::UnknownTool,
+            ErrorKind::NotFound => W::NotFound,
+            ErrorKind::NotAFile => W::NotAFile,
+            ErrorKind::Busy => W::Busy,
+            ErrorKind::Io => W::Io,
+            other => W::Other(other.as_str().to_string()),
         };
         types::Error {
             kind,
@@ -65,24 +57,33 @@ impl From<types::Clock> for core::Clock {
     }
 }
 
-impl From<types::WriteTarget> for core::WriteTarget {
+impl From<types::WriteTarget> for WriteTarget {
     fn from(t: types::WriteTarget) -> Self {
         match t {
-            types::WriteTarget::LongTerm => core::WriteTarget::LongTerm,
-            types::WriteTarget::Scratchpad => core::WriteTarget::Scratchpad,
-            types::WriteTarget::Daily => core::WriteTarget::Daily,
-            types::WriteTarget::Note => core::WriteTarget::Note,
+            types::WriteTarget::LongTerm => WriteTarget::LongTerm,
+            types::WriteTarget::Scratchpad => WriteTarget::Scratchpad,
+            types::WriteTarget::Daily => WriteTarget::Daily,
+            types::WriteTarget::Note => WriteTarget::Note,
         }
     }
 }
 
-impl From<types::ReadSource> for core::ReadSource {
+impl From<types::ReadSource> for ReadSource {
     fn from(s: types::ReadSource) -> Self {
         match s {
-            types::ReadSource::LongTerm => core::ReadSource::LongTerm,
-            types::ReadSource::Scratchpad => core::ReadSource::Scratchpad,
-            types::ReadSource::Daily => core::ReadSource::Daily,
-            types::ReadSource::Note => core::ReadSource::Note,
+            types::ReadSource::LongTerm => ReadSource::LongTerm,
+            types::ReadSource::Scratchpad => ReadSource::Scratchpad,
+            types::ReadSource::Daily => ReadSource::Daily,
+            types::ReadSource::Note => ReadSource::Note,
+        }
+    }
+}
+
+impl From<types::WriteMode> for WriteMode {
+    fn from(m: types::WriteMode) -> Self {
+        match m {
+            types::WriteMode::Append => WriteMode::Append,
+            types::WriteMode::Overwrite => WriteMode::Overwrite,
         }
     }
 }
@@ -100,6 +101,10 @@ impl From<core::WriteReceipt> for types::WriteReceipt {
 
 fn clamp(n: usize) -> u32 {
     u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+fn millis(d: Duration) -> u32 {
+    u32::try_from(d.as_millis()).unwrap_or(u32::MAX)
 }
 
 impl From<core::SearchResults> for types::SearchResults {
@@ -155,62 +160,95 @@ impl From<types::SearchResults> for core::SearchResults {
     }
 }
 
-fn caps(c: types::Caps) -> core::Caps {
-    let d = core::Caps::default();
-    let pick = |v: Option<u32>, default: usize| v.map_or(default, |v| v as usize);
-    core::Caps {
-        max_inject_bytes: pick(c.max_inject_bytes, d.max_inject_bytes),
-        max_write_bytes: pick(c.max_write_bytes, d.max_write_bytes),
-        max_read_bytes: pick(c.max_read_bytes, d.max_read_bytes),
+fn limits(o: types::LimitOverrides) -> core::Limits {
+    let d = core::Limits::default();
+    let bytes = |v: Option<u32>, default: usize| v.map_or(default, |v| v as usize);
+    let ms =
+        |v: Option<u32>, default: Duration| v.map_or(default, |v| Duration::from_millis(v.into()));
+    core::Limits {
+        max_inject_bytes: bytes(o.max_inject_bytes, d.max_inject_bytes),
+        max_write_bytes: bytes(o.max_write_bytes, d.max_write_bytes),
+        max_read_bytes: bytes(o.max_read_bytes, d.max_read_bytes),
+        lock_lease: ms(o.lock_lease_ms, d.lock_lease),
+        lock_wait: ms(o.lock_wait_ms, d.lock_wait),
     }
 }
 
-impl memory::Guest for Component {
-    fn open(options: types::Options) -> Result<types::Opened, types::Error> {
+impl store::Guest for Component {
+    type Memory = Memory;
+}
+
+impl Memory {
+    fn with<T>(&self, f: impl FnOnce(&core::Memory) -> core::Result<T>) -> Result<T, types::Error> {
+        f(&self.0.borrow()).map_err(Into::into)
+    }
+}
+
+impl store::GuestMemory for Memory {
+    fn open(options: types::Options) -> Result<store::Memory, types::Error> {
+        let root = core::names::guest_root(&options.root)?;
         let opts = core::Options {
             project: options.project,
             clock: options.clock.into(),
-            caps: caps(options.caps),
+            limits: limits(options.limits),
         };
-        let m = core::Memory::open("/", opts)?;
-        let opened = types::Opened {
+        let memory = core::Memory::open(root, opts)?;
+        Ok(store::Memory::new(Memory(RefCell::new(memory))))
+    }
+
+    fn info(&self) -> types::MemoryInfo {
+        let m = self.0.borrow();
+        types::MemoryInfo {
             project_slug: m.slug().to_string(),
             project_dir: m.project_dir(),
             today: m.today().to_string(),
-        };
-        STORE.with_borrow_mut(|s| *s = Some(m));
-        Ok(opened)
+        }
     }
 
-    fn set_clock(clock: types::Clock) -> Result<(), types::Error> {
-        STORE.with_borrow_mut(|s| match s {
-            Some(m) => m.set_clock(clock.into()).map_err(Into::into),
-            None => with_store(|_| Ok(())),
-        })
+    fn limits(&self) -> types::Limits {
+        let l = self.0.borrow().limits();
+        types::Limits {
+            max_inject_bytes: clamp(l.max_inject_bytes),
+            max_write_bytes: clamp(l.max_write_bytes),
+            max_read_bytes: clamp(l.max_read_bytes),
+            index_max_lines: clamp(limits::INDEX_MAX_LINES),
+            index_max_bytes: clamp(limits::INDEX_MAX_BYTES),
+            max_search_file_bytes: limits::MAX_SEARCH_FILE_BYTES,
+            max_query_terms: clamp(limits::MAX_QUERY_TERMS),
+            whole_file_append_max_bytes: limits::WHOLE_FILE_APPEND_MAX_BYTES,
+            lock_lease_ms: millis(l.lock_lease),
+            lock_wait_ms: millis(l.lock_wait),
+        }
+    }
+
+    fn set_clock(&self, clock: types::Clock) -> Result<(), types::Error> {
+        self.0
+            .borrow_mut()
+            .set_clock(clock.into())
+            .map_err(Into::into)
     }
 
     fn write(
+        &self,
         target: types::WriteTarget,
         content: String,
         mode: types::WriteMode,
         name: Option<String>,
     ) -> Result<types::WriteReceipt, types::Error> {
-        let mode = match mode {
-            types::WriteMode::Append => core::WriteMode::Append,
-            types::WriteMode::Overwrite => core::WriteMode::Overwrite,
-        };
-        with_store(|m| m.write(target.into(), &content, mode, name.as_deref())).map(Into::into)
+        self.with(|m| m.write(target.into(), &content, mode.into(), name.as_deref()))
+            .map(Into::into)
     }
 
     fn read(
+        &self,
         source: types::ReadSource,
         name: Option<String>,
     ) -> Result<Option<String>, types::Error> {
-        with_store(|m| m.read(source.into(), name.as_deref()))
+        self.with(|m| m.read(source.into(), name.as_deref()))
     }
 
-    fn list_files() -> Result<Vec<types::FileInfo>, types::Error> {
-        with_store(|m| m.list_files()).map(|files| {
+    fn list_files(&self) -> Result<Vec<types::FileInfo>, types::Error> {
+        self.with(|m| m.list_files()).map(|files| {
             files
                 .into_iter()
                 .map(|f| types::FileInfo {
@@ -221,32 +259,39 @@ impl memory::Guest for Component {
         })
     }
 
-    fn append_daily(heading: String, body: String) -> Result<types::WriteReceipt, types::Error> {
-        with_store(|m| m.append_daily(&heading, &body)).map(Into::into)
+    fn append_daily(
+        &self,
+        heading: String,
+        body: String,
+    ) -> Result<types::WriteReceipt, types::Error> {
+        self.with(|m| m.append_daily(&heading, &body))
+            .map(Into::into)
     }
 
-    fn search(query: String) -> Result<types::SearchResults, types::Error> {
-        with_store(|m| m.search(&query)).map(Into::into)
+    fn search(&self, query: String) -> Result<types::SearchResults, types::Error> {
+        self.with(|m| m.search(&query)).map(Into::into)
     }
 
-    fn render_search(results: types::SearchResults, max_bytes: Option<u32>) -> String {
-        let default = STORE.with_borrow(|s| {
-            s.as_ref()
-                .map_or(core::MAX_READ_BYTES, |m| m.caps().max_read_bytes)
-        });
-        let max = max_bytes.map_or(default, |n| n as usize);
+    fn render_search(&self, results: types::SearchResults, max_bytes: Option<u32>) -> String {
+        let max = max_bytes.map_or(self.0.borrow().limits().max_read_bytes, |n| n as usize);
         core::SearchResults::from(results).render(max)
     }
 
-    fn context_block() -> Result<Option<String>, types::Error> {
-        with_store(|m| m.context_block())
+    fn context_block(&self) -> Result<Option<String>, types::Error> {
+        self.with(|m| m.context_block())
     }
 
     fn flush_compaction(
+        &self,
         summary: String,
         message_count: Option<u32>,
     ) -> Result<types::WriteReceipt, types::Error> {
-        with_store(|m| m.flush_compaction(&summary, message_count)).map(Into::into)
+        self.with(|m| m.flush_compaction(&summary, message_count))
+            .map(Into::into)
+    }
+
+    fn call_tool(&self, name: String, arguments: String) -> Result<String, types::Error> {
+        self.with(|m| core::tools::call(m, &name, &arguments))
     }
 }
 
@@ -282,10 +327,6 @@ impl tools::Guest for Component {
 
     fn usage_prompt() -> String {
         core::tools::USAGE_PROMPT.to_string()
-    }
-
-    fn call_tool(name: String, arguments: String) -> Result<String, types::Error> {
-        with_store(|m| core::tools::call(m, &name, &arguments))
     }
 }
 

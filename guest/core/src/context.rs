@@ -13,10 +13,7 @@ pub const CLOSE_TAG: &str = "\n</memory>";
 pub const TRUNCATED_MARKER: &str = "…[memory truncated]";
 /// Smallest piece of a cut section worth showing, in bytes.
 const MIN_FRAGMENT: usize = 64;
-/// Lines of MEMORY.md loaded into the block.
-pub const INDEX_MAX_LINES: usize = 200;
-/// Bytes of MEMORY.md loaded into the block.
-pub const INDEX_MAX_BYTES: usize = 25_000;
+pub use crate::limits::{INDEX_MAX_BYTES, INDEX_MAX_LINES};
 
 /// The raw material of a context block. `None` or blank texts are skipped.
 #[derive(Debug, Default, Clone)]

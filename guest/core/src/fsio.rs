@@ -357,15 +357,11 @@ pub fn ends_with_newline(path: &Path, len: u64) -> io::Result<bool> {
     Ok(last[0] == b'\n')
 }
 
-/// Files up to this size are appended to by [`replace`] with old + new
-/// content, so a crash mid-append leaves the file as before or as after and
-/// a concurrent reader never sees half an entry. Larger files (not written
-/// through the store) get an in-place [`append`].
-pub const MAX_REPLACE_APPEND_BYTES: u64 = 4 * 1024 * 1024;
-
 /// Append `bytes` in place to `path` (created if missing) and sync them to
-/// disk. Not atomic: a crash can leave part of `bytes`.
-pub fn append(path: &Path, bytes: &[u8]) -> io::Result<()> {
+/// disk, if the writer still holds the store's lock (`fence`). Not atomic: a
+/// crash can leave part of `bytes`.
+pub fn append(path: &Path, bytes: &[u8], fence: &LockGuard) -> io::Result<()> {
+    fence.check()?;
     let mut file = OpenOptions::new().append(true).create(true).open(path)?;
     file.write_all(bytes)?;
     file.sync_data()
@@ -410,14 +406,16 @@ pub fn remove_leftovers(dir: &Path) {
 
 /// Replace `dir/file_name` with `bytes` so that a crash at any instant leaves
 /// either the old or the new content: write a uniquely named temp file in the
-/// same directory, sync it, rename it over the target, sync the directory.
-pub fn replace(dir: &Path, file_name: &str, bytes: &[u8]) -> io::Result<()> {
+/// same directory, sync it, check the writer still holds the store's lock
+/// (`fence`), rename it over the target, sync the directory.
+pub fn replace(dir: &Path, file_name: &str, bytes: &[u8], fence: &LockGuard) -> io::Result<()> {
     let tmp = dir.join(temp_name(file_name));
     let result = (|| {
         let mut file = OpenOptions::new().write(true).create_new(true).open(&tmp)?;
         file.write_all(bytes)?;
         file.sync_all()?;
         drop(file);
+        fence.check()?;
         fs::rename(&tmp, dir.join(file_name))
     })();
     if result.is_err() {
@@ -428,19 +426,42 @@ pub fn replace(dir: &Path, file_name: &str, bytes: &[u8]) -> io::Result<()> {
     Ok(())
 }
 
-/// Copy `dir/file_name` to `dir/<file_name>.bak` through [`replace`], so the
-/// previous version of a curated file survives an overwrite.
-pub fn backup(dir: &Path, file_name: &str, limit: u64) -> io::Result<()> {
+/// Copy `dir/file_name` to `dir/<file_name>.bak` as [`replace`] would, so
+/// the previous version of a curated file survives an overwrite; `Ok(true)`
+/// when it did. A file over `limit` bytes is not copied (that would cost a
+/// copy of an unbounded file on every overwrite): any older backup is
+/// removed instead, so the backup never passes for the previous version when
+/// it is not, and the result is `Ok(false)`. A missing file leaves any
+/// earlier backup alone.
+pub fn backup(dir: &Path, file_name: &str, limit: u64, fence: &LockGuard) -> io::Result<bool> {
     let path = dir.join(file_name);
     let Kind::File(len) = kind(&path)? else {
-        return Ok(());
+        return Ok(true);
     };
+    let backup = format!("{file_name}.bak");
     if len > limit {
-        // A file this large was not written through the store; leave it be.
-        return Ok(());
+        fence.check()?;
+        match fs::remove_file(dir.join(&backup)) {
+            Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
+            _ => return Ok(false),
+        }
     }
-    let bytes = fs::read(&path)?;
-    replace(dir, &format!("{file_name}.bak"), &bytes)
+    let tmp = dir.join(temp_name(&backup));
+    let result = (|| {
+        let mut source = File::open(&path)?.take(limit);
+        let mut file = OpenOptions::new().write(true).create_new(true).open(&tmp)?;
+        io::copy(&mut source, &mut file)?;
+        file.sync_all()?;
+        drop(file);
+        fence.check()?;
+        fs::rename(&tmp, dir.join(&backup))
+    })();
+    if result.is_err() {
+        let _ = fs::remove_file(&tmp);
+    }
+    result?;
+    sync_dir(dir);
+    Ok(true)
 }
 
 /// Make a rename durable. Best effort: some platforms cannot open or sync a
@@ -478,6 +499,38 @@ impl Default for LockPolicy {
 pub struct LockGuard {
     path: std::path::PathBuf,
     token: String,
+}
+
+/// The store's lock was broken by another writer while this one held it (its
+/// lease ran out, e.g. while the process was suspended): nothing may be
+/// changed any more. Travels inside an [`io::Error`] of kind `Other`.
+#[derive(Debug)]
+pub struct LockLost;
+
+impl std::fmt::Display for LockLost {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("the write lock was lost: another writer broke it after its lease ran out")
+    }
+}
+
+impl std::error::Error for LockLost {}
+
+impl LockGuard {
+    /// Fails with [`LockLost`] unless the lock file still holds this
+    /// guard's token. Writers call it just before they replace or extend a
+    /// file, so a holder that lost its lease (a suspended process) never
+    /// overwrites the work of the writer that took the lock after it.
+    pub fn check(&self) -> io::Result<()> {
+        match fs::read_to_string(&self.path) {
+            Ok(content) if content.starts_with(&self.token) => Ok(()),
+            _ => Err(io::Error::other(LockLost)),
+        }
+    }
+}
+
+/// Is `error` a [`LockLost`]?
+pub fn is_lock_lost(error: &io::Error) -> bool {
+    error.get_ref().is_some_and(|inner| inner.is::<LockLost>())
 }
 
 impl Drop for LockGuard {
@@ -522,6 +575,16 @@ fn lock_age(path: &Path) -> Option<u64> {
     })
 }
 
+/// Writes the lock's stamp. Tests make it fail to check that a failed
+/// stamp leaves no lock behind.
+fn write_stamp(file: &mut File, stamp: &[u8]) -> io::Result<()> {
+    #[cfg(test)]
+    if tests::FAIL_STAMP.with(std::cell::Cell::get) {
+        return Err(io::Error::other("injected stamp failure"));
+    }
+    file.write_all(stamp)
+}
+
 /// Why [`lock`] failed.
 #[derive(Debug)]
 pub enum LockError {
@@ -543,7 +606,13 @@ pub fn lock(root: &Path, policy: LockPolicy) -> Result<LockGuard, LockError> {
         match OpenOptions::new().write(true).create_new(true).open(&path) {
             Ok(mut file) => {
                 let stamp = format!("{token} {}\n", unix_now());
-                file.write_all(stamp.as_bytes()).map_err(LockError::Io)?;
+                if let Err(e) = write_stamp(&mut file, stamp.as_bytes()) {
+                    // An empty lock would block every writer for a whole
+                    // lease: take it back before reporting the failure.
+                    drop(file);
+                    let _ = fs::remove_file(&path);
+                    return Err(LockError::Io(e));
+                }
                 return Ok(LockGuard { path, token });
             }
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
@@ -571,6 +640,49 @@ pub fn lock(root: &Path, policy: LockPolicy) -> Result<LockGuard, LockError> {
 mod tests {
     use super::*;
     use std::time::Duration;
+
+    thread_local! {
+        pub(super) static FAIL_STAMP: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    }
+
+    #[test]
+    fn a_failed_stamp_leaves_no_lock_behind() {
+        let dir = tempfile::tempdir().unwrap();
+        FAIL_STAMP.with(|f| f.set(true));
+        let result = lock(dir.path(), LockPolicy::default());
+        FAIL_STAMP.with(|f| f.set(false));
+        assert!(matches!(result, Err(LockError::Io(_))));
+        assert!(!dir.path().join(LOCK_FILE).exists(), "no empty lock left");
+        // The next writer gets the lock at once.
+        let policy = LockPolicy {
+            lease: Duration::from_secs(10),
+            wait: Duration::ZERO,
+        };
+        drop(lock(dir.path(), policy).unwrap());
+    }
+
+    #[test]
+    fn a_holder_that_lost_its_lock_changes_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let guard = lock(dir.path(), LockPolicy::default()).unwrap();
+        replace(dir.path(), "f.md", b"one", &guard).unwrap();
+        // The holder is suspended past its lease; another writer breaks the
+        // lock and takes it.
+        fs::write(dir.path().join(LOCK_FILE), "another 99\n").unwrap();
+        let err = replace(dir.path(), "f.md", b"two", &guard).unwrap_err();
+        assert!(is_lock_lost(&err), "{err}");
+        let err = append(&dir.path().join("f.md"), b"three", &guard).unwrap_err();
+        assert!(is_lock_lost(&err), "{err}");
+        let err = backup(dir.path(), "f.md", 1 << 20, &guard).unwrap_err();
+        assert!(is_lock_lost(&err), "{err}");
+        assert_eq!(fs::read(dir.path().join("f.md")).unwrap(), b"one");
+        let names: Vec<_> = fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .filter(|n| n != LOCK_FILE)
+            .collect();
+        assert_eq!(names, ["f.md"], "no temp file or backup left");
+    }
 
     #[test]
     fn a_live_lock_makes_others_wait_then_busy() {
@@ -689,8 +801,10 @@ mod tests {
     #[test]
     fn replace_leaves_old_or_new_and_no_temp() {
         let dir = tempfile::tempdir().unwrap();
-        replace(dir.path(), "f.md", b"one").unwrap();
-        replace(dir.path(), "f.md", b"two").unwrap();
+        let store = tempfile::tempdir().unwrap();
+        let guard = lock(store.path(), LockPolicy::default()).unwrap();
+        replace(dir.path(), "f.md", b"one", &guard).unwrap();
+        replace(dir.path(), "f.md", b"two", &guard).unwrap();
         assert_eq!(fs::read(dir.path().join("f.md")).unwrap(), b"two");
         assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
     }

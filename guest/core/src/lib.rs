@@ -8,6 +8,7 @@
 pub mod context;
 mod error;
 mod fsio;
+pub mod limits;
 pub mod names;
 pub mod prompt;
 pub mod search;
@@ -17,9 +18,13 @@ pub mod time;
 pub mod tools;
 
 pub use error::{Error, ErrorKind, Result};
+pub use limits::{
+    Limits, MAX_INJECT_BYTES, MAX_READ_BYTES, MAX_SEARCH_FILE_BYTES, MAX_WRITE_BYTES,
+    MIN_OUTPUT_CAP,
+};
 pub use search::{SearchHit, SearchResults};
 pub use store::{
-    Caps, FileInfo, MAX_INJECT_BYTES, MAX_READ_BYTES, MAX_SEARCH_FILE_BYTES, MAX_WRITE_BYTES,
-    MIN_OUTPUT_CAP, Memory, Options, ReadSource, WriteMode, WriteReceipt, WriteTarget,
+    FileInfo, Memory, Options, ReadSource, WriteMode, WriteReceipt, WriteTarget, write_mode,
+    write_target,
 };
 pub use time::{Clock, Date, LocalTime};

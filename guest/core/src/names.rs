@@ -48,6 +48,34 @@ pub fn project_slug(project_path: &str) -> String {
     format!("{base}-{hex}")
 }
 
+/// Validate the guest path of a preopened memory root (the WIT
+/// `options.root`): absolute, `/`-separated, no empty, `.` or `..` segment
+/// (a trailing `/` is allowed), no NUL or backslash.
+///
+/// # Errors
+/// [`ErrorKind::InvalidOptions`] naming the path.
+pub fn guest_root(root: &str) -> Result<&str> {
+    let bad = |why: &str| {
+        Err(Error::new(
+            ErrorKind::InvalidOptions,
+            format!(
+                "memory root {root:?} {why}; pass the guest path the host preopened, e.g. \"/\""
+            ),
+        ))
+    };
+    let Some(rest) = root.strip_prefix('/') else {
+        return bad("is not an absolute guest path");
+    };
+    if root.contains(['\0', '\\']) {
+        return bad("contains NUL or a backslash");
+    }
+    let rest = rest.strip_suffix('/').unwrap_or(rest);
+    if !rest.is_empty() && rest.split('/').any(|seg| matches!(seg, "" | "." | "..")) {
+        return bad("has an empty, `.` or `..` segment");
+    }
+    Ok(root)
+}
+
 /// Validate a note name and return its stem (the file is `<stem>.md`).
 ///
 /// Surrounding whitespace and one trailing `.md` are dropped; the rest must be
@@ -184,6 +212,24 @@ pub fn daily_date(raw: &str) -> Result<Date> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn guest_roots_are_absolute_and_plain() {
+        for ok in ["/", "/memory-1", "/a/b", "/a/b/"] {
+            assert_eq!(guest_root(ok).unwrap(), ok);
+        }
+        for bad in [
+            "", "memory", "./m", "/a/../b", "/..", "/a//b", "/./a", "/a\0", "\\m", "/a\\b",
+        ] {
+            let err = guest_root(bad).unwrap_err();
+            assert_eq!(err.kind(), ErrorKind::InvalidOptions, "{bad:?}");
+            assert!(
+                err.message().contains(&format!("{bad:?}")),
+                "{}",
+                err.message()
+            );
+        }
+    }
 
     #[test]
     fn slug_matches_the_rule() {

@@ -87,16 +87,26 @@ impl Query {
     /// Split on whitespace and drop repeats (compared case-insensitively),
     /// keeping the first spelling.
     pub fn parse(query: &str) -> Query {
+        Query::parse_bounded(query, usize::MAX).expect("no bound")
+    }
+
+    /// Like [`Query::parse`], but `None` as soon as more than `max` distinct
+    /// terms turn up. Linear in the query's length.
+    pub fn parse_bounded(query: &str, max: usize) -> Option<Query> {
         let mut terms = Vec::new();
         let mut lowered: Vec<String> = Vec::new();
+        let mut seen = std::collections::HashSet::new();
         for term in query.split_whitespace() {
             let low = term.to_lowercase();
-            if !lowered.contains(&low) {
+            if seen.insert(low.clone()) {
+                if terms.len() == max {
+                    return None;
+                }
                 terms.push(term.to_string());
                 lowered.push(low);
             }
         }
-        Query { terms, lowered }
+        Some(Query { terms, lowered })
     }
 
     /// The distinct terms.

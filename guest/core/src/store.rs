@@ -2,27 +2,19 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::str::FromStr;
 
-use crate::context::{self, INDEX_MAX_BYTES, Sources};
+use crate::context::{self, Sources};
 use crate::error::{Error, ErrorKind, Result};
 use crate::fsio::{self, Kind, LockGuard, LockPolicy};
+use crate::limits::{
+    INDEX_MAX_BYTES, Limits, MAX_BACKUP_BYTES, MAX_QUERY_TERMS, MAX_SEARCH_FILE_BYTES,
+    WHOLE_FILE_APPEND_MAX_BYTES,
+};
 use crate::names::{daily_date, note_stem, project_slug};
 use crate::search::{FileMeta, Query, SearchResults, Searcher};
 use crate::text::{cut_with_marker, prefix_at_char_boundary};
 use crate::time::{Clock, Date};
 
-/// Default hard cap on the context block, wrapper included.
-pub const MAX_INJECT_BYTES: usize = 32 * 1024;
-/// Default per-write content cap.
-pub const MAX_WRITE_BYTES: usize = 64 * 1024;
-/// Default cap on text returned by `read` and on rendered search.
-pub const MAX_READ_BYTES: usize = 32 * 1024;
-/// Smallest accepted inject or read cap: room for every heading and marker.
-pub const MIN_OUTPUT_CAP: usize = 512;
-/// Bytes of one file that search looks at; the rest of a larger file is not
-/// searched.
-pub const MAX_SEARCH_FILE_BYTES: u64 = 16 * 1024 * 1024;
 /// Bytes of a scratchpad scanned for open items.
 const MAX_SCRATCHPAD_SCAN_BYTES: u64 = 1024 * 1024;
 /// How many blank earlier logs the context block skips looking for one with
@@ -33,48 +25,6 @@ const MAX_EARLIER_LOGS_TRIED: usize = 31;
 /// shortcut finds exactly the log the listing would.
 const EARLIER_LOGS_LOOKED_UP: i64 = 7;
 
-/// Size limits; see the `Default` impl for the defaults.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Caps {
-    /// Hard cap on the context block, wrapper included.
-    pub max_inject_bytes: usize,
-    /// Per-write content cap.
-    pub max_write_bytes: usize,
-    /// Cap on read output and the default search render.
-    pub max_read_bytes: usize,
-}
-
-impl Default for Caps {
-    fn default() -> Self {
-        Caps {
-            max_inject_bytes: MAX_INJECT_BYTES,
-            max_write_bytes: MAX_WRITE_BYTES,
-            max_read_bytes: MAX_READ_BYTES,
-        }
-    }
-}
-
-impl Caps {
-    fn validate(&self) -> Result<()> {
-        let bad = |what: &str, v: usize, min: usize| {
-            Err(Error::new(
-                ErrorKind::InvalidOptions,
-                format!("{what} is {v}; it must be at least {min}"),
-            ))
-        };
-        if self.max_inject_bytes < MIN_OUTPUT_CAP {
-            return bad("max-inject-bytes", self.max_inject_bytes, MIN_OUTPUT_CAP);
-        }
-        if self.max_read_bytes < MIN_OUTPUT_CAP {
-            return bad("max-read-bytes", self.max_read_bytes, MIN_OUTPUT_CAP);
-        }
-        if self.max_write_bytes == 0 {
-            return bad("max-write-bytes", 0, 1);
-        }
-        Ok(())
-    }
-}
-
 /// What the store needs from the host.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Options {
@@ -82,96 +32,54 @@ pub struct Options {
     pub project: String,
     /// Local time.
     pub clock: Clock,
-    /// Size limits.
-    pub caps: Caps,
+    /// Sizes and lock timing.
+    pub limits: Limits,
 }
 
 impl Options {
-    /// Options for `project` with the UTC system clock and default caps.
+    /// Options for `project` with the UTC system clock and default limits.
     pub fn new(project: impl Into<String>) -> Options {
         Options {
             project: project.into(),
             clock: Clock::UTC,
-            caps: Caps::default(),
+            limits: Limits::default(),
         }
     }
 }
 
-/// Which file a write goes to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum WriteTarget {
-    /// Global `MEMORY.md`.
-    LongTerm,
-    /// The project's `SCRATCHPAD.md`.
-    Scratchpad,
-    /// Today's log.
-    Daily,
-    /// A named note.
-    Note,
+pub use agent_memory_vocab::{ReadSource, WriteMode, WriteTarget};
+
+/// The write target a tool word names (`long_term`, `scratchpad`, `daily`,
+/// `note`), exactly.
+///
+/// # Errors
+/// [`ErrorKind::InvalidTarget`] for any other word.
+pub fn write_target(word: &str) -> Result<WriteTarget> {
+    WriteTarget::from_tool_word(word).ok_or_else(|| {
+        Error::new(
+            ErrorKind::InvalidTarget,
+            format!(
+                "unknown target {word:?}: expected {}",
+                WriteTarget::tool_words()
+            ),
+        )
+    })
 }
 
-impl FromStr for WriteTarget {
-    type Err = Error;
-    fn from_str(s: &str) -> Result<Self> {
-        match s {
-            "long_term" => Ok(WriteTarget::LongTerm),
-            "scratchpad" => Ok(WriteTarget::Scratchpad),
-            "daily" => Ok(WriteTarget::Daily),
-            "note" => Ok(WriteTarget::Note),
-            _ => Err(Error::new(
-                ErrorKind::InvalidTarget,
-                format!("unknown target {s:?}: expected long_term, scratchpad, daily or note"),
-            )),
-        }
-    }
-}
-
-/// How a write combines with what is there.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum WriteMode {
-    /// Add to the end.
-    #[default]
-    Append,
-    /// Replace the file.
-    Overwrite,
-}
-
-impl FromStr for WriteMode {
-    type Err = Error;
-    fn from_str(s: &str) -> Result<Self> {
-        match s {
-            "append" => Ok(WriteMode::Append),
-            "overwrite" => Ok(WriteMode::Overwrite),
-            _ => Err(Error::new(
-                ErrorKind::InvalidMode,
-                format!("unknown mode {s:?}: expected append or overwrite"),
-            )),
-        }
-    }
-}
-
-/// Which file a read comes from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ReadSource {
-    /// Global `MEMORY.md`.
-    LongTerm,
-    /// The project's `SCRATCHPAD.md`.
-    Scratchpad,
-    /// A daily log, today by default.
-    Daily,
-    /// A named note.
-    Note,
-}
-
-impl From<WriteTarget> for ReadSource {
-    fn from(t: WriteTarget) -> Self {
-        match t {
-            WriteTarget::LongTerm => ReadSource::LongTerm,
-            WriteTarget::Scratchpad => ReadSource::Scratchpad,
-            WriteTarget::Daily => ReadSource::Daily,
-            WriteTarget::Note => ReadSource::Note,
-        }
-    }
+/// The write mode a tool word names (`append`, `overwrite`), exactly.
+///
+/// # Errors
+/// [`ErrorKind::InvalidMode`] for any other word.
+pub fn write_mode(word: &str) -> Result<WriteMode> {
+    WriteMode::from_tool_word(word).ok_or_else(|| {
+        Error::new(
+            ErrorKind::InvalidMode,
+            format!(
+                "unknown mode {word:?}: expected {}",
+                WriteMode::tool_words()
+            ),
+        )
+    })
 }
 
 /// The outcome of a write.
@@ -196,6 +104,18 @@ pub struct FileInfo {
     pub bytes: u64,
 }
 
+/// The query's distinct terms, refusing more than [`MAX_QUERY_TERMS`].
+fn parse_query(query: &str) -> Result<Query> {
+    Query::parse_bounded(query, MAX_QUERY_TERMS).ok_or_else(|| {
+        Error::new(
+            ErrorKind::InvalidArguments,
+            format!(
+                "the query has more than {MAX_QUERY_TERMS} distinct terms; search for the few words that matter"
+            ),
+        )
+    })
+}
+
 /// A store-relative file: its directory and file name.
 struct Rel {
     dir: String,
@@ -218,8 +138,7 @@ pub struct Memory {
     root: PathBuf,
     slug: String,
     clock: Clock,
-    caps: Caps,
-    lock: LockPolicy,
+    limits: Limits,
 }
 
 impl Memory {
@@ -243,31 +162,28 @@ impl Memory {
             ));
         }
         options.clock.validate()?;
-        options.caps.validate()?;
+        options.limits.validate()?;
         Ok(Memory {
             root: root.into(),
             slug: project_slug(&options.project),
             clock: options.clock,
-            caps: options.caps,
-            lock: LockPolicy::default(),
+            limits: options.limits,
         })
-    }
-
-    /// Change how long the write lock waits and when it counts as abandoned.
-    pub fn set_lock_policy(&mut self, lease: std::time::Duration, wait: std::time::Duration) {
-        self.lock = LockPolicy { lease, wait };
     }
 
     /// Take the store's write lock; every mutation holds it, so writers in
     /// other processes never interleave.
     fn lock(&self) -> Result<LockGuard> {
-        let guard = fsio::lock(&self.root, self.lock).map_err(|e| match e {
+        let policy = LockPolicy {
+            lease: self.limits.lock_lease,
+            wait: self.limits.lock_wait,
+        };
+        let guard = fsio::lock(&self.root, policy).map_err(|e| match e {
             fsio::LockError::Busy => Error::new(
                 ErrorKind::Busy,
                 format!(
-                    "the memory store is busy: another writer held `{}` for over {} s",
-                    fsio::LOCK_FILE,
-                    self.lock.wait.as_secs()
+                    "the memory store is busy: another writer held its lock for over {} ms; try again",
+                    policy.wait.as_millis()
                 ),
             ),
             fsio::LockError::Io(e) => Error::io("take the write lock", fsio::LOCK_FILE, &e),
@@ -302,9 +218,9 @@ impl Memory {
         self.clock.now().date
     }
 
-    /// The caps in force.
-    pub fn caps(&self) -> Caps {
-        self.caps
+    /// The limits in force.
+    pub fn limits(&self) -> Limits {
+        self.limits
     }
 
     fn abs(&self, rel: &str) -> PathBuf {
@@ -388,18 +304,19 @@ impl Memory {
         name: Option<&str>,
     ) -> Result<WriteReceipt> {
         let rel = self.target_rel(target, name)?;
-        let _lock = self.lock()?;
-        self.write_locked(target, rel, content, mode)
+        let lock = self.lock()?;
+        self.write_locked(&lock, target, rel, content, mode)
     }
 
     fn write_locked(
         &self,
+        lock: &LockGuard,
         target: WriteTarget,
         rel: Rel,
         content: &str,
         mode: WriteMode,
     ) -> Result<WriteReceipt> {
-        let cap = self.caps.max_write_bytes;
+        let cap = self.limits.max_write_bytes;
         let kept = prefix_at_char_boundary(content, cap);
         let truncated_from = (kept.len() < content.len()).then_some(content.len() as u64);
         let path = rel.path();
@@ -415,18 +332,25 @@ impl Memory {
                     _ => 0,
                 };
                 if !kept.is_empty() {
-                    self.append_locked(&rel, len, kept)?;
+                    self.append_locked(lock, &rel, len, kept)?;
                 }
                 format!("Appended {} bytes to {path}", kept.len())
             }
             WriteMode::Overwrite => {
-                if matches!(target, WriteTarget::LongTerm | WriteTarget::Scratchpad) {
-                    fsio::backup(&dir, &rel.file, MAX_SEARCH_FILE_BYTES)
+                let backed_up = !matches!(target, WriteTarget::LongTerm | WriteTarget::Scratchpad)
+                    || fsio::backup(&dir, &rel.file, MAX_BACKUP_BYTES, lock)
                         .map_err(|e| Error::io("back up", &path, &e))?;
-                }
-                fsio::replace(&dir, &rel.file, kept.as_bytes())
+                fsio::replace(&dir, &rel.file, kept.as_bytes(), lock)
                     .map_err(|e| Error::io("replace", &path, &e))?;
-                format!("Overwrote {path} with {} bytes", kept.len())
+                let mut message = format!("Overwrote {path} with {} bytes", kept.len());
+                if !backed_up {
+                    message.push_str(&format!(
+                        " (the previous version was over {} MiB and was not kept as {}.bak)",
+                        MAX_BACKUP_BYTES >> 20,
+                        rel.file
+                    ));
+                }
+                message
             }
         };
         if let Some(original) = truncated_from {
@@ -444,14 +368,14 @@ impl Memory {
 
     /// Append `kept` to the regular (or missing) file `rel` of `len` bytes,
     /// with a `\n` first when the file does not end with one. A file of up
-    /// to [`fsio::MAX_REPLACE_APPEND_BYTES`] is rewritten whole through
+    /// to [`WHOLE_FILE_APPEND_MAX_BYTES`] is rewritten whole through
     /// [`fsio::replace`], so a crash mid-append leaves it as before or as
     /// after and readers never see half an entry; a larger one is appended
     /// to in place.
-    fn append_locked(&self, rel: &Rel, len: u64, kept: &str) -> Result<()> {
+    fn append_locked(&self, lock: &LockGuard, rel: &Rel, len: u64, kept: &str) -> Result<()> {
         let path = rel.path();
         let file = self.abs(&path);
-        if len > fsio::MAX_REPLACE_APPEND_BYTES {
+        if len > WHOLE_FILE_APPEND_MAX_BYTES {
             let newline =
                 !fsio::ends_with_newline(&file, len).map_err(|e| Error::io("read", &path, &e))?;
             let mut bytes = Vec::with_capacity(kept.len() + 1);
@@ -459,7 +383,8 @@ impl Memory {
                 bytes.push(b'\n');
             }
             bytes.extend_from_slice(kept.as_bytes());
-            return fsio::append(&file, &bytes).map_err(|e| Error::io("append to", &path, &e));
+            return fsio::append(&file, &bytes, lock)
+                .map_err(|e| Error::io("append to", &path, &e));
         }
         let mut bytes = if len == 0 {
             Vec::with_capacity(kept.len())
@@ -470,7 +395,7 @@ impl Memory {
             bytes.push(b'\n');
         }
         bytes.extend_from_slice(kept.as_bytes());
-        fsio::replace(&self.abs(&rel.dir), &rel.file, &bytes)
+        fsio::replace(&self.abs(&rel.dir), &rel.file, &bytes, lock)
             .map_err(|e| Error::io("append to", &path, &e))
     }
 
@@ -492,13 +417,15 @@ impl Memory {
         if self.file_kind(&path)? == Kind::Missing {
             return Ok(None);
         }
-        let cap = self.caps.max_read_bytes;
+        let cap = self.limits.max_read_bytes;
         let Some((text, total)) = fsio::read_head(&self.abs(&path), cap as u64 + 1)
             .map_err(|e| Error::io("read", &path, &e))?
         else {
             return Ok(None);
         };
-        if text.len() <= cap && total as usize <= cap {
+        // `total` stays u64: in the component `usize` is 32 bits, and a file
+        // over 4 GiB must not pass for a small one.
+        if text.len() <= cap && total <= cap as u64 {
             return Ok(Some(text));
         }
         let marker = format!(
@@ -603,7 +530,7 @@ impl Memory {
         }
         let now = self.clock.now();
         let rel = self.daily_rel(now.date);
-        let _lock = self.lock()?;
+        let lock = self.lock()?;
         // A blank line between entries; none before the first.
         let lead = match fsio::kind(&self.abs(&rel.path())) {
             Ok(Kind::File(len)) if len > 0 => "\n",
@@ -615,7 +542,7 @@ impl Memory {
         } else {
             format!("{lead}### {} — {heading}\n{body}\n", now.hh_mm())
         };
-        self.write_locked(WriteTarget::Daily, rel, &entry, WriteMode::Append)
+        self.write_locked(&lock, WriteTarget::Daily, rel, &entry, WriteMode::Append)
     }
 
     /// Save a compaction summary to today's log.
@@ -631,7 +558,7 @@ impl Memory {
     /// # Errors
     /// `io` when a directory exists but cannot be listed.
     pub fn search(&self, query: &str) -> Result<SearchResults> {
-        let query = Query::parse(query);
+        let query = parse_query(query)?;
         if query.is_empty() {
             return Ok(SearchResults::default());
         }
@@ -696,7 +623,7 @@ impl Memory {
     /// # Errors
     /// None in practice: unreadable files are skipped.
     pub fn context_block(&self) -> Result<Option<String>> {
-        let max = self.caps.max_inject_bytes;
+        let max = self.limits.max_inject_bytes;
         let today = self.today();
         let head = |rel: &Rel, limit: u64| {
             fsio::read_head(&self.abs(&rel.path()), limit)

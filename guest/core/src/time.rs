@@ -9,6 +9,13 @@ use crate::error::{Error, ErrorKind, Result};
 /// Largest accepted UTC offset magnitude, in minutes (just under a day).
 pub const MAX_OFFSET_MINUTES: i32 = 1439;
 
+/// The earliest instant a clock may be pinned to, 0001-01-02T00:00:00Z: at
+/// any offset the local date is still in the year 1, so dates stay within
+/// the years 1-9999 the store can name and the arithmetic cannot overflow.
+pub const MIN_UNIX_SECONDS: i64 = -62_135_510_400;
+/// The latest, 9999-12-30T23:59:59Z.
+pub const MAX_UNIX_SECONDS: i64 = 253_402_214_399;
+
 /// How an instance tells time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Clock {
@@ -25,8 +32,21 @@ impl Clock {
         fixed_unix_seconds: None,
     };
 
-    /// Check the offset is in range.
+    /// Check the offset and the pinned instant are in range.
+    ///
+    /// # Errors
+    /// [`ErrorKind::InvalidOptions`] naming the value and the range.
     pub fn validate(&self) -> Result<()> {
+        if let Some(unix) = self.fixed_unix_seconds
+            && !(MIN_UNIX_SECONDS..=MAX_UNIX_SECONDS).contains(&unix)
+        {
+            return Err(Error::new(
+                ErrorKind::InvalidOptions,
+                format!(
+                    "pinned time {unix} is out of range {MIN_UNIX_SECONDS}..={MAX_UNIX_SECONDS} (0001-01-02 to 9999-12-30 UTC)"
+                ),
+            ));
+        }
         if self.utc_offset_minutes.abs() > MAX_OFFSET_MINUTES {
             return Err(Error::new(
                 ErrorKind::InvalidOptions,

@@ -7,7 +7,7 @@ use serde::de::{self, Deserialize, Deserializer, MapAccess, Visitor};
 use serde_json::{Map, Value, json};
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::store::{Memory, ReadSource, WriteMode, WriteTarget};
+use crate::store::{Memory, ReadSource, WriteMode, WriteTarget, write_mode, write_target};
 
 /// Name of the write tool.
 pub const MEMORY_WRITE: &str = "memory_write";
@@ -251,10 +251,10 @@ pub fn parse(name: &str, arguments: &str) -> Result<ToolCall> {
     match name {
         MEMORY_WRITE => {
             let mut map = parse_object(name, arguments, &["target", "content", "mode", "name"])?;
-            let target: WriteTarget = req_str(name, &mut map, "target")?.parse()?;
+            let target = write_target(&req_str(name, &mut map, "target")?)?;
             let content = req_str(name, &mut map, "content")?;
             let mode = match opt_str(name, &mut map, "mode")? {
-                Some(m) => m.parse()?,
+                Some(m) => write_mode(&m)?,
                 None => WriteMode::Append,
             };
             let note = opt_str(name, &mut map, "name")?;
@@ -272,13 +272,16 @@ pub fn parse(name: &str, arguments: &str) -> Result<ToolCall> {
             let source = if source == "list" {
                 ReadRequest::List
             } else {
-                let target = source.parse::<WriteTarget>().map_err(|_| {
+                let source = ReadSource::from_tool_word(&source).ok_or_else(|| {
                     Error::new(
                         ErrorKind::InvalidTarget,
-                        format!("unknown source {source:?}: expected long_term, scratchpad, daily, note or list"),
+                        format!(
+                            "unknown source {source:?}: expected {} or list",
+                            ReadSource::tool_words().replace(" or ", ", ")
+                        ),
                     )
                 })?;
-                ReadRequest::File(target.into())
+                ReadRequest::File(source)
             };
             Ok(ToolCall::Read { source, name: note })
         }
@@ -341,7 +344,7 @@ pub fn call(memory: &Memory, name: &str, arguments: &str) -> Result<String> {
         },
         ToolCall::Search { query } => {
             let results = memory.search(&query)?;
-            Ok(results.render(memory.caps().max_read_bytes))
+            Ok(results.render(memory.limits().max_read_bytes))
         }
     }
 }

@@ -14,7 +14,7 @@ use std::path::Path;
 
 use agent_memory_core::context::{self, CLOSE_TAG, OPEN_TAG, Sources};
 use agent_memory_core::text::{prefix_at_char_boundary, truncate_with_marker};
-use agent_memory_core::{Caps, Clock, Memory, Options, ReadSource, WriteMode, WriteTarget};
+use agent_memory_core::{Clock, Limits, Memory, Options, ReadSource, WriteMode, WriteTarget};
 use proptest::prelude::*;
 
 /// 2026-05-30 09:15 at UTC+2, as the behavioural suite pins it.
@@ -187,7 +187,7 @@ proptest! {
         let dir = tempfile::tempdir().unwrap();
         let mut options = Options::new(PROJECT);
         options.clock = Clock { utc_offset_minutes: 120, fixed_unix_seconds: Some(NOW) };
-        options.caps = Caps { max_write_bytes: write_cap, max_read_bytes: read_cap, ..Caps::default() };
+        options.limits = Limits { max_write_bytes: write_cap, max_read_bytes: read_cap, ..Limits::default() };
         let memory = Memory::open(dir.path(), options).unwrap();
         let receipt = memory
             .write(WriteTarget::Note, &content, WriteMode::Overwrite, Some("n"))
@@ -231,7 +231,7 @@ proptest! {
                 2 => (WriteTarget::Note, Some("a")),
                 _ => (WriteTarget::Scratchpad, None),
             };
-            let content = prefix_at_char_boundary(&content, memory.caps().max_write_bytes);
+            let content = prefix_at_char_boundary(&content, memory.limits().max_write_bytes);
             let before = expected[which].clone();
             let receipt = memory.write(target, content, WriteMode::Append, name).unwrap();
             let model = &mut expected[which];
@@ -254,6 +254,6 @@ fn open(root: &Path, cap: usize) -> Memory {
         utc_offset_minutes: 120,
         fixed_unix_seconds: Some(NOW),
     };
-    options.caps.max_inject_bytes = cap;
+    options.limits.max_inject_bytes = cap;
     Memory::open(root, options).unwrap()
 }

@@ -1070,3 +1070,117 @@ pub fn leftover_temp_files_are_hidden_and_cleaned<B: Backend>() {
         fx.tree()
     );
 }
+
+// Contract 0.2: bugs found by reading the code. Each case failed before its
+// fix (through the component for the first: `usize` is 32 bits there).
+
+/// A file over 4 GiB reads capped, and the marker gives its full size.
+pub fn read_over_4_gib_keeps_its_size<B: Backend>() {
+    let fx = Fixture::new();
+    let mut m = fx.open::<B>();
+    let rel = format!("{}/notes/huge.md", project_dir());
+    fx.put(&rel, "first line\n");
+    let size: u64 = (4 << 30) + 100;
+    std::fs::File::options()
+        .write(true)
+        .open(fx.root().join(&rel))
+        .unwrap()
+        .set_len(size)
+        .unwrap();
+    let text = m.read(ReadSource::Note, Some("huge")).unwrap().unwrap();
+    assert!(text.starts_with("first line\n"), "{:?}", &text[..40]);
+    assert!(
+        text.ends_with(&format!(
+            "…[truncated: showing the first part of {size} bytes; use memory_search to find the rest]"
+        )),
+        "{:?}",
+        &text[text.len().saturating_sub(120)..]
+    );
+    assert!(text.len() <= agent_memory_tests::MAX_READ_BYTES);
+}
+
+/// Overwriting a file larger than 16 MiB says its previous version was not
+/// kept, and leaves no older backup that would pass for it.
+pub fn overwrite_of_a_file_over_16_mib_leaves_no_stale_backup<B: Backend>() {
+    let fx = Fixture::new();
+    let mut m = fx.open::<B>();
+    m.write(LongTerm, "v1", Overwrite, None).unwrap();
+    m.write(LongTerm, "v2", Overwrite, None).unwrap();
+    assert_eq!(fx.text("MEMORY.md.bak"), "v1");
+    let big = "- a long index line\n".repeat((17 << 20) / 20);
+    assert!(big.len() > 16 << 20);
+    fx.put("MEMORY.md", &big);
+    let receipt = m.write(LongTerm, "v3", Overwrite, None).unwrap();
+    assert_eq!(
+        receipt.message,
+        "Overwrote MEMORY.md with 2 bytes (the previous version was over 16 MiB and was not kept as MEMORY.md.bak)"
+    );
+    assert_eq!(fx.text("MEMORY.md"), "v3");
+    assert_eq!(fx.get("MEMORY.md.bak"), None, "no stale backup of v1");
+    m.write(LongTerm, "v4", Overwrite, None).unwrap();
+    assert_eq!(fx.text("MEMORY.md.bak"), "v3");
+}
+
+/// A query with more than 64 distinct terms is refused with a clear message;
+/// a huge query of few distinct terms is fine.
+pub fn query_terms_are_capped<B: Backend>() {
+    let fx = Fixture::new();
+    let mut m = fx.open::<B>();
+    m.write(Note, "alpha beta", Append, Some("n")).unwrap();
+    let terms: Vec<String> = (0..65).map(|i| format!("t{i}")).collect();
+    let err = m.search(&terms.join(" ")).unwrap_err();
+    assert_eq!(err.kind, "InvalidArguments");
+    assert_eq!(
+        err.message,
+        "the query has more than 64 distinct terms; search for the few words that matter"
+    );
+    assert_eq!(
+        kind(m.call(
+            "memory_search",
+            &format!(r#"{{"query":"{}"}}"#, terms.join(" "))
+        )),
+        "InvalidArguments"
+    );
+    let sixty_four = m.search(&terms[..64].join(" ")).unwrap();
+    assert_eq!(sixty_four.terms.len(), 64);
+    // Five million single letters: 26 distinct terms, linear to parse.
+    let letters: String = (0..5_000_000u32)
+        .map(|i| [char::from(b'a' + (i % 26) as u8), ' '])
+        .flat_map(|pair| pair.into_iter())
+        .collect();
+    let results = m.search(&letters).unwrap();
+    assert_eq!(results.terms.len(), 26);
+}
+
+/// Pinned times at and past the representable range are `invalid-options`,
+/// never a trap or an overflow.
+pub fn pinned_time_extremes_are_rejected<B: Backend>() {
+    let fx = Fixture::new();
+    for unix in [i64::MAX, i64::MIN, 253_402_214_400, -62_135_510_401] {
+        let now = Now {
+            unix,
+            offset_minutes: 0,
+        };
+        let err = B::open(fx.root(), PROJECT, now, CapsOverride::default())
+            .err()
+            .unwrap_or_else(|| panic!("{unix} was accepted"));
+        assert_eq!(err.kind, "InvalidOptions", "{unix}");
+        assert!(err.message.contains(&unix.to_string()), "{}", err.message);
+    }
+    for (unix, offset_minutes, today) in [
+        (253_402_214_399, 1439, "9999-12-31"),
+        (-62_135_510_400, -1439, "0001-01-01"),
+    ] {
+        let now = Now {
+            unix,
+            offset_minutes,
+        };
+        let mut m = B::open(fx.root(), PROJECT, now, CapsOverride::default()).unwrap();
+        let receipt = m.write(Daily, "edge", Append, None).unwrap();
+        assert!(
+            receipt.path.ends_with(&format!("daily/{today}.md")),
+            "{}",
+            receipt.path
+        );
+    }
+}

@@ -63,4 +63,8 @@ suite! {
     concurrent_appends_are_serialized,
     stale_lock_is_broken,
     leftover_temp_files_are_hidden_and_cleaned,
+    read_over_4_gib_keeps_its_size,
+    overwrite_of_a_file_over_16_mib_leaves_no_stale_backup,
+    query_terms_are_capped,
+    pinned_time_extremes_are_rejected,
 }

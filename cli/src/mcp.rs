@@ -11,6 +11,11 @@
 //!   (empty text when there is nothing to show).
 //! - Prompt `memory`: the usage prompt followed by the context block.
 //! - The usage prompt is also the server's `instructions`.
+//! - The component sees the exact text of a call's `arguments`, as the
+//!   command line does: the JSON-RPC layer would keep only the last of two
+//!   equal keys, so a filter between stdin and the protocol library hands the
+//!   raw text through (see [`RAW_ARGUMENTS`]), and a repeated field is
+//!   refused the same way everywhere.
 
 use std::sync::{Arc, Mutex};
 
@@ -31,6 +36,69 @@ const CONTEXT_URI: &str = "memory://context";
 /// The name of the prompt that carries the usage prompt and the block.
 const PROMPT_NAME: &str = "memory";
 
+/// The one key of the `arguments` object the stdin filter puts in a
+/// `tools/call` message: its value is the JSON text the client sent as
+/// `arguments`, byte for byte. A client cannot forge it to any effect: its
+/// own `arguments` always travel as text under this key.
+const RAW_ARGUMENTS: &str = "agent-memory/raw-arguments";
+
+/// One JSON-RPC message from the client, with `tools/call` arguments
+/// replaced by their raw text; any other line unchanged.
+fn pass_raw_arguments(line: &str) -> String {
+    #[derive(serde::Deserialize)]
+    struct Message<'a> {
+        method: Option<String>,
+        #[serde(borrow)]
+        params: Option<Params<'a>>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Params<'a> {
+        #[serde(borrow)]
+        arguments: Option<&'a serde_json::value::RawValue>,
+    }
+    let Ok(message) = serde_json::from_str::<Message>(line) else {
+        return line.to_string();
+    };
+    let raw = match message {
+        Message {
+            method: Some(method),
+            params: Some(Params {
+                arguments: Some(raw),
+            }),
+        } if method == "tools/call" => raw.get().to_string(),
+        _ => return line.to_string(),
+    };
+    let Ok(mut value) = serde_json::from_str::<serde_json::Value>(line) else {
+        return line.to_string();
+    };
+    value["params"]["arguments"] = serde_json::json!({ RAW_ARGUMENTS: raw });
+    value.to_string()
+}
+
+/// The arguments text for the component: the raw text the filter passed,
+/// else the object as the protocol library parsed it.
+fn arguments_text(arguments: Option<JsonObject>) -> String {
+    match arguments {
+        Some(map) if map.len() == 1 => match map.get(RAW_ARGUMENTS) {
+            Some(serde_json::Value::String(raw)) => raw.clone(),
+            _ => serde_json::Value::Object(map).to_string(),
+        },
+        other => serde_json::Value::Object(other.unwrap_or_default()).to_string(),
+    }
+}
+
+/// Copies stdin to `sink` line by line through [`pass_raw_arguments`].
+async fn filter_stdin(sink: tokio::io::DuplexStream) -> std::io::Result<()> {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    let mut lines = BufReader::new(tokio::io::stdin()).lines();
+    let mut sink = sink;
+    while let Some(line) = lines.next_line().await? {
+        sink.write_all(pass_raw_arguments(&line).as_bytes()).await?;
+        sink.write_all(b"\n").await?;
+    }
+    sink.shutdown().await
+}
+
 /// Serves `memory` on stdin/stdout until the client disconnects.
 pub fn serve(memory: Memory) -> Result<()> {
     let server = MemoryServer::new(memory)?;
@@ -39,8 +107,10 @@ pub fn serve(memory: Memory) -> Result<()> {
         .build()
         .context("cannot start the async runtime for the MCP server")?;
     runtime.block_on(async move {
+        let (filtered, sink) = tokio::io::duplex(1 << 16);
+        tokio::spawn(filter_stdin(sink));
         let service = server
-            .serve(rmcp::transport::stdio())
+            .serve((filtered, tokio::io::stdout()))
             .await
             .context("the MCP handshake on stdin/stdout failed")?;
         service
@@ -148,8 +218,7 @@ impl ServerHandler for MemoryServer {
                 None,
             ));
         }
-        let arguments =
-            serde_json::Value::Object(request.arguments.unwrap_or_default()).to_string();
+        let arguments = arguments_text(request.arguments);
         let outcome = self
             .with_memory(move |m| m.call_tool(&name, &arguments))
             .await?;
@@ -241,5 +310,38 @@ fn describe(error: &Error) -> String {
     match error {
         Error::Memory(e) => format!("{}: {}", e.kind().as_str(), e.message()),
         other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tool_call_arguments_travel_as_raw_text() {
+        let line = r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"memory_write","arguments":{"target":"note","target":"long_term","content":"x"}}}"#;
+        let passed: serde_json::Value = serde_json::from_str(&pass_raw_arguments(line)).unwrap();
+        assert_eq!(passed["id"], 7);
+        assert_eq!(passed["params"]["name"], "memory_write");
+        let arguments = passed["params"]["arguments"].as_object().cloned();
+        assert_eq!(
+            arguments_text(arguments),
+            r#"{"target":"note","target":"long_term","content":"x"}"#
+        );
+        // Other messages and unparsable lines pass unchanged.
+        for line in [
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+            "not json",
+        ] {
+            assert_eq!(pass_raw_arguments(line), line);
+        }
+        // A client's own use of the key is just more text for the component.
+        let forged = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"memory_read","arguments":{"agent-memory/raw-arguments":"{}"}}}"#;
+        let passed: serde_json::Value = serde_json::from_str(&pass_raw_arguments(forged)).unwrap();
+        assert_eq!(
+            arguments_text(passed["params"]["arguments"].as_object().cloned()),
+            r#"{"agent-memory/raw-arguments":"{}"}"#
+        );
     }
 }
