@@ -358,11 +358,21 @@ pub struct SetReport {
 /// # Errors
 /// When the questions or the store cannot be loaded, or a system fails.
 pub fn run(dir: &Path, set: Set) -> Result<Vec<SetReport>> {
+    let loaded = set
+        .files()
+        .iter()
+        .map(|name| Ok((*name, load_questions(dir, name)?)))
+        .collect::<Result<Vec<_>>>()?;
     let root = store_root(dir);
+    if !root.join("MEMORY.md").is_file() {
+        bail!(
+            "`{}` holds no eval store (no MEMORY.md): pass the eval directory with --dir",
+            root.display()
+        );
+    }
     let mut systems = systems(&root)?;
     let mut out = Vec::new();
-    for name in set.files() {
-        let questions = load_questions(dir, name)?;
+    for (name, questions) in loaded {
         let reports = systems
             .iter_mut()
             .map(|s| evaluate(s.as_mut(), &questions))
