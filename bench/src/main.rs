@@ -2,6 +2,7 @@
 //! agent-memory on them against the native core and ripgrep.
 
 mod corpus;
+mod eval;
 mod measure;
 mod rng;
 mod run;
@@ -65,6 +66,23 @@ enum Command {
         /// The ripgrep executable
         #[arg(long, default_value = "rg", value_name = "PATH")]
         rg: String,
+    },
+    /// Score search systems on the eval set (bench/eval): recall@5, MRR and
+    /// nDCG@5 per category
+    Eval {
+        /// Which questions
+        #[arg(long, value_enum, default_value_t = eval::Set::All)]
+        set: eval::Set,
+        /// The eval directory [default: bench/eval of this source tree]
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
+        /// Print JSON instead of tables
+        #[arg(long)]
+        json: bool,
+        /// Also list each question with the rank of its first answer per
+        /// system
+        #[arg(long)]
+        per_question: bool,
     },
     /// Run a command and report its peak RSS (the peak-memory wrapper)
     #[command(hide = true)]
@@ -148,6 +166,29 @@ fn run(cli: Cli) -> Result<()> {
                 cli: cli.or_else(run::default_cli),
                 rg,
             })
+        }
+        Command::Eval {
+            set,
+            dir,
+            json,
+            per_question,
+        } => {
+            let reports = eval::run(&dir.unwrap_or_else(eval::default_dir), set)?;
+            if json {
+                println!("{:#}", eval::to_json(&reports));
+            } else {
+                for (i, report) in reports.iter().enumerate() {
+                    if i > 0 {
+                        println!();
+                    }
+                    print!("{}", eval::render_table(report));
+                    if per_question {
+                        println!();
+                        print!("{}", eval::render_questions(report));
+                    }
+                }
+            }
+            Ok(())
         }
         Command::PeakRss {
             report,

@@ -1,0 +1,187 @@
+//! The eval set is whole and the harness scores what it should.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use sha2::{Digest, Sha256};
+
+use super::*;
+
+fn both_sets() -> (Vec<Question>, Vec<Question>) {
+    let dir = default_dir();
+    (
+        load_questions(&dir, "tune").unwrap(),
+        load_questions(&dir, "holdout").unwrap(),
+    )
+}
+
+#[test]
+fn every_answer_exists_and_every_category_is_in_both_sets() {
+    let (tune, holdout) = both_sets();
+    assert!(tune.len() + holdout.len() >= 100);
+    let root = store_root(&default_dir());
+    let searchable: BTreeSet<String> = searchable_files(&root)
+        .unwrap()
+        .into_iter()
+        .map(|(p, _)| p)
+        .collect();
+    let mut ids = BTreeSet::new();
+    for q in tune.iter().chain(&holdout) {
+        assert!(ids.insert(&q.id), "{} is in both sets", q.id);
+        assert!(!q.query.trim().is_empty(), "{}", q.id);
+        for path in q.relevant.keys() {
+            assert!(
+                searchable.contains(path),
+                "{}: `{path}` is not a file search looks at",
+                q.id
+            );
+        }
+    }
+    for category in CATEGORIES {
+        let count = |set: &[Question]| set.iter().filter(|q| q.category == category).count();
+        let (t, h) = (count(&tune), count(&holdout));
+        assert!(t > 0 && h > 0, "{category}: {t} tune, {h} holdout");
+        // About 60/40 within each category.
+        let share = t as f64 / (t + h) as f64;
+        assert!((0.5..=0.7).contains(&share), "{category}: {t}/{h}");
+    }
+}
+
+#[test]
+fn the_store_has_the_layout_and_size_of_the_brief() {
+    let root = store_root(&default_dir());
+    let memory = open_store(&root).unwrap();
+    assert_eq!(memory.project_dir(), "projects/tidewater-3be31366");
+    let files = memory.list_files().unwrap();
+    let count = |prefix: &str| {
+        files
+            .iter()
+            .filter(|f| {
+                f.path
+                    .starts_with(&format!("{}/{prefix}", memory.project_dir()))
+            })
+            .count()
+    };
+    let (notes, daily) = (count("notes/"), count("daily/"));
+    assert!((50..=70).contains(&notes), "{notes} notes");
+    assert!((100..=130).contains(&daily), "{daily} daily logs");
+    assert!((160..=180).contains(&files.len()), "{} files", files.len());
+    let index = fs::read_to_string(root.join("MEMORY.md")).unwrap();
+    assert!(index.lines().count() < 200);
+    // Today and yesterday have logs, so the time questions have answers.
+    for day in ["2026-11-20", "2026-11-19"] {
+        assert!(
+            files
+                .iter()
+                .any(|f| f.path.ends_with(&format!("daily/{day}.md")))
+        );
+    }
+    assert_eq!(memory.today().to_string(), "2026-11-20");
+}
+
+/// The holdout set is frozen: this hash changes only if someone edits it,
+/// which the README forbids.
+#[test]
+fn the_holdout_set_is_unchanged() {
+    let bytes = fs::read(default_dir().join("questions-holdout.json")).unwrap();
+    let text: Vec<u8> = bytes.into_iter().filter(|&b| b != b'\r').collect();
+    let hex: String = Sha256::digest(&text)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    assert_eq!(hex, HOLDOUT_SHA256);
+}
+
+const HOLDOUT_SHA256: &str = "e74a52e431c057d4996fd0fe2646fe69bed5ad2ea224877555b646db1d1383aa";
+
+/// Returns the answers of each question in grade order: a perfect system.
+struct Oracle(BTreeMap<String, Vec<String>>);
+
+impl System for Oracle {
+    fn name(&self) -> &str {
+        "oracle"
+    }
+    fn search(&mut self, query: &str) -> Result<Vec<String>> {
+        Ok(self.0.get(query).cloned().unwrap_or_default())
+    }
+}
+
+struct Nothing;
+
+impl System for Nothing {
+    fn name(&self) -> &str {
+        "nothing"
+    }
+    fn search(&mut self, _: &str) -> Result<Vec<String>> {
+        Ok(Vec::new())
+    }
+}
+
+#[test]
+fn a_perfect_system_scores_one_and_an_empty_one_zero() {
+    let (tune, _) = both_sets();
+    // Queries are unique within a set, so the oracle can key on them.
+    let mut answers = BTreeMap::new();
+    for q in &tune {
+        let mut paths: Vec<(&String, &u8)> = q.relevant.iter().collect();
+        paths.sort_by(|a, b| b.1.cmp(a.1));
+        let ranking = paths.into_iter().map(|(p, _)| p.clone()).collect();
+        assert!(
+            answers.insert(q.query.clone(), ranking).is_none(),
+            "{}",
+            q.query
+        );
+    }
+    let perfect = evaluate(&mut Oracle(answers), &tune).unwrap();
+    let s = perfect.scores(None);
+    assert_eq!((s.n, s.recall, s.mrr, s.ndcg), (tune.len(), 1.0, 1.0, 1.0));
+    for category in CATEGORIES {
+        assert_eq!(perfect.scores(Some(category)).mrr, 1.0);
+    }
+    let empty = evaluate(&mut Nothing, &tune).unwrap();
+    assert_eq!(
+        empty.scores(None),
+        Scores {
+            n: tune.len(),
+            ..Scores::default()
+        }
+    );
+    assert!(empty.outcomes.iter().all(|o| o.first_answer.is_none()));
+}
+
+#[test]
+fn the_two_systems_return_store_paths() {
+    let root = store_root(&default_dir());
+    let searchable: BTreeSet<String> = searchable_files(&root)
+        .unwrap()
+        .into_iter()
+        .map(|(p, _)| p)
+        .collect();
+    for mut system in systems(&root).unwrap() {
+        let hits = system.search("acquire_timeout").unwrap();
+        assert!(!hits.is_empty(), "{}", system.name());
+        assert!(hits.iter().all(|p| searchable.contains(p)), "{hits:?}");
+        assert!(
+            hits.iter().any(|p| p.ends_with("notes/db-pool-tuning.md")),
+            "{}: {hits:?}",
+            system.name()
+        );
+    }
+}
+
+#[test]
+fn the_table_has_a_row_per_category_and_system() {
+    let (tune, _) = both_sets();
+    let report = SetReport {
+        set: "tune".into(),
+        systems: vec![
+            evaluate(&mut Nothing, &tune).unwrap(),
+            evaluate(&mut Nothing, &tune).unwrap(),
+        ],
+        questions: tune,
+    };
+    let table = render_table(&report);
+    // Header line, column line, 7 groups of 2 rows.
+    assert_eq!(table.lines().count(), 2 + 7 * 2);
+    assert!(table.lines().nth(2).unwrap().starts_with("identifiers"));
+    assert!(table.lines().nth(14).unwrap().starts_with("overall"));
+}
