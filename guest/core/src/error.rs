@@ -32,6 +32,8 @@ pub enum ErrorKind {
     Busy,
     /// The filesystem refused an operation.
     Io,
+    /// Text to be stored holds a secret and the policy is `block`.
+    SecretDetected,
 }
 
 impl ErrorKind {
@@ -51,6 +53,7 @@ impl ErrorKind {
             ErrorKind::NotAFile => "not-a-file",
             ErrorKind::Busy => "busy",
             ErrorKind::Io => "io",
+            ErrorKind::SecretDetected => "secret-detected",
         }
     }
 }

@@ -11,6 +11,7 @@ mod fsio;
 pub mod names;
 pub mod prompt;
 pub mod search;
+pub mod secrets;
 mod store;
 pub mod text;
 pub mod time;
