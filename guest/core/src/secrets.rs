@@ -15,6 +15,8 @@
 //! of keyword hits, never with the length of a line.
 
 mod rules;
+#[cfg(test)]
+mod tests;
 mod values;
 
 use std::borrow::Cow;
@@ -38,10 +40,19 @@ pub struct Rule {
     keywords: &'static [&'static str],
     /// Where the expression is anchored relative to a keyword hit.
     start: Start,
-    /// The expression, anchored at the start; empty for a private key block.
+    /// The expression, anchored at the start; empty for a private key block
+    /// (read by hand, see `private_key_block`).
     pattern: &'static str,
     /// Most bytes after the start the expression may look at.
     window: usize,
+    /// For a [`Start::Keyword`] rule: fewest value bytes (see
+    /// [`is_value_byte`]) that must follow the start before the expression
+    /// is worth running. For a [`Start::Back`] rule: fewest bytes the walk
+    /// back must cover.
+    min_run: usize,
+    /// A cheap test run before the expression: `false` skips it. Gets the
+    /// text, the start and the keyword's position.
+    pre: fn(&str, usize, usize) -> bool,
     /// Picks the secret value out of a match; `None` rejects the match.
     value: ValueFn,
     /// A rule-specific test of the value; `false` rejects it.
@@ -350,6 +361,11 @@ fn is_word_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.')
 }
 
+/// Bytes a token value is made of, for the [`Rule::min_run`] precheck.
+fn is_value_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b'+' | b'/' | b'=' | b'~' | b'%')
+}
+
 /// Whether `b` continues a token, so a keyword right after it is not the
 /// token's start.
 fn is_token_byte(b: u8) -> bool {
@@ -384,7 +400,17 @@ fn try_rule(
     }
     let start = match rule.start {
         Start::Keyword => {
-            if at > 0 && is_token_byte(bytes[at - 1]) {
+            // A keyword that starts with punctuation (`/api/webhooks/`)
+            // needs no boundary before it.
+            if at > 0 && is_token_byte(bytes[at]) && is_token_byte(bytes[at - 1]) {
+                return;
+            }
+            let run = bytes[at..]
+                .iter()
+                .take(rule.min_run)
+                .take_while(|&&b| is_value_byte(b))
+                .count();
+            if run < rule.min_run {
                 return;
             }
             at
@@ -399,6 +425,9 @@ fn try_rule(
                 }
                 s -= 1;
             }
+            if at - s < rule.min_run {
+                return;
+            }
             s
         }
     };
@@ -406,6 +435,11 @@ fn try_rule(
         return;
     }
     st.last_start[ri] = start;
+    // The expression engine is slow per byte; most keyword hits in prose
+    // fail a cheaper test first.
+    if !(rule.pre)(text, start, at) {
+        return;
+    }
     if let Start::PrivateKey = rule.start {
         if let Some(range) = private_key_block(text, start, st) {
             st.covered[ri] = range.end;
@@ -452,10 +486,7 @@ const MIN_KEY_BODY: usize = 64;
 /// the key body's base64 run. Bodies may be on real lines or `\n`-escaped
 /// inside a JSON string (a GCP service account file).
 fn private_key_block(text: &str, start: usize, st: &mut ScanState) -> Option<Range<usize>> {
-    let header = regex_header();
-    let head = &text[start..floor_boundary(text, start + 96)];
-    let m = header.find(head)?;
-    let body_start = start + m.end();
+    let body_start = start + rules::pem_header(text, start)?;
     let cached = match st.end_marker {
         Some(marker) if st.end_from <= body_start => marker.is_none_or(|e| e >= body_start),
         _ => false,
@@ -495,7 +526,7 @@ fn private_key_block(text: &str, start: usize, st: &mut ScanState) -> Option<Ran
         .flat_map(|s| s.bytes())
         .filter(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/'))
         .count();
-    if b64 < MIN_KEY_BODY || values::has_placeholder_part(body) {
+    if b64 < MIN_KEY_BODY || values::has_body_placeholder(body) {
         return None;
     }
     let mut end = body_end;
@@ -507,14 +538,6 @@ fn private_key_block(text: &str, start: usize, st: &mut ScanState) -> Option<Ran
         }
     }
     Some(start..end)
-}
-
-fn regex_header() -> &'static Regex {
-    static HEADER: OnceLock<Regex> = OnceLock::new();
-    HEADER.get_or_init(|| {
-        Regex::new(r"^-----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----")
-            .expect("private key header pattern compiles")
-    })
 }
 
 /// Overlaps resolved (a specific rule wins over the generic one, then the

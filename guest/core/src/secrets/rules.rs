@@ -16,7 +16,7 @@ use regex_lite::CaptureLocations;
 use super::values::{
     classes, decode_base64, entropy, is_base64_of_prose, is_hash_like, is_placeholder,
 };
-use super::{Rule, Start, ValueFn, is_word_byte};
+use super::{Rule, Start, ValueFn, is_value_byte, is_word_byte};
 
 /// A rule anchored at its keyword with the common defaults: the value is
 /// group 1 (or the whole match), an entropy floor of 3 bits per character,
@@ -34,6 +34,9 @@ const fn rule(
         start: Start::Keyword,
         pattern,
         window: 320,
+        // The shortest keyword-anchored token (`sk_live_` + 10) has 18.
+        min_run: 18,
+        pre: no_pre,
         value: group1,
         check: any,
         entropy: 3.0,
@@ -42,8 +45,19 @@ const fn rule(
 }
 
 impl Rule {
-    const fn back(mut self, class: fn(u8) -> bool) -> Rule {
+    /// Start at the beginning of the run of `class` bytes holding the
+    /// keyword, which must be at least `min` bytes before the keyword.
+    const fn back(mut self, class: fn(u8) -> bool, min: usize) -> Rule {
         self.start = Start::Back(class);
+        self.min_run = min;
+        self
+    }
+    const fn min_run(mut self, bytes: usize) -> Rule {
+        self.min_run = bytes;
+        self
+    }
+    const fn pre(mut self, pre: fn(&str, usize, usize) -> bool) -> Rule {
+        self.pre = pre;
         self
     }
     const fn window(mut self, bytes: usize) -> Rule {
@@ -66,6 +80,127 @@ impl Rule {
 
 fn any(_: &str) -> bool {
     true
+}
+
+fn no_pre(_: &str, _: usize, _: usize) -> bool {
+    true
+}
+
+/// A private key header: `-----BEGIN`, `[ A-Z0-9]` ending in `PRIVATE KEY`
+/// or `PRIVATE KEY BLOCK`, `-----`. Returns its length. Read by hand:
+/// every header in a text gets here, and it is too short to need an
+/// expression.
+pub(super) fn pem_header(text: &str, start: usize) -> Option<usize> {
+    let b = text.as_bytes().get(start..)?.strip_prefix(b"-----BEGIN")?;
+    let kind = b
+        .iter()
+        .take(64)
+        .take_while(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || **c == b' ')
+        .count();
+    // The run of kind bytes swallows `PRIVATE KEY` and ` BLOCK` too.
+    let run = &b[..kind];
+    let private = run.ends_with(b"PRIVATE KEY") || run.ends_with(b"PRIVATE KEY BLOCK");
+    (private && b[kind..].starts_with(b"-----")).then_some(10 + kind + 5)
+}
+
+/// `Bearer` and a run of at least 16 token bytes.
+fn bearer_pre(text: &str, start: usize, _: usize) -> bool {
+    let b = &text.as_bytes()[start + 6..];
+    let spaces = b
+        .iter()
+        .take(4)
+        .take_while(|c| c.is_ascii_whitespace())
+        .count();
+    spaces > 0
+        && b[spaces..]
+            .iter()
+            .take(16)
+            .take_while(|&&c| is_value_byte(c))
+            .count()
+            == 16
+}
+
+/// A URL with user info holding a colon: `scheme://user:pass@`.
+fn url_pre(text: &str, _: usize, at: usize) -> bool {
+    let mut colon = false;
+    for &b in text.as_bytes()[at + 3..].iter().take(400) {
+        match b {
+            b'@' => return colon,
+            b':' => colon = true,
+            b'/' | b'?' | b'#' | b'"' | b'\'' | b'<' | b'>' => return false,
+            _ if b.is_ascii_whitespace() => return false,
+            _ => {}
+        }
+    }
+    false
+}
+
+/// The cheap half of [`generic_value`], run before the expression: a name
+/// that [`key_kind`] accepts, an assignment (or `value=`, `is`, or a space
+/// before a non-word), and a first value word that could pass.
+fn generic_pre(text: &str, start: usize, at: usize) -> bool {
+    let b = text.as_bytes();
+    // `${DB_PASSWORD:?required}`, `$TOKEN`: a reference, not an assignment.
+    if start > 0 && matches!(b[start - 1], b'{' | b'$') {
+        return false;
+    }
+    let mut end = at;
+    while end < b.len() && end - start < 96 && is_word_byte(b[end]) {
+        end += 1;
+    }
+    let mut i = end;
+    let skip = |i: &mut usize, set: &[u8], max: usize| {
+        let from = *i;
+        while *i < b.len() && *i - from < max && set.contains(&b[*i]) {
+            *i += 1;
+        }
+        *i - from
+    };
+    skip(&mut i, b"\"'`", 1);
+    skip(&mut i, b"]", 1);
+    skip(&mut i, b"*", 2);
+    let spaces = skip(&mut i, b" \t", 4);
+    if skip(&mut i, b":=>", 2) > 0 {
+        skip(&mut i, b" \t", 4);
+    } else if spaces == 0 {
+        return false;
+    } else if b[start] == b'-' {
+        // `--api-key VALUE`: a command-line flag, its value after a space.
+    } else if b[i..].starts_with(b"value") {
+        i += 5;
+        skip(&mut i, b" \t", 4);
+        if skip(&mut i, b"=", 1) == 0 {
+            return false;
+        }
+        skip(&mut i, b" \t", 4);
+    } else if b[i..].starts_with(b"is ") || b[i..].starts_with(b"was ") {
+        i += 3;
+        skip(&mut i, b" \t", 4);
+    }
+    let Some(&first) = b.get(i) else {
+        return false;
+    };
+    if matches!(first, b'"' | b'\'' | b'`') {
+        let n = b[i + 1..]
+            .iter()
+            .take(257)
+            .take_while(|&&c| c != first && c != b'\n')
+            .count();
+        return n >= 6 && key_kind(&text[start..end]).is_some();
+    }
+    let n = b[i..]
+        .iter()
+        .take(257)
+        .take_while(|&&c| !c.is_ascii_whitespace() && !b"\"'`,;&<>".contains(&c))
+        .count();
+    // ASCII bytes end the word, so this is a char boundary.
+    let word = text[i..i + n].trim_end_matches(['.', ',', ':', ';', '!', '?', ')', ']', '}']);
+    // The name is judged last: it allocates, and most hits in prose fail
+    // the shape above already.
+    word.len() >= 6
+        && !is_word_like(word)
+        && !is_reference_or_code(word, false)
+        && key_kind(&text[start..end]).is_some()
 }
 
 fn group1(locs: &CaptureLocations, _: &str) -> Option<Range<usize>> {
@@ -479,13 +614,36 @@ fn is_word_like(v: &str) -> bool {
         && !(v.len() >= 20 && mixed_case(v) && entropy(v) >= 4.0)
 }
 
+/// Lowercase words and numbers joined by `-`, `_` or `.` (`prod-db-2024`,
+/// `2fa-totp-enabled`): a name, not a random value, whose parts would mix
+/// letters and digits.
+fn is_slug(v: &str) -> bool {
+    v.contains(['-', '_', '.'])
+        && v.split(['-', '_', '.']).all(|part| {
+            part.bytes().all(|b| b.is_ascii_lowercase()) || part.bytes().all(|b| b.is_ascii_digit())
+        })
+}
+
 /// The generic assignment: groups are 1 key, 2 closing quote, 3 separator,
 /// 4/5/6 a double-, single- or back-quoted value, 7 a bare value.
 fn generic_value(locs: &CaptureLocations, hay: &str) -> Option<Range<usize>> {
     let (ks, ke) = locs.get(1)?;
     let kind = key_kind(&hay[ks..ke])?;
     let (ss, se) = locs.get(3)?;
-    let sep = hay[ss..se].trim();
+    let mut sep = hay[ss..se].trim();
+    // `--api-key VALUE`: a command-line flag takes its value after a space
+    // as surely as after `=`.
+    if sep.is_empty() && hay[ks..ke].starts_with('-') {
+        sep = "=";
+    }
+    // `<add key="DbPassword" value="..."/>`: a key attribute naming the
+    // value attribute after it. The key's closing quote must be there.
+    if sep.starts_with("value") {
+        if locs.get(2).is_none_or(|(s, e)| s == e) {
+            return None;
+        }
+        sep = "=";
+    }
     let (mut range, quoted) = match (4..=6).find_map(|g| locs.get(g)) {
         Some((s, e)) => (s..e, true),
         None => {
@@ -498,7 +656,11 @@ fn generic_value(locs: &CaptureLocations, hay: &str) -> Option<Range<usize>> {
         range.end = range.start + v.len();
     }
     let v = &hay[range.clone()];
-    if v.contains(char::is_whitespace) || is_reference_or_code(v, quoted) || is_word_like(v) {
+    if v.contains(char::is_whitespace)
+        || is_reference_or_code(v, quoted)
+        || is_word_like(v)
+        || is_slug(v)
+    {
         return None;
     }
     let (len, cls, bits) = (v.chars().count(), classes(v), entropy(v));
@@ -509,7 +671,7 @@ fn generic_value(locs: &CaptureLocations, hay: &str) -> Option<Range<usize>> {
             len >= 20 && cls >= 2 && bits >= 3.7 && has_digit_and_letter(v) && !is_hash_like(v)
         }
         (_, KeyKind::Password) => len >= 6 && cls >= 2 && bits >= 2.0,
-        (_, KeyKind::Token) => len >= 12 && cls >= 2 && bits >= 3.0,
+        (_, KeyKind::Token) => len >= 12 && cls >= 2 && bits >= 3.3,
     };
     (ok && !is_base64_of_prose(v)).then_some(range)
 }
@@ -538,7 +700,7 @@ pub(super) static RULES: &[Rule] = &[
         &["secret_access_key", "secretaccesskey", "secret-access-key", "aws_secret", "awssecret"],
         r#"[A-Za-z0-9_.-]{0,96}["']?\s{0,4}(?::=|=>|=|:)\s{0,4}["']?([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)"#,
     )
-    .back(is_word_byte)
+    .back(is_word_byte, 0)
     .entropy(4.0)
     .check(not_all_hex),
     rule(
@@ -567,7 +729,7 @@ pub(super) static RULES: &[Rule] = &[
         &["q~"],
         r"([A-Za-z0-9_~.]{3}[0-9]Q~[A-Za-z0-9_~.-]{31,34})(?:[^A-Za-z0-9_~.-]|$)",
     )
-    .back(is_azure_secret_byte)
+    .back(is_azure_secret_byte, 4)
     .entropy(3.5),
     rule(
         "azure-sas-token",
@@ -639,7 +801,8 @@ pub(super) static RULES: &[Rule] = &[
         "an `_authToken` in an .npmrc or .yarnrc registry line",
         &["_authtoken"],
         r#"(?i:_authToken)\s{0,4}[=:]\s{0,4}["']?([^\s"']{16,300})"#,
-    ),
+    )
+    .min_run(0),
     rule(
         "pypi-token",
         "a PyPI or TestPyPI API token (pypi-AgE macaroon)",
@@ -717,7 +880,7 @@ pub(super) static RULES: &[Rule] = &[
         &[":aa"],
         r"([0-9]{8,10}:AA[A-Za-z0-9_-]{33})(?:[^A-Za-z0-9_-]|$)",
     )
-    .back(is_digit),
+    .back(is_digit, 8),
     rule(
         "stripe-secret-key",
         "a Stripe secret or restricted key (sk_/rk_ live, test or prod)",
@@ -746,7 +909,7 @@ pub(super) static RULES: &[Rule] = &[
         "anthropic-api-key",
         "an Anthropic API or admin key (sk-ant-)",
         &["sk-ant-"],
-        r"(sk-ant-[a-z]{2,8}[0-9]{2}-[A-Za-z0-9_-]{32,200})(?:[^A-Za-z0-9_-]|$)",
+        r"(sk-ant-(?:[a-z]{2,8}[0-9]{2}-)?[A-Za-z0-9_-]{32,200})(?:[^A-Za-z0-9_-]|$)",
     ),
     rule(
         "openrouter-api-key",
@@ -817,7 +980,7 @@ pub(super) static RULES: &[Rule] = &[
         &["-us"],
         r"([0-9a-f]{32}-us[0-9]{1,2})\b{end-half}",
     )
-    .back(is_hex),
+    .back(is_hex, 32),
     rule(
         "heroku-api-key",
         "a Heroku platform API key (HRKU- prefix)",
@@ -857,7 +1020,7 @@ pub(super) static RULES: &[Rule] = &[
         &[".atlasv1."],
         r"([A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,70})(?:[^A-Za-z0-9_=-]|$)",
     )
-    .back(is_alnum),
+    .back(is_alnum, 14),
     rule(
         "postman-api-key",
         "a Postman API key (PMAK-)",
@@ -936,6 +1099,8 @@ pub(super) static RULES: &[Rule] = &[
         &["bearer"],
         r"(?i:bearer)\s{1,4}([A-Za-z0-9._~+/-]{16,1024}=*)(?:[^A-Za-z0-9._~+/=-]|$)",
     )
+    .min_run(0)
+    .pre(bearer_pre)
     .window(1100)
     .check(bearer_check)
     .value(group1_trim_dots),
@@ -945,6 +1110,7 @@ pub(super) static RULES: &[Rule] = &[
         &["basic"],
         r"(?i:basic)\s{1,4}([A-Za-z0-9+/]{8,512}={0,2})(?:[^A-Za-z0-9+/=]|$)",
     )
+    .min_run(0)
     .window(600)
     .entropy(0.0)
     .check(basic_auth_check),
@@ -954,7 +1120,8 @@ pub(super) static RULES: &[Rule] = &[
         &["://"],
         r#"[A-Za-z][A-Za-z0-9+.-]{1,30}://([^\s:/?#@'"<>]{0,128}):([^\s/?#'"<>]{1,256})@[A-Za-z0-9._\[\]-]"#,
     )
-    .back(is_scheme_byte)
+    .back(is_scheme_byte, 2)
+    .pre(url_pre)
     .window(480)
     .entropy(0.0)
     .value(url_password),
@@ -964,9 +1131,10 @@ pub(super) static RULES: &[Rule] = &[
             "generic-assignment",
             "a high-entropy value assigned to a name like password, secret, token or api_key",
             &["pass", "pwd", "secret", "token", "key", "credential", "auth"],
-            r#"([A-Za-z0-9_.-]{1,96})(["'`]?)\]?\*{0,2}(\s{0,4}(?::=|=>|==?|:)\s{0,4}|\s{1,4}(?:is\s{1,4}|was\s{1,4})?)(?:"([^"\r\n]{1,256})"|'([^'\r\n]{1,256})'|`([^`\r\n]{1,256})`|([^\s"'`,;&<>]{1,256}))"#,
+            r#"([A-Za-z0-9_.-]{1,96})(["'`]?)\]?\*{0,2}([ \t]{0,4}(?::=|=>|==?|:)[ \t]{0,4}|[ \t]{1,4}value[ \t]{0,4}=[ \t]{0,4}|[ \t]{1,4}(?:is[ \t]{1,4}|was[ \t]{1,4})?)(?:"([^"\r\n]{1,256})"|'([^'\r\n]{1,256})'|`([^`\r\n]{1,256})`|([^\s"'`,;&<>]{1,256}))"#,
         )
-        .back(is_word_byte)
+        .back(is_word_byte, 0)
+        .pre(generic_pre)
         .window(420)
         .entropy(0.0)
         .value(generic_value)

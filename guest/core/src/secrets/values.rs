@@ -49,9 +49,10 @@ const DOCUMENTED_EXAMPLES: &[&str] = &[
     "rk_test_4eC39HqLyjWDarjtT1zdp7dc",
 ];
 
-/// Substrings that mark a value as a stand-in for a real one (compared
-/// ignoring ASCII case). Random tokens of the formats we detect hold one of
-/// these with negligible probability.
+/// Substrings that mark a value as a stand-in for a real one. Words match
+/// in lower case, upper case or capitalized (`your`, `YOUR`, `Your`), not
+/// in any mix of cases: random base64 holds some mixed-case spelling of a
+/// four-letter word far more often than a consistent one.
 const PLACEHOLDER_PARTS: &[&str] = &[
     "example",
     "xxxx",
@@ -83,6 +84,21 @@ const PLACEHOLDER_PARTS: &[&str] = &[
     "notreal",
     "not_real",
     "not-real",
+];
+
+/// Substrings that mark a key block's body as elided or templated. Not `>`
+/// or runs of `*`: a key quoted in Markdown has `> ` on every line.
+const BODY_PLACEHOLDER_PARTS: &[&str] = &[
+    "example",
+    "xxxx",
+    "....",
+    "…",
+    "<",
+    "your",
+    "redacted",
+    "placeholder",
+    "${",
+    "{{",
 ];
 
 /// Whole values (compared ignoring ASCII case) that stand for a secret
@@ -133,8 +149,10 @@ pub fn is_placeholder(value: &str) -> bool {
     if DOCUMENTED_EXAMPLES.iter().any(|e| value.contains(e)) {
         return true;
     }
-    let lower = value.to_ascii_lowercase();
-    if PLACEHOLDER_WORDS.contains(&lower.as_str()) {
+    if PLACEHOLDER_WORDS
+        .iter()
+        .any(|w| value.eq_ignore_ascii_case(w))
+    {
         return true;
     }
     if has_placeholder_part(value) {
@@ -161,10 +179,29 @@ pub fn is_placeholder(value: &str) -> bool {
 }
 
 /// Whether `s` holds one of the substrings that mark a stand-in value
-/// (`example`, `xxxx`, `<`, `${`, `your`, ...), ignoring ASCII case.
+/// (`example`, `xxxx`, `<`, `${`, `your`, ...).
 pub fn has_placeholder_part(s: &str) -> bool {
-    let lower = s.to_ascii_lowercase();
-    PLACEHOLDER_PARTS.iter().any(|p| lower.contains(p))
+    holds_any(s, PLACEHOLDER_PARTS)
+}
+
+/// Whether a private key block's body is elided or templated (`MIIE...`,
+/// `<your key here>`).
+pub fn has_body_placeholder(body: &str) -> bool {
+    holds_any(body, BODY_PLACEHOLDER_PARTS)
+}
+
+/// Whether `s` contains one of `parts` in lower case, upper case or
+/// capitalized.
+fn holds_any(s: &str, parts: &[&str]) -> bool {
+    parts.iter().any(|p| {
+        if !p.bytes().any(|b| b.is_ascii_alphabetic()) {
+            return s.contains(p);
+        }
+        let upper = p.to_ascii_uppercase();
+        let mut capital = p.to_string();
+        capital[..1].make_ascii_uppercase();
+        s.contains(p) || s.contains(&upper) || s.contains(&capital)
+    })
 }
 
 /// The longest run of one repeated byte among those `counts` accepts.
@@ -294,6 +331,7 @@ mod tests {
             "changeme",
             "1234567890",
             "abcdefgh",
+            "Your-Token-Here",
             "[password]",
             "sk_test_4eC39HqLyjWDarjtT1zdp7dc",
         ] {

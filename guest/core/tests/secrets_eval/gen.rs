@@ -3,9 +3,16 @@
 //! lines, and of benign look-alikes. No value here is a real key: every
 //! secret is drawn from a seeded PRNG.
 //!
-//! Two splits use different seeds AND different context templates: `Dev`
-//! is what the rules were tuned on; `Held` was written at the same time,
-//! before any tuning, and is only ever reported.
+//! Three splits use different seeds AND different context templates:
+//! - `Dev` is what the rules were tuned on;
+//! - `Held` was written with `Dev`, before any tuning. Its first run (after
+//!   tuning on `Dev` only) gave 849/864 = 98.3% detection and 0/900 = 0.0%
+//!   false positives; the general faults it showed (Markdown-quoted key
+//!   blocks, `xxxx` matched in any case, `<add key=.. value=..>`) were then
+//!   fixed, so it is no longer held out;
+//! - `Held2` was written after that run, before those fixes. Its first run
+//!   gave 863/864 = 99.9% and 4/900 = 0.4%; the two faults it showed
+//!   (`${VAR:?msg}`, `--flag VALUE`) were then fixed too.
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Split {
