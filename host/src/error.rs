@@ -204,6 +204,9 @@ pub(crate) fn kind_of(kind: wit::ErrorKind) -> (ErrorKind, Option<String>) {
         wit::ErrorKind::NotAFile => ErrorKind::NotAFile,
         wit::ErrorKind::Busy => ErrorKind::Busy,
         wit::ErrorKind::Io => ErrorKind::Io,
+        wit::ErrorKind::Ambiguous => ErrorKind::Ambiguous,
+        wit::ErrorKind::AlreadyExists => ErrorKind::AlreadyExists,
+        wit::ErrorKind::SecretDetected => ErrorKind::SecretDetected,
         // A kind this contract version has no case for: known to a newer
         // vocabulary crate, or only by name.
         wit::ErrorKind::Other(name) => {

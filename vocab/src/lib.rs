@@ -38,6 +38,12 @@ pub enum ErrorKind {
     Busy,
     /// The filesystem refused an operation.
     Io,
+    /// `old_text` of an edit occurs more than once.
+    Ambiguous,
+    /// A rename or create onto a name that is taken.
+    AlreadyExists,
+    /// Text to be stored holds a secret and the policy is `block`.
+    SecretDetected,
     /// A kind this version does not know; its name travels with the error.
     Other,
 }
@@ -45,7 +51,7 @@ pub enum ErrorKind {
 impl ErrorKind {
     /// Every kind with a case of its own in the WIT `error-kind`, in WIT
     /// order (`other` is the catch-all and not listed).
-    pub const WIT: [ErrorKind; 12] = [
+    pub const WIT: [ErrorKind; 15] = [
         ErrorKind::InvalidOptions,
         ErrorKind::InvalidTarget,
         ErrorKind::InvalidMode,
@@ -58,6 +64,9 @@ impl ErrorKind {
         ErrorKind::NotAFile,
         ErrorKind::Busy,
         ErrorKind::Io,
+        ErrorKind::Ambiguous,
+        ErrorKind::AlreadyExists,
+        ErrorKind::SecretDetected,
     ];
 
     /// The kebab-case name, e.g. `invalid-name` (`other` for [`Other`](Self::Other)).
@@ -75,6 +84,9 @@ impl ErrorKind {
             ErrorKind::NotAFile => "not-a-file",
             ErrorKind::Busy => "busy",
             ErrorKind::Io => "io",
+            ErrorKind::Ambiguous => "ambiguous",
+            ErrorKind::AlreadyExists => "already-exists",
+            ErrorKind::SecretDetected => "secret-detected",
             ErrorKind::Other => "other",
         }
     }
@@ -233,7 +245,7 @@ mod tests {
         for kind in ErrorKind::WIT {
             assert_eq!(ErrorKind::from_name(kind.as_str()), kind);
         }
-        assert_eq!(ErrorKind::from_name("secret-detected"), ErrorKind::Other);
+        assert_eq!(ErrorKind::from_name("no-such-kind"), ErrorKind::Other);
     }
 
     #[test]

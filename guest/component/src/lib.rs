@@ -39,6 +39,9 @@ impl From<core::Error> for types::Error {
             ErrorKind::NotAFile => W::NotAFile,
             ErrorKind::Busy => W::Busy,
             ErrorKind::Io => W::Io,
+            ErrorKind::Ambiguous => W::Ambiguous,
+            ErrorKind::AlreadyExists => W::AlreadyExists,
+            ErrorKind::SecretDetected => W::SecretDetected,
             other => W::Other(other.as_str().to_string()),
         };
         types::Error {

@@ -12,6 +12,7 @@ pub mod limits;
 pub mod names;
 pub mod prompt;
 pub mod search;
+pub mod secrets;
 mod store;
 pub mod text;
 pub mod time;
