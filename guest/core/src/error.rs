@@ -24,8 +24,12 @@ pub enum ErrorKind {
     InvalidArguments,
     /// A tool name other than the three memory tools.
     UnknownTool,
-    /// The named note does not exist.
+    /// The named note does not exist, or the text to replace is not in it.
     NotFound,
+    /// The text to replace occurs more than once.
+    Ambiguous,
+    /// The destination of a rename or create exists already.
+    AlreadyExists,
     /// A memory path exists but is not a regular file.
     NotAFile,
     /// The store's write lock stayed taken for too long.
@@ -48,6 +52,8 @@ impl ErrorKind {
             ErrorKind::InvalidArguments => "invalid-arguments",
             ErrorKind::UnknownTool => "unknown-tool",
             ErrorKind::NotFound => "not-found",
+            ErrorKind::Ambiguous => "ambiguous",
+            ErrorKind::AlreadyExists => "already-exists",
             ErrorKind::NotAFile => "not-a-file",
             ErrorKind::Busy => "busy",
             ErrorKind::Io => "io",

@@ -6,6 +6,7 @@
 #![deny(missing_docs)]
 
 pub mod context;
+pub mod dupes;
 mod error;
 mod fsio;
 pub mod names;
