@@ -20,7 +20,8 @@ pub mod tools;
 pub use error::{Error, ErrorKind, Result};
 pub use search::{SearchHit, SearchResults};
 pub use store::{
-    Caps, FileInfo, MAX_INJECT_BYTES, MAX_READ_BYTES, MAX_SEARCH_FILE_BYTES, MAX_WRITE_BYTES,
-    MIN_OUTPUT_CAP, Memory, Options, ReadSource, WriteMode, WriteReceipt, WriteTarget,
+    Caps, DeleteReceipt, EditReceipt, FileInfo, MAX_INJECT_BYTES, MAX_READ_BYTES,
+    MAX_SEARCH_FILE_BYTES, MAX_WRITE_BYTES, MIN_OUTPUT_CAP, Memory, Options, ReadSource,
+    RenameReceipt, WriteMode, WriteReceipt, WriteTarget,
 };
 pub use time::{Clock, Date, LocalTime};
