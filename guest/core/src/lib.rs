@@ -5,6 +5,7 @@
 //! the root is the one directory the host preopened.
 #![deny(missing_docs)]
 
+pub mod anthropic;
 pub mod context;
 pub mod dupes;
 mod error;

@@ -340,6 +340,25 @@ impl Memory {
         Ok(())
     }
 
+    /// Rename the folder `from` (store-relative) to the free name `to`,
+    /// whose parent exists. Caller holds the lock.
+    pub(crate) fn rename_dir_locked(&self, from: &str, to: &str) -> Result<()> {
+        fs::rename(self.abs(from), self.abs(to))
+            .map_err(|e| Error::io("rename", &format!("{from}` to `{to}"), &e))?;
+        for dir in [to, from] {
+            if let Some((parent, _)) = dir.rsplit_once('/') {
+                fsio::sync_dir(&self.abs(parent));
+            }
+        }
+        Ok(())
+    }
+
+    /// Remove the empty folder `dir` (store-relative). Caller holds the
+    /// lock.
+    pub(crate) fn remove_dir_locked(&self, dir: &str) -> Result<()> {
+        fs::remove_dir(self.abs(dir)).map_err(|e| Error::io("delete folder", dir, &e))
+    }
+
     /// Remove the note folder `dir` and its parents while they are empty
     /// (crash leftovers aside), stopping at `notes/`, which stays. Best
     /// effort: a folder that cannot be removed stays.
