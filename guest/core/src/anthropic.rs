@@ -53,6 +53,8 @@
 //!    error (`not-a-file`), a link in a listing is left out, a link as the
 //!    file itself is an unsupported file type, and `delete` of a folder
 //!    unlinks links inside it without following them (as `rmtree` does).
+//!    A file with a second hard link is listed but not read or changed
+//!    (`not-a-file`): its other name may be outside the store.
 //! 6. **Size limits.** `create`, `str_replace` and `insert` refuse text
 //!    larger than the store's write cap (64 KiB by default) instead of
 //!    writing it; files over 16 MiB are not read. The reference has no
@@ -69,7 +71,8 @@
 //!    reference raises an `OSError`.
 //! 10. **Text that is not UTF-8** in a stored file is an `io` error; the
 //!     reference raises `UnicodeDecodeError`. Entries whose names are not
-//!     UTF-8 are left out of listings.
+//!     UTF-8 are left out of listings, and a folder holding one is not
+//!     deleted (`invalid-arguments`).
 //! 11. **Concurrency.** Changes hold the store's write lock and replace
 //!     files atomically (`create` too, where the reference writes in place).
 
@@ -921,5 +924,416 @@ fn rename(memory: &Memory, old_path: &str, new_path: &str) -> Result<String> {
             memory.rename_dir_locked(&from.rel, &to.rel)?;
             Ok(format!("Successfully renamed {old_path} to {new_path}"))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::Options;
+
+    fn store() -> (tempfile::TempDir, Memory) {
+        let dir = tempfile::tempdir().unwrap();
+        let mem = Memory::open(dir.path(), Options::new("/src/app")).unwrap();
+        (dir, mem)
+    }
+
+    fn run(mem: &Memory, args: serde_json::Value) -> Result<String> {
+        call(mem, &args.to_string())
+    }
+
+    fn ok(mem: &Memory, args: serde_json::Value) -> String {
+        run(mem, args).unwrap()
+    }
+
+    fn fails(mem: &Memory, args: serde_json::Value) -> (ErrorKind, String) {
+        let e = run(mem, args).unwrap_err();
+        (e.kind(), e.message().to_string())
+    }
+
+    #[test]
+    fn sizes_format_as_the_reference() {
+        for (bytes, want) in [
+            (0, "0B"),
+            (1, "1B"),
+            (1023, "1023B"),
+            (1024, "1K"),
+            (1280, "1.2K"),
+            (1536, "1.5K"),
+            (4096, "4K"),
+            (1_048_575, "1024.0K"),
+            (1_048_576, "1M"),
+            (3 << 30, "3G"),
+            (5 << 40, "5120G"),
+        ] {
+            assert_eq!(format_size(bytes), want, "{bytes}");
+        }
+    }
+
+    #[test]
+    fn paths_map_onto_notes() {
+        for (path, want) in [
+            ("/memories", Loc::Root),
+            ("/memories/", Loc::Root),
+            ("//memories"[1..].as_ref(), Loc::Root),
+            ("/memories//a.md", Loc::Note("a".into())),
+            ("/memories/a/b.md", Loc::Note("a/b".into())),
+            ("/memories/a/b/c/d.md", Loc::Note("a/b/c/d".into())),
+            ("/memories/x.md/", Loc::Note("x".into())),
+            ("/memories/a/b", Loc::Dir("a/b".into())),
+            ("/memories/a/", Loc::Dir("a".into())),
+        ] {
+            assert_eq!(resolve(path).unwrap(), want, "{path}");
+        }
+    }
+
+    #[test]
+    fn every_traversal_spelling_is_refused() {
+        let escape = |p: &str| format!("Path {p} would escape /memories directory");
+        let direct = |p: &str, why: &str| {
+            format!("Path {p} {why}; name the file directly, e.g. /memories/topic/note.md")
+        };
+        for (path, want) in [
+            ("/memories/../x.md", escape("/memories/../x.md")),
+            ("/memories/..", escape("/memories/..")),
+            ("/memories/a/../../x.md", escape("/memories/a/../../x.md")),
+            ("/memories/a/../b.md", direct("/memories/a/../b.md", "has a `.` or `..` segment")),
+            ("/memories/./a.md", direct("/memories/./a.md", "has a `.` or `..` segment")),
+            ("/memories/a//b.md", direct("/memories/a//b.md", "has an empty segment (`//`)")),
+            ("/memories/a\\b.md", direct("/memories/a\\b.md", "has a backslash")),
+            ("/memories/..\\x.md", direct("/memories/..\\x.md", "has a backslash")),
+            (
+                "/memories/%2e%2e/x.md",
+                direct("/memories/%2e%2e/x.md", "has a `%` (percent-encoding is not decoded)"),
+            ),
+            (
+                "/memories/a%2f..%2fb.md",
+                direct("/memories/a%2f..%2fb.md", "has a `%` (percent-encoding is not decoded)"),
+            ),
+            ("/etc/passwd", "Path must start with /memories, got: /etc/passwd".into()),
+            ("memories/a.md", "Path must start with /memories, got: memories/a.md".into()),
+            (
+                "/memoriesX/a.md",
+                "Path /memoriesX/a.md is not inside /memories: put a `/` after /memories, e.g. /memories/notes.md".into(),
+            ),
+            (
+                "/memories/x.txt",
+                "The path /memories/x.txt is not a .md file: memory keeps Markdown notes only; use a path ending in .md, e.g. /memories/notes.md".into(),
+            ),
+            (
+                "/memories/a/b/c/d/e.md",
+                "Path /memories/a/b/c/d/e.md is not a valid memory file name: it has 5 segments, the limit is 4 (`a/b/c/d`)".into(),
+            ),
+            (
+                "/memories/a/CON.md",
+                "Path /memories/a/CON.md is not a valid memory file name: segment 2 \"CON\": it is a reserved Windows device name".into(),
+            ),
+            (
+                "/memories/a/b/c/d",
+                "Path /memories/a/b/c/d is too deep: folders go at most 3 levels below /memories (a note at most 4, e.g. /memories/a/b/c/d.md)".into(),
+            ),
+            (
+                "/memories/nul",
+                "Path /memories/nul is not a valid memory folder name: segment 1 \"nul\": it is a reserved Windows device name".into(),
+            ),
+        ] {
+            let e = resolve(path).unwrap_err();
+            assert_eq!((e.kind(), e.message()), (ErrorKind::InvalidName, want.as_str()), "{path}");
+        }
+    }
+
+    #[test]
+    fn a_session_matches_the_reference_texts() {
+        let (dir, mem) = store();
+        let notes = dir.path().join(mem.notes_dir());
+        assert_eq!(
+            ok(
+                &mem,
+                serde_json::json!({"command": "view", "path": "/memories"})
+            ),
+            "Here're the files and directories up to 2 levels deep in /memories, excluding hidden items:\n4K\t/memories"
+        );
+        assert_eq!(
+            ok(
+                &mem,
+                serde_json::json!({"command": "create", "path": "/memories/a/b.md", "file_text": "one\ntwo\nthree\n"})
+            ),
+            "File created successfully at: /memories/a/b.md"
+        );
+        assert_eq!(
+            fails(
+                &mem,
+                serde_json::json!({"command": "create", "path": "/memories/a/b.md", "file_text": ""})
+            ),
+            (
+                ErrorKind::AlreadyExists,
+                "File /memories/a/b.md already exists".into()
+            )
+        );
+        assert_eq!(
+            ok(
+                &mem,
+                serde_json::json!({"command": "view", "path": "/memories/a/b.md", "view_range": [2, -1]})
+            ),
+            "Here's the content of /memories/a/b.md with line numbers:\n     2\ttwo\n     3\tthree\n     4\t"
+        );
+        assert_eq!(
+            ok(
+                &mem,
+                serde_json::json!({"command": "view", "path": "/memories"})
+            ),
+            "Here're the files and directories up to 2 levels deep in /memories, excluding hidden items:\n4K\t/memories\n4K\t/memories/a/\n14B\t/memories/a/b.md"
+        );
+        assert_eq!(
+            ok(
+                &mem,
+                serde_json::json!({"command": "str_replace", "path": "/memories/a/b.md", "old_str": "two", "new_str": "2"})
+            ),
+            "The memory file has been edited. Here is the snippet showing the change (with line numbers):\n     1\tone\n     2\t2\n     3\tthree\n     4\t"
+        );
+        assert_eq!(
+            fails(&mem, serde_json::json!({"command": "str_replace", "path": "/memories/a/b.md", "old_str": "e", "new_str": "E"})),
+            (
+                ErrorKind::Ambiguous,
+                "No replacement was performed. Multiple occurrences of old_str `e` in lines: 1, 3, 3. Please ensure it is unique".into()
+            )
+        );
+        assert_eq!(
+            fails(&mem, serde_json::json!({"command": "str_replace", "path": "/memories/a/b.md", "old_str": "four", "new_str": ""})),
+            (
+                ErrorKind::NotFound,
+                "No replacement was performed, old_str `four` did not appear verbatim in /memories/a/b.md.".into()
+            )
+        );
+        assert_eq!(
+            fails(
+                &mem,
+                serde_json::json!({"command": "insert", "path": "/memories/a/b.md", "insert_line": 4, "insert_text": "x"})
+            ),
+            (
+                ErrorKind::InvalidArguments,
+                "Invalid `insert_line` parameter: 4. It should be within the range [0, 3].".into()
+            )
+        );
+        assert_eq!(
+            ok(
+                &mem,
+                serde_json::json!({"command": "insert", "path": "/memories/a/b.md", "insert_line": 3, "insert_text": "four\n\n"})
+            ),
+            "The file /memories/a/b.md has been edited."
+        );
+        assert_eq!(
+            fs::read_to_string(notes.join("a/b.md")).unwrap(),
+            "one\n2\nthree\nfour\n"
+        );
+        assert_eq!(
+            fails(
+                &mem,
+                serde_json::json!({"command": "insert", "path": "/memories/a", "insert_line": 0, "insert_text": "x"})
+            ),
+            (
+                ErrorKind::NotAFile,
+                "The path /memories/a is not a file.".into()
+            )
+        );
+        assert_eq!(
+            fails(
+                &mem,
+                serde_json::json!({"command": "view", "path": "/memories/zz.md"})
+            ),
+            (
+                ErrorKind::NotFound,
+                "The path /memories/zz.md does not exist. Please provide a valid path.".into()
+            )
+        );
+        assert_eq!(
+            ok(
+                &mem,
+                serde_json::json!({"command": "rename", "old_path": "/memories/a/b.md", "new_path": "/memories/c/d.md"})
+            ),
+            "Successfully renamed /memories/a/b.md to /memories/c/d.md"
+        );
+        // As the reference: the emptied folder stays.
+        assert!(notes.join("a").is_dir());
+        assert_eq!(
+            fails(
+                &mem,
+                serde_json::json!({"command": "rename", "old_path": "/memories/a/b.md", "new_path": "/memories/c/d.md"})
+            ),
+            (
+                ErrorKind::AlreadyExists,
+                "The destination /memories/c/d.md already exists".into()
+            )
+        );
+        assert_eq!(
+            fails(
+                &mem,
+                serde_json::json!({"command": "rename", "old_path": "/memories/nope.md", "new_path": "/memories/e/f.md"})
+            ),
+            (
+                ErrorKind::NotFound,
+                "The path /memories/nope.md does not exist".into()
+            )
+        );
+        // The reference makes the destination's folder before it looks for
+        // the source; so does this.
+        assert!(notes.join("e").is_dir());
+        assert_eq!(
+            ok(
+                &mem,
+                serde_json::json!({"command": "delete", "path": "/memories/c"})
+            ),
+            "Successfully deleted /memories/c"
+        );
+        assert!(!notes.join("c").exists());
+        assert_eq!(
+            fails(
+                &mem,
+                serde_json::json!({"command": "delete", "path": "/memories"})
+            ),
+            (
+                ErrorKind::InvalidArguments,
+                "Cannot delete the /memories directory itself".into()
+            )
+        );
+        assert_eq!(
+            fails(
+                &mem,
+                serde_json::json!({"command": "delete", "path": "/memories/c/d.md"})
+            ),
+            (
+                ErrorKind::NotFound,
+                "The path /memories/c/d.md does not exist".into()
+            )
+        );
+    }
+
+    #[test]
+    fn our_notes_follow_the_reference_text_after_a_blank_line() {
+        let (_dir, mem) = store();
+        let text = ok(
+            &mem,
+            serde_json::json!({"command": "create", "path": "/memories/p.md", "file_text": "- use pnpm, not npm\n- Use PNPM not npm.\n"}),
+        );
+        assert_eq!(
+            text,
+            "File created successfully at: /memories/p.md\n\nPossible duplicates (written anyway; if one of the two is stale or wrong, edit or delete it):\n- line 2 of /memories/p.md repeats line 1 (same words)"
+        );
+    }
+
+    #[test]
+    fn refusals_change_nothing_and_stay_inside() {
+        let (dir, mem) = store();
+        ok(
+            &mem,
+            serde_json::json!({"command": "create", "path": "/memories/keep.md", "file_text": "k\n"}),
+        );
+        let outside = dir.path().join("MEMORY.md");
+        fs::write(&outside, "global\n").unwrap();
+        let listing = |d: &Path| {
+            let mut v: Vec<_> = walkdir(d);
+            v.sort();
+            v
+        };
+        let before = listing(dir.path());
+        for args in [
+            serde_json::json!({"command": "create", "path": "/memories/../../MEMORY.md", "file_text": "x"}),
+            serde_json::json!({"command": "delete", "path": "/memories/../../MEMORY.md"}),
+            serde_json::json!({"command": "rename", "old_path": "/memories/keep.md", "new_path": "/memories/../x.md"}),
+            serde_json::json!({"command": "rename", "old_path": "/memories/keep.md", "new_path": "/memories/keep.txt"}),
+            serde_json::json!({"command": "str_replace", "path": "/memories/keep.md", "old_str": "", "new_str": "x"}),
+            serde_json::json!({"command": "create", "path": "/memories/big.md", "file_text": "x".repeat(64 * 1024 + 1)}),
+            serde_json::json!({"command": "insert", "path": "/memories/keep.md", "insert_line": "1", "insert_text": "x"}),
+            serde_json::json!({"command": "view", "path": "/memories/keep.md", "extra": 1}),
+            serde_json::json!({"command": "launch"}),
+            serde_json::json!({"path": "/memories"}),
+        ] {
+            let e = run(&mem, args.clone()).unwrap_err();
+            assert_ne!(e.kind(), ErrorKind::Io, "{args}: {e}");
+            assert_eq!(listing(dir.path()), before, "{args}");
+        }
+        assert_eq!(fs::read_to_string(&outside).unwrap(), "global\n");
+        assert_eq!(
+            call(
+                &mem,
+                r#"{"command":"delete","path":"/memories/keep.md","path":"/memories"}"#
+            )
+            .unwrap_err()
+            .kind(),
+            ErrorKind::InvalidArguments
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn links_are_never_followed() {
+        let (dir, mem) = store();
+        let outside = tempfile::tempdir().unwrap();
+        fs::write(outside.path().join("s.md"), "secret\n").unwrap();
+        ok(
+            &mem,
+            serde_json::json!({"command": "view", "path": "/memories"}),
+        );
+        let notes = dir.path().join(mem.notes_dir());
+        std::os::unix::fs::symlink(outside.path(), notes.join("out")).unwrap();
+        std::os::unix::fs::symlink(outside.path().join("s.md"), notes.join("l.md")).unwrap();
+        let (kind, _) = fails(
+            &mem,
+            serde_json::json!({"command": "view", "path": "/memories/out/s.md"}),
+        );
+        assert_eq!(kind, ErrorKind::NotAFile);
+        assert_eq!(
+            fails(
+                &mem,
+                serde_json::json!({"command": "view", "path": "/memories/l.md"})
+            ),
+            (
+                ErrorKind::NotAFile,
+                "Unsupported file type for /memories/l.md".into()
+            )
+        );
+        for args in [
+            serde_json::json!({"command": "str_replace", "path": "/memories/out/s.md", "old_str": "secret", "new_str": "x"}),
+            serde_json::json!({"command": "create", "path": "/memories/out/new.md", "file_text": "x"}),
+            serde_json::json!({"command": "str_replace", "path": "/memories/l.md", "old_str": "secret", "new_str": "x"}),
+        ] {
+            assert!(run(&mem, args.clone()).is_err(), "{args}");
+        }
+        // The listing leaves links out.
+        assert_eq!(
+            ok(
+                &mem,
+                serde_json::json!({"command": "view", "path": "/memories"})
+            ),
+            "Here're the files and directories up to 2 levels deep in /memories, excluding hidden items:\n4K\t/memories"
+        );
+        // Deleting the folder link unlinks it; the target is untouched.
+        assert_eq!(
+            fails(
+                &mem,
+                serde_json::json!({"command": "delete", "path": "/memories/out"})
+            )
+            .0,
+            ErrorKind::NotAFile
+        );
+        assert_eq!(
+            fs::read_to_string(outside.path().join("s.md")).unwrap(),
+            "secret\n"
+        );
+    }
+
+    fn walkdir(d: &Path) -> Vec<(String, Vec<u8>)> {
+        let mut out = Vec::new();
+        for e in fs::read_dir(d).unwrap().flatten() {
+            let p = e.path();
+            let name = p.to_string_lossy().into_owned();
+            if fs::symlink_metadata(&p).unwrap().is_dir() {
+                out.push((name, Vec::new()));
+                out.extend(walkdir(&p));
+            } else {
+                out.push((name, fs::read(&p).unwrap_or_default()));
+            }
+        }
+        out
     }
 }
