@@ -39,6 +39,7 @@
 //! append cannot make a write slow.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::ops::Range;
 
 /// Folded lines shorter than this many characters are not compared.
@@ -50,7 +51,7 @@ pub const MIN_NEAR_WORDS: usize = 4;
 pub const MAX_ADDED_LINES: usize = 8192;
 /// Index postings visited for near matches per change before near matching
 /// stops (exact matching goes on).
-pub const NEAR_BUDGET: usize = 4_000_000;
+pub const NEAR_BUDGET: usize = 1_000_000;
 /// At most this many warnings are listed; the rest are counted.
 pub const MAX_WARNINGS_SHOWN: usize = 10;
 
@@ -107,6 +108,7 @@ pub fn in_text(text: &str, added: Range<usize>) -> Vec<Duplicate> {
     let mut index = Index::default();
     let mut buf = String::new();
     let mut words = Vec::new();
+    let (mut first, mut last) = (u32::MAX, 0);
     for (no, start, line) in numbered_lines(text) {
         let end = start + line.len();
         let touches = if added.is_empty() {
@@ -123,15 +125,16 @@ pub fn in_text(text: &str, added: Range<usize>) -> Vec<Duplicate> {
         if index.lines.len() >= MAX_ADDED_LINES {
             break;
         }
-        if fold(line, &mut buf) {
-            word_hashes(&buf, &mut words);
+        first = first.min(no);
+        last = no;
+        if fold_words(line, &mut buf, &mut words) {
             index.add(no, &buf, &words);
         }
     }
     if index.lines.is_empty() {
         return Vec::new();
     }
-    index.scan(text);
+    index.scan(text, first..=last);
     let mut out: Vec<Duplicate> = index
         .lines
         .iter()
@@ -199,7 +202,15 @@ fn numbered_lines(text: &str) -> impl Iterator<Item = (u32, usize, &str)> {
 /// Fold `line` into `out` (see the module docs). `false` when the line is
 /// skipped: blank, a heading, too short or a single word.
 pub fn fold(line: &str, out: &mut String) -> bool {
+    fold_words(line, out, &mut Vec::new())
+}
+
+/// [`fold`], also putting the hashes of the distinct words of two or more
+/// characters into `words`, sorted. One pass over the line: this runs for
+/// every line of the file.
+fn fold_words(line: &str, out: &mut String, words: &mut Vec<u64>) -> bool {
     out.clear();
+    words.clear();
     let mut rest = line.trim();
     if rest.is_empty() || rest.starts_with('#') {
         return false;
@@ -208,27 +219,57 @@ pub fn fold(line: &str, out: &mut String) -> bool {
     while let Some(after) = strip_marker(rest) {
         rest = after.trim_start();
     }
-    let mut words = 0;
-    let mut in_word = false;
-    for c in rest.chars() {
-        if c.is_alphanumeric() {
-            if !in_word {
-                if words > 0 {
-                    out.push(' ');
-                }
-                words += 1;
-                in_word = true;
-            }
-            if c.is_ascii() {
-                out.push(c.to_ascii_lowercase());
-            } else {
-                out.extend(c.to_lowercase());
-            }
-        } else {
-            in_word = false;
+    let (mut count, mut chars) = (0, 0);
+    // The current word: its FNV-1a hash and length in characters.
+    let (mut hash, mut len) = (FNV_OFFSET, 0);
+    let mut end_word = |hash: u64, len: usize| {
+        if len >= 2 {
+            words.push(hash);
         }
+    };
+    let bytes = rest.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        // ASCII, nearly every byte of a note, is folded without decoding.
+        let (c, width) = if bytes[i] < 0x80 {
+            (char::from(bytes[i]), 1)
+        } else {
+            let c = rest[i..].chars().next().unwrap_or(' ');
+            (c, c.len_utf8())
+        };
+        i += width;
+        if !c.is_alphanumeric() {
+            if len > 0 {
+                end_word(hash, len);
+                (hash, len) = (FNV_OFFSET, 0);
+            }
+            continue;
+        }
+        if len == 0 {
+            if count > 0 {
+                out.push(' ');
+                chars += 1;
+            }
+            count += 1;
+        }
+        if width == 1 {
+            let b = bytes[i - 1].to_ascii_lowercase();
+            out.push(char::from(b));
+            hash = (hash ^ u64::from(b)).wrapping_mul(FNV_PRIME);
+        } else {
+            let from = out.len();
+            out.extend(c.to_lowercase());
+            for &b in &out.as_bytes()[from..] {
+                hash = (hash ^ u64::from(b)).wrapping_mul(FNV_PRIME);
+            }
+        }
+        len += 1;
+        chars += 1;
     }
-    words >= 2 && out.chars().count() >= MIN_FOLDED_CHARS
+    end_word(hash, len);
+    words.sort_unstable();
+    words.dedup();
+    count >= 2 && chars >= MIN_FOLDED_CHARS
 }
 
 /// `rest` after one leading list marker followed by whitespace (or the
@@ -252,30 +293,37 @@ fn strip_marker(rest: &str) -> Option<&str> {
     None
 }
 
-/// The distinct words of two or more characters of a folded line, hashed,
-/// sorted.
-fn word_hashes(folded: &str, out: &mut Vec<u64>) {
-    out.clear();
-    out.extend(
-        folded
-            .split(' ')
-            .filter(|w| w.chars().nth(1).is_some())
-            .map(fnv1a),
-    );
-    out.sort_unstable();
-    out.dedup();
+const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+const FNV_PRIME: u64 = 0x0000_0100_0000_01b3;
+
+/// FNV-1a of a folded line: a fixed, fast hash. Equal hashes are checked
+/// by comparing the text; a word-hash collision at worst adds one false
+/// near match.
+fn fnv1a(s: &str) -> u64 {
+    s.bytes().fold(FNV_OFFSET, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(FNV_PRIME)
+    })
 }
 
-/// FNV-1a: a fixed, fast hash; a collision at worst adds one false near
-/// match.
-fn fnv1a(s: &str) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in s.bytes() {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+/// Keys that are already hashes need no hashing again.
+#[derive(Default)]
+struct PassThrough(u64);
+
+impl Hasher for PassThrough {
+    fn finish(&self) -> u64 {
+        self.0
     }
-    h
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 << 8) ^ u64::from(b);
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
 }
+
+type HashKeyed<V> = HashMap<u64, V, BuildHasherDefault<PassThrough>>;
 
 /// Jaccard of sets of sizes `a` and `b` sharing `common` is at least 4/5.
 fn near(common: usize, a: usize, b: usize) -> bool {
@@ -285,6 +333,7 @@ fn near(common: usize, a: usize, b: usize) -> bool {
 
 struct Added {
     no: u32,
+    folded: String,
     words: usize,
     /// The line it repeats and whether exactly.
     best: Option<(u32, bool)>,
@@ -293,8 +342,10 @@ struct Added {
 #[derive(Default)]
 struct Index {
     lines: Vec<Added>,
-    exact: HashMap<String, Vec<usize>>,
-    postings: HashMap<u64, Vec<usize>>,
+    /// Added lines by the hash of their folded text.
+    exact: HashKeyed<Vec<usize>>,
+    /// Added lines by the hash of each of their words.
+    postings: HashKeyed<Vec<usize>>,
 }
 
 impl Index {
@@ -302,10 +353,11 @@ impl Index {
         let id = self.lines.len();
         self.lines.push(Added {
             no,
+            folded: folded.to_string(),
             words: words.len(),
             best: None,
         });
-        self.exact.entry(folded.to_string()).or_default().push(id);
+        self.exact.entry(fnv1a(folded)).or_default().push(id);
         if words.len() >= MIN_NEAR_WORDS {
             for w in words {
                 self.postings.entry(*w).or_default().push(id);
@@ -315,29 +367,29 @@ impl Index {
 
     /// Stream every line of `text` once and record, for each added line,
     /// the first other line repeating it.
-    fn scan(&mut self, text: &str) {
+    /// `added` are the line numbers of the added text.
+    fn scan(&mut self, text: &str, added: std::ops::RangeInclusive<u32>) {
         let mut buf = String::new();
         let mut words = Vec::new();
         let mut common: Vec<u32> = vec![0; self.lines.len()];
         let mut touched: Vec<usize> = Vec::new();
         let mut budget = NEAR_BUDGET;
         let mut open = self.lines.len();
-        let added_nos: std::collections::HashSet<u32> = self.lines.iter().map(|l| l.no).collect();
         for (no, _, line) in numbered_lines(text) {
             if open == 0 {
                 break;
             }
-            if !fold(line, &mut buf) {
+            if !fold_words(line, &mut buf, &mut words) {
                 continue;
             }
-            let y_added = added_nos.contains(&no);
+            let y_added = added.contains(&no);
             // May added line `x` be matched by line `no`? Never itself; an
             // added line only by added lines before it.
             let eligible = |x: &Added| x.no != no && (!y_added || x.no > no);
-            if let Some(ids) = self.exact.get(buf.as_str()) {
+            if let Some(ids) = self.exact.get(&fnv1a(&buf)) {
                 for &id in ids {
                     let x = &mut self.lines[id];
-                    if eligible(x) && !x.best.is_some_and(|(_, exact)| exact) {
+                    if eligible(x) && !x.best.is_some_and(|(_, exact)| exact) && x.folded == buf {
                         x.best = Some((no, true));
                         open -= 1;
                     }
@@ -346,7 +398,6 @@ impl Index {
             if budget == 0 {
                 continue;
             }
-            word_hashes(&buf, &mut words);
             if words.len() < MIN_NEAR_WORDS {
                 continue;
             }
