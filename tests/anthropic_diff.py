@@ -292,6 +292,8 @@ def run_sequence(args, seed: int, stats: Counter, failures: list) -> None:
                 want = reference(tool, command)
                 if "exception" in want:
                     stats[f"reference raised {want['exception']}"] += 1
+                    if args.verbose:
+                        print("reference raised:", json.dumps([command, got], ensure_ascii=False))
                 elif "error" in want:
                     shape = want["error"]
                     for key in ("new_path", "old_path", "path"):
@@ -325,6 +327,7 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=1, help="first seed; sequence i uses seed + i")
     parser.add_argument("--sequences", type=int, default=40)
     parser.add_argument("--length", type=int, default=60, help="commands per sequence")
+    parser.add_argument("--verbose", action="store_true", help="show the calls where the reference raised")
     args = parser.parse_args()
     stats: Counter = Counter()
     failures: list = []

@@ -5,9 +5,9 @@
 //! The reference is `BetaLocalFilesystemMemoryTool` of the Anthropic Python
 //! SDK (`anthropic.lib.tools`, checked against `anthropic` 2.12.0). For
 //! `.md` paths every output text and every error text is the reference's,
-//! byte for byte, and so is its folder behaviour: `create`, `rename` and
-//! `insert` make missing parent folders, `delete` and `rename` leave emptied
-//! folders in place. `tests/anthropic_diff.py` checks this by running random
+//! byte for byte, and so is its folder behaviour: `create` and `rename` make
+//! missing parent folders (`rename` even when the source then turns out to
+//! be missing), `delete` and `rename` leave emptied folders in place. `tests/anthropic_diff.py` checks this by running random
 //! command sequences through both.
 //!
 //! # Mapping
@@ -68,7 +68,9 @@
 //!    Python exception (not a tool error) for most of these, accepts `true`
 //!    as the integer 1, and ignores unknown fields.
 //! 9. **Moving a folder into itself** is `invalid-arguments`; the
-//!    reference raises an `OSError`.
+//!    reference raises an `OSError` (also when the folder is missing, after
+//!    making it as the destination's parent: here that case is `not-found`,
+//!    with the same folder left behind).
 //! 10. **Text that is not UTF-8** in a stored file is an `io` error; the
 //!     reference raises `UnicodeDecodeError`. Entries whose names are not
 //!     UTF-8 are left out of listings, and a folder holding one is not
