@@ -210,6 +210,36 @@ impl Dir {
         Ok(names)
     }
 
+    /// Names of the entries that the listing types as directories (a
+    /// symbolic link is not one), not starting with `.`, sorted.
+    pub fn subdir_names(&self) -> io::Result<Vec<String>> {
+        let mut names = Vec::new();
+        for entry in fs::read_dir(&self.path)?.flatten() {
+            let Ok(name) = entry.file_name().into_string() else {
+                continue;
+            };
+            if name.starts_with('.') {
+                continue;
+            }
+            if entry.file_type().is_ok_and(|t| t.is_dir()) {
+                names.push(name);
+            }
+        }
+        names.sort();
+        Ok(names)
+    }
+
+    /// Open the subdirectory `name` (one path component) when it is a real
+    /// directory, never through a symbolic link; `Ok(None)` otherwise.
+    pub fn open_subdir(&self, name: &str) -> io::Result<Option<Dir>> {
+        if !matches!(self.stat(name), Ok(Stat::Dir)) {
+            return Ok(None);
+        }
+        // Checked just above; a link swapped in between is the one race
+        // left, and only another local process could make it.
+        Dir::open(&self.path.join(name))
+    }
+
     /// As [`kind`] for the entry `name` (one path component).
     pub fn kind(&self, name: &str) -> io::Result<Kind> {
         match self.stat(name) {
@@ -466,7 +496,7 @@ pub fn backup(dir: &Path, file_name: &str, limit: u64, fence: &LockGuard) -> io:
 
 /// Make a rename durable. Best effort: some platforms cannot open or sync a
 /// directory, and the data itself is already synced.
-fn sync_dir(dir: &Path) {
+pub fn sync_dir(dir: &Path) {
     if let Ok(d) = File::open(dir) {
         let _ = d.sync_all();
     }

@@ -5,7 +5,9 @@
 //! the root is the one directory the host preopened.
 #![deny(missing_docs)]
 
+pub mod anthropic;
 pub mod context;
+pub mod dupes;
 mod error;
 mod fsio;
 pub mod limits;
@@ -25,7 +27,7 @@ pub use limits::{
 };
 pub use search::{SearchHit, SearchResults};
 pub use store::{
-    FileInfo, Memory, Options, ReadSource, WriteMode, WriteReceipt, WriteTarget, write_mode,
-    write_target,
+    DeleteReceipt, EditReceipt, FileInfo, Memory, Options, ReadSource, RenameReceipt, WriteMode,
+    WriteReceipt, WriteTarget, write_mode, write_target,
 };
 pub use time::{Clock, Date, LocalTime};

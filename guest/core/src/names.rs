@@ -76,7 +76,11 @@ pub fn guest_root(root: &str) -> Result<&str> {
     Ok(root)
 }
 
-/// Validate a note name and return its stem (the file is `<stem>.md`).
+/// Most segments a nested note name may have: `a/b/c/d`.
+pub const MAX_NOTE_SEGMENTS: usize = 4;
+
+/// Validate a single-segment note name and return its stem (the file is
+/// `<stem>.md`).
 ///
 /// Surrounding whitespace and one trailing `.md` are dropped; the rest must be
 /// 1-64 Unicode letters, digits, `-`, `_` or single inner spaces (at most
@@ -87,23 +91,75 @@ pub fn guest_root(root: &str) -> Result<&str> {
 pub fn note_stem(raw: &str) -> Result<&str> {
     let trimmed = raw.trim();
     let stem = trimmed.strip_suffix(".md").unwrap_or(trimmed);
-    let invalid = |why: &str| {
-        Err(Error::new(
-            ErrorKind::InvalidName,
-            format!("invalid note name {raw:?}: {why}"),
-        ))
-    };
+    check_segment(stem).map_err(|why| invalid_name(raw, &why))?;
+    Ok(stem)
+}
+
+/// Validate a note name that may be nested, `a/b/c`, and return it without
+/// surrounding whitespace and one trailing `.md`; the note is stored at
+/// `notes/<name>.md`.
+///
+/// At most [`MAX_NOTE_SEGMENTS`] segments joined by single `/`, each by the
+/// rule of [`note_stem`] (so no empty segment, no `.` or `..`, no leading or
+/// trailing `/`, no `\`, no device name in any segment).
+///
+/// # Errors
+/// [`ErrorKind::InvalidName`] naming the raw value and the broken rule.
+pub fn note_name(raw: &str) -> Result<&str> {
+    let trimmed = raw.trim();
+    let name = trimmed.strip_suffix(".md").unwrap_or(trimmed);
+    if name.is_empty() {
+        return Err(invalid_name(raw, "it is empty"));
+    }
+    if name.starts_with('/') || name.ends_with('/') {
+        return Err(invalid_name(
+            raw,
+            "it starts or ends with `/`; write topics as `a/b`",
+        ));
+    }
+    let count = name.split('/').count();
+    if count > MAX_NOTE_SEGMENTS {
+        return Err(invalid_name(
+            raw,
+            &format!("it has {count} segments, the limit is {MAX_NOTE_SEGMENTS} (`a/b/c/d`)"),
+        ));
+    }
+    for (i, segment) in name.split('/').enumerate() {
+        if segment.is_empty() {
+            return Err(invalid_name(raw, "it has an empty segment (`//`)"));
+        }
+        check_segment(segment).map_err(|why| {
+            if count == 1 {
+                invalid_name(raw, &why)
+            } else {
+                invalid_name(raw, &format!("segment {} {segment:?}: {why}", i + 1))
+            }
+        })?;
+    }
+    Ok(name)
+}
+
+fn invalid_name(raw: &str, why: &str) -> Error {
+    Error::new(
+        ErrorKind::InvalidName,
+        format!("invalid note name {raw:?}: {why}"),
+    )
+}
+
+/// The single-name rule of [`note_stem`] for one segment, already without
+/// `.md`: `Err` says which part of the rule it breaks.
+pub(crate) fn check_segment(stem: &str) -> std::result::Result<(), String> {
     if stem.is_empty() {
-        return invalid("it is empty");
+        return Err("it is empty".into());
     }
     let chars = stem.chars().count();
     if chars > MAX_NOTE_NAME_CHARS {
-        return invalid(&format!(
+        return Err(format!(
             "it has {chars} characters, the limit is {MAX_NOTE_NAME_CHARS}"
         ));
     }
     if stem.len() > MAX_NOTE_NAME_BYTES {
-        return invalid(&format!(
+        return Err(format!(
             "it is {} bytes long in UTF-8, the limit is {MAX_NOTE_NAME_BYTES}",
             stem.len()
         ));
@@ -112,33 +168,32 @@ pub fn note_stem(raw: &str) -> Result<&str> {
     for (i, c) in stem.chars().enumerate() {
         if c == ' ' {
             if i == 0 || i + 1 == chars {
-                return invalid("it starts or ends with a space");
+                return Err("it starts or ends with a space".into());
             }
             if prev_space {
-                return invalid("it has two spaces in a row");
+                return Err("it has two spaces in a row".into());
             }
             prev_space = true;
             continue;
         }
         prev_space = false;
         if is_invisible(c) {
-            return invalid(&format!("invisible character U+{:04X}", c as u32));
+            return Err(format!("invisible character U+{:04X}", c as u32));
         }
         if !(c.is_alphanumeric() || c == '-' || c == '_') {
-            let what = match c {
+            return Err(match c {
                 '.' => "dots are not allowed".to_string(),
                 '/' | '\\' => "path separators are not allowed".to_string(),
                 c if c.is_control() => format!("control character U+{:04X}", c as u32),
                 c if c.is_whitespace() => format!("whitespace U+{:04X}", c as u32),
                 c => format!("character {c:?} (U+{:04X}) is not allowed", c as u32),
-            };
-            return invalid(&what);
+            });
         }
     }
     if is_windows_device_name(stem) {
-        return invalid("it is a reserved Windows device name");
+        return Err("it is a reserved Windows device name".into());
     }
-    Ok(stem)
+    Ok(())
 }
 
 /// Letters and marks that render as nothing: the Unicode default-ignorable
@@ -351,6 +406,99 @@ mod tests {
         }
         // Vowel signs of real scripts (alphabetic marks) stay allowed.
         assert!(note_stem("भारत").is_ok());
+    }
+
+    #[test]
+    fn nested_note_names_accepted() {
+        for (raw, name) in [
+            ("auth", "auth"),
+            ("a/b", "a/b"),
+            (" a/b/c.md ", "a/b/c"),
+            ("a/b/c/d", "a/b/c/d"),
+            ("deploy notes/staging db", "deploy notes/staging db"),
+            ("日本/語", "日本/語"),
+            ("console/COM10", "console/COM10"),
+        ] {
+            assert_eq!(note_name(raw).unwrap(), name, "{raw:?}");
+        }
+        let long = format!("{0}/{0}/{0}/{0}", "x".repeat(64));
+        assert_eq!(note_name(&long).unwrap(), long);
+    }
+
+    #[test]
+    fn hostile_nested_note_names_rejected() {
+        for (raw, why) in [
+            ("a/b/c/d/e", "it has 5 segments, the limit is 4 (`a/b/c/d`)"),
+            ("a//b", "it has an empty segment (`//`)"),
+            ("/a", "it starts or ends with `/`; write topics as `a/b`"),
+            ("a/", "it starts or ends with `/`; write topics as `a/b`"),
+            ("/", "it starts or ends with `/`; write topics as `a/b`"),
+            ("a/../b", "segment 2 \"..\": dots are not allowed"),
+            ("a/./b", "segment 2 \".\": dots are not allowed"),
+            ("../a", "segment 1 \"..\": dots are not allowed"),
+            ("a/b.md/c", "segment 2 \"b.md\": dots are not allowed"),
+            ("a/b.md.md", "segment 2 \"b.md\": dots are not allowed"),
+            (r"a\b", "path separators are not allowed"),
+            (
+                r"a/b\c",
+                "segment 2 \"b\\\\c\": path separators are not allowed",
+            ),
+            (
+                "a/CON",
+                "segment 2 \"CON\": it is a reserved Windows device name",
+            ),
+            (
+                "nul/a",
+                "segment 1 \"nul\": it is a reserved Windows device name",
+            ),
+            (
+                "a/b/lpt1/c",
+                "segment 3 \"lpt1\": it is a reserved Windows device name",
+            ),
+            (
+                "a/%2e%2e",
+                "segment 2 \"%2e%2e\": character '%' (U+0025) is not allowed",
+            ),
+            ("a/ b", "segment 2 \" b\": it starts or ends with a space"),
+            ("a /b", "segment 1 \"a \": it starts or ends with a space"),
+            (
+                "a/\u{200b}",
+                "segment 2 \"\\u{200b}\": character '\\u{200b}' (U+200B) is not allowed",
+            ),
+            ("a/b\0", "segment 2 \"b\\0\": control character U+0000"),
+            ("", "it is empty"),
+            (".md", "it is empty"),
+            (
+                "C:/a",
+                "segment 1 \"C:\": character ':' (U+003A) is not allowed",
+            ),
+        ] {
+            let err = note_name(raw).unwrap_err();
+            assert_eq!(err.kind(), ErrorKind::InvalidName, "{raw:?}");
+            assert_eq!(
+                err.message(),
+                format!("invalid note name {raw:?}: {why}"),
+                "{raw:?}"
+            );
+        }
+        let long = format!("a/{}", "x".repeat(65));
+        assert!(note_name(&long).is_err());
+    }
+
+    #[test]
+    fn single_and_nested_rules_agree_on_one_segment() {
+        for raw in [
+            "auth",
+            " x.md",
+            "a.b",
+            "CON",
+            "a  b",
+            "",
+            "日本語",
+            "x\u{3164}",
+        ] {
+            assert_eq!(note_name(raw).ok(), note_stem(raw).ok(), "{raw:?}");
+        }
     }
 
     #[test]

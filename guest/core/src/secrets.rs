@@ -150,6 +150,26 @@ impl std::fmt::Display for SecretPolicy {
     }
 }
 
+impl Guarded<'_> {
+    /// A line for the receipt when values were redacted: which rules, on
+    /// which lines. `None` when nothing was.
+    pub fn note(&self) -> Option<String> {
+        if self.redacted.is_empty() {
+            return None;
+        }
+        let found: Vec<String> = self
+            .redacted
+            .iter()
+            .map(|f| format!("{} on line {}", f.rule_id, f.line))
+            .collect();
+        Some(format!(
+            "redacted {} secret value(s) before storing ({}): store where a secret lives, never the value",
+            self.redacted.len(),
+            found.join(", ")
+        ))
+    }
+}
+
 /// Text that passed the guard: unchanged (borrowed) or redacted.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Guarded<'a> {

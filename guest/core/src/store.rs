@@ -4,16 +4,21 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use crate::context::{self, Sources};
+use crate::dupes;
+use crate::secrets::{self, SecretPolicy};
 use crate::error::{Error, ErrorKind, Result};
 use crate::fsio::{self, Kind, LockGuard, LockPolicy};
 use crate::limits::{
     INDEX_MAX_BYTES, Limits, MAX_BACKUP_BYTES, MAX_QUERY_TERMS, MAX_SEARCH_FILE_BYTES,
     WHOLE_FILE_APPEND_MAX_BYTES,
 };
-use crate::names::{daily_date, note_stem, project_slug};
+use crate::names::{MAX_NOTE_SEGMENTS, check_segment, daily_date, note_name, project_slug};
 use crate::search::{FileMeta, Query, SearchResults, Searcher};
 use crate::text::{cut_with_marker, prefix_at_char_boundary};
 use crate::time::{Clock, Date};
+
+mod curate;
+pub use curate::{DeleteReceipt, EditReceipt, RenameReceipt};
 
 /// Bytes of a scratchpad scanned for open items.
 const MAX_SCRATCHPAD_SCAN_BYTES: u64 = 1024 * 1024;
@@ -34,6 +39,9 @@ pub struct Options {
     pub clock: Clock,
     /// Sizes and lock timing.
     pub limits: Limits,
+    /// What to do with text that holds a secret: the host's setting, never
+    /// the model's.
+    pub secrets: SecretPolicy,
 }
 
 impl Options {
@@ -43,6 +51,7 @@ impl Options {
             project: project.into(),
             clock: Clock::UTC,
             limits: Limits::default(),
+            secrets: SecretPolicy::default(),
         }
     }
 }
@@ -91,7 +100,10 @@ pub struct WriteReceipt {
     pub bytes_written: u64,
     /// The original length when the content was cut.
     pub truncated_from: Option<u64>,
-    /// One line for the model.
+    /// Added lines that repeat a line already in the file (see
+    /// [`crate::dupes`]); written anyway.
+    pub warnings: Vec<String>,
+    /// For the model: one line, then the warnings if any.
     pub message: String,
 }
 
@@ -117,13 +129,14 @@ fn parse_query(query: &str) -> Result<Query> {
 }
 
 /// A store-relative file: its directory and file name.
-struct Rel {
-    dir: String,
-    file: String,
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Rel {
+    pub(crate) dir: String,
+    pub(crate) file: String,
 }
 
 impl Rel {
-    fn path(&self) -> String {
+    pub(crate) fn path(&self) -> String {
         if self.dir.is_empty() {
             self.file.clone()
         } else {
@@ -139,6 +152,7 @@ pub struct Memory {
     slug: String,
     clock: Clock,
     limits: Limits,
+    secrets: SecretPolicy,
 }
 
 impl Memory {
@@ -168,12 +182,13 @@ impl Memory {
             slug: project_slug(&options.project),
             clock: options.clock,
             limits: options.limits,
+            secrets: options.secrets,
         })
     }
 
     /// Take the store's write lock; every mutation holds it, so writers in
     /// other processes never interleave.
-    fn lock(&self) -> Result<LockGuard> {
+    pub(crate) fn lock(&self) -> Result<LockGuard> {
         let policy = LockPolicy {
             lease: self.limits.lock_lease,
             wait: self.limits.lock_wait,
@@ -218,12 +233,26 @@ impl Memory {
         self.clock.now().date
     }
 
+    /// Applies the secret policy to `text`, about to be stored at the
+    /// store-relative `path`: every path that stores text calls this first.
+    ///
+    /// # Errors
+    /// [`ErrorKind::SecretDetected`] under [`SecretPolicy::Block`].
+    pub(crate) fn guard<'a>(&self, text: &'a str, path: &str) -> Result<secrets::Guarded<'a>> {
+        secrets::guard(text, self.secrets, path)
+    }
+
+    /// The secret policy in force.
+    pub fn secret_policy(&self) -> SecretPolicy {
+        self.secrets
+    }
+
     /// The limits in force.
     pub fn limits(&self) -> Limits {
         self.limits
     }
 
-    fn abs(&self, rel: &str) -> PathBuf {
+    pub(crate) fn abs(&self, rel: &str) -> PathBuf {
         self.root.join(rel)
     }
 
@@ -245,7 +274,7 @@ impl Memory {
         format!("{}/daily", self.project_dir())
     }
 
-    fn notes_dir(&self) -> String {
+    pub(crate) fn notes_dir(&self) -> String {
         format!("{}/notes", self.project_dir())
     }
 
@@ -256,18 +285,69 @@ impl Memory {
         }
     }
 
-    fn note_rel(&self, name: Option<&str>) -> Result<Rel> {
+    pub(crate) fn note_rel(&self, name: Option<&str>) -> Result<Rel> {
         let name = name.ok_or_else(|| {
             Error::new(
                 ErrorKind::MissingName,
                 "target note needs a name (the note's file stem)",
             )
         })?;
-        let stem = note_stem(name)?;
-        Ok(Rel {
-            dir: self.notes_dir(),
-            file: format!("{stem}.md"),
+        let name = note_name(name)?;
+        Ok(match name.rsplit_once('/') {
+            Some((folders, last)) => Rel {
+                dir: format!("{}/{folders}", self.notes_dir()),
+                file: format!("{last}.md"),
+            },
+            None => Rel {
+                dir: self.notes_dir(),
+                file: format!("{name}.md"),
+            },
         })
+    }
+
+    /// Walk the store-relative directory `dir` from the root, one component
+    /// at a time, never through a symbolic link: each component must be a
+    /// real directory. A missing one is created when `create`; otherwise
+    /// the answer is `Ok(false)`. Model-named note folders go through here,
+    /// so a link planted in the store cannot lead a write or read outside.
+    pub(crate) fn ensure_dir(&self, dir: &str, create: bool) -> Result<bool> {
+        let mut at = String::new();
+        for part in dir.split('/').filter(|p| !p.is_empty()) {
+            if !at.is_empty() {
+                at.push('/');
+            }
+            at.push_str(part);
+            let abs = self.abs(&at);
+            let found = match fs::symlink_metadata(&abs) {
+                Ok(meta) => Some(meta),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+                Err(e) => return Err(Error::io("inspect", &at, &e)),
+            };
+            let meta = match found {
+                Some(meta) => meta,
+                None if !create => return Ok(false),
+                None => match fs::create_dir(&abs) {
+                    Ok(()) => continue,
+                    // Another writer made it meanwhile: look at what it is.
+                    Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                        fs::symlink_metadata(&abs).map_err(|e| Error::io("inspect", &at, &e))?
+                    }
+                    Err(e) => return Err(Error::io("create directory", &at, &e)),
+                },
+            };
+            if !meta.is_dir() {
+                let what = if meta.file_type().is_symlink() {
+                    "a symbolic link (the store never follows links)"
+                } else {
+                    "not a folder"
+                };
+                return Err(Error::new(
+                    ErrorKind::NotAFile,
+                    format!("`{at}` exists but is {what}; a note cannot be stored beneath it"),
+                ));
+            }
+        }
+        Ok(true)
     }
 
     fn target_rel(&self, target: WriteTarget, name: Option<&str>) -> Result<Rel> {
@@ -281,7 +361,7 @@ impl Memory {
 
     /// The file `kind`, with a typed error when something other than a
     /// regular file sits at `rel`.
-    fn file_kind(&self, rel: &str) -> Result<Kind> {
+    pub(crate) fn file_kind(&self, rel: &str) -> Result<Kind> {
         let kind = fsio::kind(&self.abs(rel)).map_err(|e| Error::io("inspect", rel, &e))?;
         if let Kind::Other(what) = kind {
             return Err(Error::new(
@@ -320,11 +400,19 @@ impl Memory {
         let kept = prefix_at_char_boundary(content, cap);
         let truncated_from = (kept.len() < content.len()).then_some(content.len() as u64);
         let path = rel.path();
+        // Before anything touches the disk: a blocked secret leaves no trace.
+        let guarded = self.guard(kept, &path)?;
+        let kept = guarded.text.as_ref();
         let dir = self.abs(&rel.dir);
-        fs::create_dir_all(&dir).map_err(|e| Error::io("create directory", &rel.dir, &e))?;
+        if target == WriteTarget::Note {
+            self.ensure_dir(&rel.dir, true)?;
+        } else {
+            fs::create_dir_all(&dir).map_err(|e| Error::io("create directory", &rel.dir, &e))?;
+        }
         let kind = self.file_kind(&path)?;
         // We hold the lock, so no other writer's temp file is in flight here.
         fsio::remove_leftovers(&dir);
+        let mut dups = Vec::new();
         let mut message = match mode {
             WriteMode::Append => {
                 let len = match kind {
@@ -332,7 +420,7 @@ impl Memory {
                     _ => 0,
                 };
                 if !kept.is_empty() {
-                    self.append_locked(lock, &rel, len, kept)?;
+                    dups = self.append_locked(lock, &rel, len, kept)?;
                 }
                 format!("Appended {} bytes to {path}", kept.len())
             }
@@ -342,6 +430,7 @@ impl Memory {
                         .map_err(|e| Error::io("back up", &path, &e))?;
                 fsio::replace(&dir, &rel.file, kept.as_bytes(), lock)
                     .map_err(|e| Error::io("replace", &path, &e))?;
+                dups = dupes::in_text(kept, 0..kept.len());
                 let mut message = format!("Overwrote {path} with {} bytes", kept.len());
                 if !backed_up {
                     message.push_str(&format!(
@@ -358,10 +447,17 @@ impl Memory {
                 " (content truncated from {original} bytes to the {cap}-byte cap; write the rest in another call)"
             ));
         }
+        let mut warnings: Vec<String> = guarded.note().into_iter().collect();
+        warnings.extend(dupes::warnings(&dups, &path));
+        if !warnings.is_empty() {
+            message.push('\n');
+            message.push_str(&dupes::lines_text(&warnings));
+        }
         Ok(WriteReceipt {
             path,
             bytes_written: kept.len() as u64,
             truncated_from,
+            warnings,
             message,
         })
     }
@@ -372,7 +468,16 @@ impl Memory {
     /// [`fsio::replace`], so a crash mid-append leaves it as before or as
     /// after and readers never see half an entry; a larger one is appended
     /// to in place.
-    fn append_locked(&self, lock: &LockGuard, rel: &Rel, len: u64, kept: &str) -> Result<()> {
+    ///
+    /// Returns the added lines that repeat lines of the file; a file
+    /// appended to in place is not read, so it gets none.
+    fn append_locked(
+        &self,
+        lock: &LockGuard,
+        rel: &Rel,
+        len: u64,
+        kept: &str,
+    ) -> Result<Vec<dupes::Duplicate>> {
         let path = rel.path();
         let file = self.abs(&path);
         if len > WHOLE_FILE_APPEND_MAX_BYTES {
@@ -383,8 +488,8 @@ impl Memory {
                 bytes.push(b'\n');
             }
             bytes.extend_from_slice(kept.as_bytes());
-            return fsio::append(&file, &bytes, lock)
-                .map_err(|e| Error::io("append to", &path, &e));
+            fsio::append(&file, &bytes, lock).map_err(|e| Error::io("append to", &path, &e))?;
+            return Ok(Vec::new());
         }
         let mut bytes = if len == 0 {
             Vec::with_capacity(kept.len())
@@ -394,9 +499,16 @@ impl Memory {
         if bytes.last().is_some_and(|&b| b != b'\n') {
             bytes.push(b'\n');
         }
+        let start = bytes.len();
         bytes.extend_from_slice(kept.as_bytes());
         fsio::replace(&self.abs(&rel.dir), &rel.file, &bytes, lock)
-            .map_err(|e| Error::io("append to", &path, &e))
+            .map_err(|e| Error::io("append to", &path, &e))?;
+        // A file with invalid UTF-8 is not compared: its lines cannot be
+        // folded faithfully.
+        Ok(match std::str::from_utf8(&bytes) {
+            Ok(text) => dupes::in_text(text, start..text.len()),
+            Err(_) => Vec::new(),
+        })
     }
 
     /// Read a file whole, capped. `Ok(None)` when it does not exist.
@@ -414,6 +526,9 @@ impl Memory {
             ReadSource::Note => self.note_rel(name)?,
         };
         let path = rel.path();
+        if source == ReadSource::Note && !self.ensure_dir(&rel.dir, false)? {
+            return Ok(None);
+        }
         if self.file_kind(&path)? == Kind::Missing {
             return Ok(None);
         }
@@ -492,13 +607,24 @@ impl Memory {
             path: format!("{pd}/{n}"),
             bytes,
         }));
-        for dir in [self.daily_dir(), self.notes_dir()] {
-            let files = self.md_files(&dir)?;
-            out.extend(files.into_iter().map(|(n, bytes)| FileInfo {
-                path: format!("{dir}/{n}"),
-                bytes,
-            }));
-        }
+        let daily = self.daily_dir();
+        let files = self.md_files(&daily)?;
+        out.extend(files.into_iter().map(|(n, bytes)| FileInfo {
+            path: format!("{daily}/{n}"),
+            bytes,
+        }));
+        self.walk_notes(&mut |dir, handle, names| {
+            for name in names {
+                // Not followed: a symlink, FIFO or hard-linked file is not
+                // listed.
+                if let Ok(Kind::File(bytes)) = handle.kind(&name) {
+                    out.push(FileInfo {
+                        path: format!("{dir}/{name}"),
+                        bytes,
+                    });
+                }
+            }
+        })?;
         out.sort_by(|a, b| a.path.cmp(&b.path));
         Ok(out)
     }
@@ -563,12 +689,11 @@ impl Memory {
             return Ok(SearchResults::default());
         }
         let mut searcher = Searcher::new(query);
+        let daily = self.daily_dir();
+        let notes = self.notes_dir();
         // Each directory is opened once and its files read by name, one at a
         // time: only one file's text is ever held.
-        for dir in [String::new(), self.notes_dir(), self.daily_dir()] {
-            let Some((handle, names)) = self.md_names(&dir)? else {
-                continue;
-            };
+        let mut add_dir = |dir: &str, handle: &fsio::Dir, names: Vec<String>| {
             for name in names {
                 if dir.is_empty() && name != "MEMORY.md" {
                     continue;
@@ -578,14 +703,19 @@ impl Memory {
                 let Ok(Some((text, _))) = handle.read_head(&name, MAX_SEARCH_FILE_BYTES) else {
                     continue;
                 };
-                let stem = name.trim_end_matches(".md").to_string();
-                let date = if dir == self.daily_dir() {
-                    daily_date(&stem).ok().map(|d| d.to_string())
+                let file_stem = name.trim_end_matches(".md");
+                let date = if dir == daily {
+                    daily_date(file_stem).ok().map(|d| d.to_string())
                 } else {
                     None
                 };
+                // A nested note is found by its whole topic, `a/b/c`.
+                let stem = match dir.strip_prefix(notes.as_str()) {
+                    Some(sub) if !sub.is_empty() => format!("{}/{file_stem}", &sub[1..]),
+                    _ => file_stem.to_string(),
+                };
                 let rel = Rel {
-                    dir: dir.clone(),
+                    dir: dir.to_string(),
                     file: name,
                 };
                 let path = rel.path();
@@ -600,8 +730,59 @@ impl Memory {
                     &text,
                 );
             }
+        };
+        if let Some((handle, names)) = self.md_names("")? {
+            add_dir("", &handle, names);
+        }
+        self.walk_notes(&mut add_dir)?;
+        if let Some((handle, names)) = self.md_names(&daily)? {
+            add_dir(&daily, &handle, names);
         }
         Ok(searcher.finish())
+    }
+
+    /// Call `visit` with every notes folder (store-relative), opened, and
+    /// the names of its `.md` files: `notes/` and the topic folders beneath
+    /// it whose names are valid name segments, down to the depth a note
+    /// name can reach ([`MAX_NOTE_SEGMENTS`]), never through a symbolic
+    /// link. Only the folders on the current path are open at a time. A
+    /// folder that cannot be listed is skipped.
+    fn walk_notes(&self, visit: &mut dyn FnMut(&str, &fsio::Dir, Vec<String>)) -> Result<()> {
+        let notes = self.notes_dir();
+        let Some((handle, names)) = self.md_names(&notes)? else {
+            return Ok(());
+        };
+        visit(&notes, &handle, names);
+        Self::walk_subdirs(&notes, &handle, 1, visit);
+        Ok(())
+    }
+
+    fn walk_subdirs(
+        dir: &str,
+        handle: &fsio::Dir,
+        depth: usize,
+        visit: &mut dyn FnMut(&str, &fsio::Dir, Vec<String>),
+    ) {
+        if depth >= MAX_NOTE_SEGMENTS {
+            return;
+        }
+        let Ok(subdirs) = handle.subdir_names() else {
+            return;
+        };
+        for name in subdirs {
+            if check_segment(&name).is_err() {
+                continue;
+            }
+            let Ok(Some(sub)) = handle.open_subdir(&name) else {
+                continue;
+            };
+            let Ok(names) = sub.md_names() else {
+                continue;
+            };
+            let path = format!("{dir}/{name}");
+            visit(&path, &sub, names);
+            Self::walk_subdirs(&path, &sub, depth + 1, visit);
+        }
     }
 
     /// The store-relative `dir`, opened, and the names of the `.md` files it

@@ -155,7 +155,11 @@ impl<'de> Deserialize<'de> for StrictObject {
 
 /// Parse a tool's arguments: a JSON object with only the `allowed` fields,
 /// each at most once. An empty or all-whitespace string counts as `{}`.
-fn parse_object(tool: &str, arguments: &str, allowed: &[&str]) -> Result<Map<String, Value>> {
+pub(crate) fn parse_object(
+    tool: &str,
+    arguments: &str,
+    allowed: &[&str],
+) -> Result<Map<String, Value>> {
     let map = if arguments.trim().is_empty() {
         Map::new()
     } else {
@@ -172,7 +176,7 @@ fn parse_object(tool: &str, arguments: &str, allowed: &[&str]) -> Result<Map<Str
     Ok(map)
 }
 
-fn type_name(v: &Value) -> &'static str {
+pub(crate) fn type_name(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",
@@ -184,7 +188,11 @@ fn type_name(v: &Value) -> &'static str {
 }
 
 /// A string field; absent and `null` are `None`.
-fn opt_str(tool: &str, map: &mut Map<String, Value>, field: &str) -> Result<Option<String>> {
+pub(crate) fn opt_str(
+    tool: &str,
+    map: &mut Map<String, Value>,
+    field: &str,
+) -> Result<Option<String>> {
     match map.remove(field) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) => Ok(Some(s)),
@@ -198,7 +206,7 @@ fn opt_str(tool: &str, map: &mut Map<String, Value>, field: &str) -> Result<Opti
     }
 }
 
-fn req_str(tool: &str, map: &mut Map<String, Value>, field: &str) -> Result<String> {
+pub(crate) fn req_str(tool: &str, map: &mut Map<String, Value>, field: &str) -> Result<String> {
     opt_str(tool, map, field)?
         .ok_or_else(|| invalid(tool, format!("missing required field {field:?}")))
 }
