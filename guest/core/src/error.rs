@@ -12,7 +12,8 @@ pub enum ErrorKind {
     InvalidOptions,
     /// A target or source word that is not one of the exact seed words.
     InvalidTarget,
-    /// A mode that is not exactly `append` or `overwrite`.
+    /// A write mode that is not exactly `append` or `overwrite`, or a search
+    /// mode that is not exactly `ranked` or `literal`.
     InvalidMode,
     /// A note was asked for without a name.
     MissingName,

@@ -10,6 +10,7 @@ mod error;
 mod fsio;
 pub mod names;
 pub mod prompt;
+pub mod rank;
 pub mod search;
 mod store;
 pub mod text;
@@ -17,6 +18,7 @@ pub mod time;
 pub mod tools;
 
 pub use error::{Error, ErrorKind, Result};
+pub use rank::SearchMode;
 pub use search::{SearchHit, SearchResults};
 pub use store::{
     Caps, FileInfo, MAX_INJECT_BYTES, MAX_READ_BYTES, MAX_SEARCH_FILE_BYTES, MAX_WRITE_BYTES,

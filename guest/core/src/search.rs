@@ -314,7 +314,7 @@ fn rank(a: &SearchHit, b: &SearchHit) -> Ordering {
 /// or touch, keep at most [`MAX_WINDOWS`], and join them with `…` lines.
 /// Lines are those of `str::lines`; `hit_lines` holds, ascending, where the
 /// matching lines end (the offset of their `\n`, or the text's length).
-fn render_windows(text: &str, hit_lines: &[usize]) -> String {
+pub(crate) fn render_windows(text: &str, hit_lines: &[usize]) -> String {
     let bytes = text.as_bytes();
     // The end of the line after the one ending at `end`, if there is one (a
     // final '\n' ends the last line; no empty line follows it).

@@ -8,6 +8,7 @@ use crate::context::{self, INDEX_MAX_BYTES, Sources};
 use crate::error::{Error, ErrorKind, Result};
 use crate::fsio::{self, Kind, LockGuard, LockPolicy};
 use crate::names::{daily_date, note_stem, project_slug};
+use crate::rank::{Ranker, SearchMode};
 use crate::search::{FileMeta, Query, SearchResults, Searcher};
 use crate::text::{cut_with_marker, prefix_at_char_boundary};
 use crate::time::{Clock, Date};
@@ -675,6 +676,60 @@ impl Memory {
             }
         }
         Ok(searcher.finish())
+    }
+
+    /// Search in the given mode: [`SearchMode::Literal`] is
+    /// [`Memory::search`]; [`SearchMode::Ranked`] reads the same files
+    /// (MEMORY.md, the project's notes and daily logs, each up to
+    /// [`MAX_SEARCH_FILE_BYTES`]) into a [`Ranker`], with time words resolved
+    /// against today, and reads the best ones again for their windows.
+    ///
+    /// # Errors
+    /// `io` when a directory exists but cannot be listed.
+    pub fn search_with(&self, query: &str, mode: SearchMode) -> Result<SearchResults> {
+        if mode == SearchMode::Literal {
+            return self.search(query);
+        }
+        let mut ranker = Ranker::new(query, self.today());
+        for dir in [String::new(), self.notes_dir(), self.daily_dir()] {
+            let Some((handle, names)) = self.md_names(&dir)? else {
+                continue;
+            };
+            for name in names {
+                if dir.is_empty() && name != "MEMORY.md" {
+                    continue;
+                }
+                // As in `search`: an unreadable file is skipped.
+                let Ok(Some((text, _))) = handle.read_head(&name, MAX_SEARCH_FILE_BYTES) else {
+                    continue;
+                };
+                let stem = name.trim_end_matches(".md").to_string();
+                let date = (dir == self.daily_dir())
+                    .then(|| daily_date(&stem).ok().map(|d| d.to_string()))
+                    .flatten();
+                let path = Rel {
+                    dir: dir.clone(),
+                    file: name,
+                }
+                .path();
+                let is_memory_md = path == "MEMORY.md";
+                ranker.add_file(
+                    FileMeta {
+                        path,
+                        stem,
+                        date,
+                        is_memory_md,
+                    },
+                    &text,
+                );
+            }
+        }
+        Ok(ranker.finish(|meta| {
+            fsio::read_head(&self.abs(&meta.path), MAX_SEARCH_FILE_BYTES)
+                .ok()
+                .flatten()
+                .map(|(text, _)| text)
+        }))
     }
 
     /// The store-relative `dir`, opened, and the names of the `.md` files it
