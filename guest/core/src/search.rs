@@ -13,7 +13,7 @@
 //! a term could use it) or, for a query with a non-ASCII term, any non-ASCII
 //! text, takes the exact slow path: lowercase the file and compare lines.
 
-mod scan;
+pub(crate) mod scan;
 
 use std::cmp::Ordering;
 

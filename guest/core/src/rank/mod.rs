@@ -63,11 +63,12 @@ use std::fmt;
 use std::str::FromStr;
 
 use crate::error::{Error, ErrorKind, Result};
+use crate::search::scan::{Finder, find_byte};
 use crate::search::{FileMeta, PREVIEW_LINES, SearchHit, SearchResults, render_windows};
 use crate::time::Date;
 use stem::{is_stop_word, surface_prefix};
 use temporal::Span;
-use tokenize::{Fences, Key, LineKind, Tokenizer, name_tokens};
+use tokenize::{Fences, LineKind, Tokenizer, name_tokens};
 
 /// Which search algorithm to run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -173,13 +174,14 @@ impl FileStats {
             name,
             text,
             &|_| true,
-            &mut |t, field, line| {
+            Some(&mut |t, field, line| {
                 let s = map.entry(t.to_string()).or_default();
                 s.tf[field] += 1;
                 if field != NAME && last_line.insert(t.to_string(), line) != Some(line) {
                     s.lines += 1;
                 }
-            },
+            }),
+            true,
         );
         let mut terms: Vec<_> = map.into_iter().collect();
         terms.sort_unstable_by(|a, b| a.0.cmp(&b.0));
@@ -189,16 +191,20 @@ impl FileStats {
 
 /// Walk a file's name and lines, calling `on(token, field, line)` for each
 /// token `wanted` lets through (lines counted from 0; the name's is
-/// `u32::MAX`). Returns the field lengths in bytes.
+/// `u32::MAX`); with no `on`, only measure, and with `text_too` false, look
+/// for tokens in the name only. Returns the field lengths in bytes.
 fn walk(
     tok: &mut Tokenizer,
     name: &str,
     text: &str,
-    wanted: &dyn Fn(Key) -> bool,
-    on: &mut dyn FnMut(&str, usize, u32),
+    wanted: &impl Fn(&[u8]) -> bool,
+    mut on: Option<&mut impl FnMut(&str, usize, u32)>,
+    text_too: bool,
 ) -> [u32; FIELDS] {
     let mut pos = 0;
-    tok.tokens(name, &mut pos, wanted, &mut |t, _| on(t, NAME, u32::MAX));
+    if let Some(on) = on.as_mut() {
+        tok.tokens(name, &mut pos, wanted, &mut |t, _| on(t, NAME, u32::MAX));
+    }
     let mut fences = Fences::default();
     let mut heading = 0usize;
     for (n, line) in text.split('\n').enumerate() {
@@ -209,8 +215,10 @@ fn walk(
             }
             LineKind::Body => BODY,
         };
-        let n = n as u32;
-        tok.tokens(line, &mut pos, wanted, &mut |t, _| on(t, field, n));
+        if let Some(on) = on.as_mut().filter(|_| text_too) {
+            let n = n as u32;
+            tok.tokens(line, &mut pos, wanted, &mut |t, _| on(t, field, n));
+        }
     }
     let clamp = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
     [
@@ -246,14 +254,20 @@ struct Plan {
     ids: HashMap<String, u16>,
     /// Per token, the terms that use it.
     token_terms: Vec<Vec<u16>>,
-    /// A set of [`Key`]s (65,536 bits): a file token whose key is not here
-    /// is no query token.
+    /// Per token, the bytes every spelling of it starts with, lowercase.
+    needles: Vec<Box<[u8]>>,
+    /// The needles' first two bytes (the second 0 for a one-byte needle),
+    /// as a 65,536-bit set: the first cut of [`Plan::may_want`].
     keys: Vec<u64>,
     pairs: Vec<Pair>,
 }
 
 /// A query token: its text, position and span in the query.
 type QueryToken = (String, u32, u32);
+
+fn key_bit(b0: u8, b1: u8) -> usize {
+    usize::from(b0) << 8 | usize::from(b1)
+}
 
 /// Characters that may sit inside a query term.
 fn in_term(c: char) -> bool {
@@ -295,6 +309,7 @@ impl Plan {
             tokens: Vec::new(),
             ids: HashMap::new(),
             token_terms: Vec::new(),
+            needles: Vec::new(),
             keys: vec![0; 1024],
             pairs: Vec::new(),
         };
@@ -351,18 +366,135 @@ impl Plan {
         } else {
             token
         };
-        if let Some(k) = tokenize::needle_key(needle) {
-            let bit = usize::from(k[0]) << 8 | usize::from(k[1]);
+        let needle: Box<[u8]> = needle.as_bytes().into();
+        if needle.is_ascii() {
+            let bit = key_bit(needle[0], needle.get(1).copied().unwrap_or(0));
             self.keys[bit / 64] |= 1 << (bit % 64);
         }
+        self.needles.push(needle);
         id
     }
 
-    /// Might a file token with this key be a query token? Tokens whose key
-    /// cannot be told cheaply (not ASCII) are always checked in full.
-    fn key_ok(&self, k: Key) -> bool {
-        let bit = usize::from(k[0]) << 8 | usize::from(k[1]);
-        self.keys[bit / 64] & (1 << (bit % 64)) != 0
+    /// Might the token written as `raw` (a part, or a whole name with its
+    /// joiners) be a query token? Says no only when its lowercase form,
+    /// joiners left out, cannot start with any needle; anything not ASCII is
+    /// checked in full.
+    fn may_want(&self, raw: &[u8]) -> bool {
+        let mut bytes = raw
+            .iter()
+            .filter(|&&c| !matches!(c, b'_' | b'-' | b'\''))
+            .map(|c| c.to_ascii_lowercase());
+        let (Some(b0), b1) = (bytes.next(), bytes.next()) else {
+            return false;
+        };
+        let b1 = b1.unwrap_or(0);
+        if !b0.is_ascii() || !b1.is_ascii() {
+            return true;
+        }
+        let bit = key_bit(b0, b1);
+        if self.keys[bit / 64] & (1 << (bit % 64)) == 0 {
+            return false;
+        }
+        self.needles.iter().any(|n| {
+            let mut bytes = raw
+                .iter()
+                .filter(|&&c| !matches!(c, b'_' | b'-' | b'\''))
+                .map(|c| c.to_ascii_lowercase());
+            n.iter()
+                .all(|&x| bytes.next().is_some_and(|y| y == x || !y.is_ascii()))
+        })
+    }
+}
+
+/// Most query tokens the prefilter looks for one by one; with more, every
+/// file is tokenized.
+const MAX_PREFILTER_TOKENS: usize = 16;
+
+/// A cheap test that a text holds none of the query's tokens, so it need not
+/// be tokenized. Sound: it may say yes wrongly, never no wrongly.
+///
+/// A token comes from a part or from a name's whole. A part's lowercase form
+/// starts with the token's surface prefix, and so does a whole written
+/// without joiners (`getUserName`): both contain that prefix as written,
+/// which the literal search's finder looks for, ignoring ASCII case. A
+/// whole written with joiners (`get_user_name`) need not, so every name
+/// holding a joiner between letters is tokenized on its own. Lowercasing
+/// maps only two non-ASCII characters to ASCII (the Kelvin sign to `k`, and
+/// `İ` to `i` with a combining dot, which no ASCII token can hold), and a
+/// token that is not ASCII is not looked for byte-wise at all.
+#[derive(Debug)]
+struct Prefilter {
+    /// Surface prefixes; empty when the prefilter is off.
+    finders: Vec<Finder>,
+    /// Some finder's needle holds a `k`.
+    kelvin: bool,
+    /// Off: every file is tokenized.
+    off: bool,
+    right_quote: Finder,
+}
+
+impl Prefilter {
+    fn new(plan: &Plan) -> Prefilter {
+        let needles: Vec<&str> = plan
+            .tokens
+            .iter()
+            .map(|t| if t.len() >= 3 { surface_prefix(t) } else { t })
+            .collect();
+        let off = needles.len() > MAX_PREFILTER_TOKENS || needles.iter().any(|n| !n.is_ascii());
+        Prefilter {
+            finders: if off {
+                Vec::new()
+            } else {
+                needles.iter().map(|n| Finder::new(n.as_bytes())).collect()
+            },
+            kelvin: needles.iter().any(|n| n.contains('k')),
+            off,
+            right_quote: Finder::new("\u{2019}".as_bytes()),
+        }
+    }
+
+    /// Might `text` hold one of the plan's tokens?
+    fn may_hold(&self, plan: &Plan, tok: &mut Tokenizer, text: &str) -> bool {
+        if self.off || plan.tokens.is_empty() {
+            return !plan.tokens.is_empty();
+        }
+        let b = text.as_bytes();
+        if self.finders.iter().any(|f| f.find(b, 0).is_some())
+            || self.kelvin && text.contains('\u{212A}')
+        {
+            return true;
+        }
+        // Names with joiners, tokenized one by one.
+        let wanted = |raw: &[u8]| plan.may_want(raw);
+        let inner = |c: u8| c.is_ascii_alphanumeric() || !c.is_ascii() || b"_-'".contains(&c);
+        let mut hit = false;
+        let mut check = |at: usize| {
+            // The name around the joiner: bytes that may belong to a name,
+            // cut at ASCII bytes that cannot (so at char boundaries).
+            let start = b[..at]
+                .iter()
+                .rposition(|&c| !inner(c))
+                .map_or(0, |i| i + 1);
+            let end = b[at..]
+                .iter()
+                .position(|&c| !inner(c))
+                .map_or(b.len(), |i| at + i);
+            tok.tokens(&text[start..end], &mut 0, &wanted, &mut |t, _| {
+                hit |= plan.ids.contains_key(t)
+            });
+            end
+        };
+        for joiner in [b'_', b'-', b'\''] {
+            let mut from = 0;
+            while let Some(at) = find_byte(b, from, joiner) {
+                from = check(at);
+            }
+        }
+        let mut from = 0;
+        while let Some(at) = self.right_quote.find(b, from) {
+            from = check(at);
+        }
+        hit
     }
 }
 
@@ -392,6 +524,7 @@ pub struct Ranker {
     /// Per token: files holding it.
     df: Vec<u32>,
     tok: Tokenizer,
+    prefilter: Prefilter,
     /// Per token, reused across files: counts, the last line seen (+1).
     dense: Vec<TermStats>,
     last_line: Vec<u32>,
@@ -416,6 +549,7 @@ impl Ranker {
         let plan = Plan::new(query, today);
         let n = plan.tokens.len();
         Ranker {
+            prefilter: Prefilter::new(&plan),
             plan,
             files: Vec::new(),
             corpus: CorpusStats::default(),
@@ -459,29 +593,24 @@ impl Ranker {
     pub fn add_file(&mut self, meta: FileMeta, text: &str) {
         let plan = &self.plan;
         let (dense, last_line, touched) = (&mut self.dense, &mut self.last_line, &mut self.touched);
-        let any = |k: Key| plan.key_ok(k);
-        let none = |_: Key| false;
+        let wanted = |raw: &[u8]| plan.may_want(raw);
+        let mut on = |t: &str, field: usize, line: u32| {
+            let Some(&id) = plan.ids.get(t) else { return };
+            let i = usize::from(id);
+            let s = &mut dense[i];
+            if *s == TermStats::default() && last_line[i] == 0 {
+                touched.push(id);
+            }
+            s.tf[field] += 1;
+            if field != NAME && last_line[i] != line + 1 {
+                last_line[i] = line + 1;
+                s.lines += 1;
+            }
+        };
         // With no terms (a query of time words) only the lengths count.
-        let wanted: &dyn Fn(Key) -> bool = if plan.tokens.is_empty() { &none } else { &any };
-        let lengths = walk(
-            &mut self.tok,
-            &meta.stem,
-            text,
-            wanted,
-            &mut |t, field, line| {
-                let Some(&id) = plan.ids.get(t) else { return };
-                let i = usize::from(id);
-                let s = &mut dense[i];
-                if *s == TermStats::default() && last_line[i] == 0 {
-                    touched.push(id);
-                }
-                s.tf[field] += 1;
-                if field != NAME && last_line[i] != line + 1 {
-                    last_line[i] = line + 1;
-                    s.lines += 1;
-                }
-            },
-        );
+        let on = (!plan.tokens.is_empty()).then_some(&mut on);
+        let text_too = self.prefilter.may_hold(plan, &mut self.tok, text);
+        let lengths = walk(&mut self.tok, &meta.stem, text, &wanted, on, text_too);
         let mut stats: Vec<(u16, TermStats)> = self
             .touched
             .drain(..)
@@ -740,7 +869,7 @@ fn detail(plan: &Plan, idf: &[f64], tok: &mut Tokenizer, name: &str, text: &str)
         touched: Vec::new(),
     };
     let mut term_line = vec![u32::MAX; plan.terms.len()];
-    let wanted = |k: Key| plan.key_ok(k);
+    let wanted = |raw: &[u8]| plan.may_want(raw);
     let mut pos = 0;
     tok.tokens(name, &mut pos, &wanted, &mut |t, k| {
         occ.record(plan, t, k, u32::MAX - 1)

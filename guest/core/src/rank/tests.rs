@@ -468,3 +468,121 @@ fn more_files_than_the_cap_return_the_best() {
     // The counts cover every file, not only those returned.
     assert_eq!(r.terms, [("retries".into(), MAX_HITS + 20)]);
 }
+
+#[test]
+fn the_prefilter_never_drops_a_file_that_matches() {
+    // Texts from pieces that make tokens across joiners, case changes and
+    // the Kelvin sign; each query's statistics from the ranker (which skips
+    // files the prefilter rules out) must equal those of a full tokenization.
+    const PIECES: &[&str] = &[
+        "get", "_", "user", "-", "Name", "’", "\u{212A}", "o", "ok", " ", "\n", "# ", "x", "'",
+        "names", "G", "e", "T", "é", "—",
+    ];
+    const QUERIES: &[&str] = &[
+        "getusername",
+        "ok",
+        "user",
+        "get_user",
+        "namE",
+        "xo",
+        "getuser name",
+        "o",
+        "gEt-user-names",
+    ];
+    let mut state = 0x2545_F491_4F6C_DD1Du64;
+    let mut next = |n: usize| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state % n as u64) as usize
+    };
+    for round in 0..300 {
+        let files: Vec<(String, String)> = (0..4)
+            .map(|f| {
+                let text: String = (0..next(30)).map(|_| PIECES[next(PIECES.len())]).collect();
+                (format!("n/{round}-{f}.md"), text)
+            })
+            .collect();
+        for q in QUERIES {
+            let mut a = Ranker::new(q, d(TODAY));
+            let mut b = Ranker::new(q, d(TODAY));
+            assert!(!a.prefilter.off, "{q}");
+            for (path, text) in &files {
+                a.add_file(meta(path), text);
+                b.add_stats(meta(path), &FileStats::from_text(&meta(path).stem, text));
+            }
+            let read = |m: &FileMeta| {
+                files
+                    .iter()
+                    .find(|(p, _)| *p == m.path)
+                    .map(|(_, t)| t.to_string())
+            };
+            assert_eq!(a.finish(read), b.finish(read), "{q:?} on {files:?}");
+        }
+    }
+}
+
+#[test]
+fn the_store_searches_in_either_mode() {
+    use crate::{Clock, Memory, Options, WriteMode, WriteTarget};
+    let dir = tempfile::tempdir().unwrap();
+    let mut options = Options::new("/src/app");
+    options.clock = Clock {
+        utc_offset_minutes: 0,
+        // 2026-05-13T12:00:00Z, a Wednesday.
+        fixed_unix_seconds: Some(d(TODAY).to_days() * 86_400 + 12 * 3600),
+    };
+    let memory = Memory::open(dir.path(), options).unwrap();
+    memory
+        .write(
+            WriteTarget::LongTerm,
+            "- deploy carefully",
+            WriteMode::Append,
+            None,
+        )
+        .unwrap();
+    memory
+        .write(
+            WriteTarget::Note,
+            "# Checklist\n- tag\n- push\n",
+            WriteMode::Append,
+            Some("deploy-checklist"),
+        )
+        .unwrap();
+    let daily = dir.path().join(memory.project_dir()).join("daily");
+    std::fs::create_dir_all(&daily).unwrap();
+    std::fs::write(
+        daily.join("2026-05-07.md"),
+        "### 10:00 — release\nWe deploy the worker.\n",
+    )
+    .unwrap();
+    std::fs::write(daily.join("2026-05-12.md"), "deploy deploy deploy\n").unwrap();
+    let r = memory
+        .search_with("what did we deploy last week?", SearchMode::Ranked)
+        .unwrap();
+    let p = memory.project_dir();
+    assert_eq!(
+        paths(&r),
+        [
+            format!("{p}/daily/2026-05-07.md"),
+            format!("{p}/daily/2026-05-12.md"),
+            format!("{p}/notes/deploy-checklist.md"),
+            "MEMORY.md".to_string(),
+        ]
+    );
+    assert_eq!(r.hits[0].date.as_deref(), Some("2026-05-07"));
+    assert_eq!(
+        memory.search_with("deploy", SearchMode::Literal).unwrap(),
+        memory.search("deploy").unwrap()
+    );
+    // Literal keeps MEMORY.md first by rule; ranked does not.
+    assert_eq!(memory.search("deploy").unwrap().hits[0].path, "MEMORY.md");
+    assert_ne!(
+        memory
+            .search_with("deploy", SearchMode::Ranked)
+            .unwrap()
+            .hits[0]
+            .path,
+        "MEMORY.md"
+    );
+}
