@@ -1,7 +1,7 @@
 //! Time literal against ranked search natively over a store on disk (warm:
 //! the OS cache holds the files after the first run of each query).
 //!
-//! `cargo run --release -p agent-memory-core --example search_timing -- DIR [PROJECT] [RUNS]`
+//! `cargo run --release -p agent-memory-core --example search_timing -- DIR [PROJECT] [RUNS] [QUERY]`
 //!
 //! DIR is a memory root such as one the bench's `corpus` command writes;
 //! PROJECT is the project path its slug is made from (the bench's default).
@@ -28,6 +28,20 @@ fn main() {
     };
     let project = args.get(2).map_or("/bench/src/kestrel-api", String::as_str);
     let runs: usize = args.get(3).and_then(|r| r.parse().ok()).unwrap_or(10);
+    // A fifth argument, a query, prints its ranked top five instead.
+    if let Some(query) = args.get(4) {
+        let mut options = Options::new(project);
+        options.clock.fixed_unix_seconds = Some(20_603 * 86_400 + 18 * 3600);
+        let memory = Memory::open(root, options).expect("open the store");
+        let r = memory
+            .search_with(query, SearchMode::Ranked)
+            .expect("search");
+        println!("{:?}", r.terms);
+        for h in r.hits.iter().take(5) {
+            println!("{}  [matched: {}]", h.path, h.matched_terms.join(", "));
+        }
+        return;
+    }
     let mut options = Options::new(project);
     options.clock = Clock {
         utc_offset_minutes: 0,
