@@ -13,6 +13,7 @@ mod fsio;
 pub mod limits;
 pub mod names;
 pub mod prompt;
+pub mod rank;
 pub mod search;
 pub mod secrets;
 mod store;
@@ -25,6 +26,7 @@ pub use limits::{
     Limits, MAX_INJECT_BYTES, MAX_READ_BYTES, MAX_SEARCH_FILE_BYTES, MAX_WRITE_BYTES,
     MIN_OUTPUT_CAP,
 };
+pub use rank::SearchMode;
 pub use search::{SearchHit, SearchResults};
 pub use store::{
     DeleteReceipt, EditReceipt, FileInfo, Memory, Options, ReadSource, RenameReceipt, WriteMode,

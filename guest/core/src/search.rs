@@ -13,7 +13,7 @@
 //! a term could use it) or, for a query with a non-ASCII term, any non-ASCII
 //! text, takes the exact slow path: lowercase the file and compare lines.
 
-mod scan;
+pub(crate) mod scan;
 
 use std::cmp::Ordering;
 
@@ -324,7 +324,7 @@ fn rank(a: &SearchHit, b: &SearchHit) -> Ordering {
 /// or touch, keep at most [`MAX_WINDOWS`], and join them with `…` lines.
 /// Lines are those of `str::lines`; `hit_lines` holds, ascending, where the
 /// matching lines end (the offset of their `\n`, or the text's length).
-fn render_windows(text: &str, hit_lines: &[usize]) -> String {
+pub(crate) fn render_windows(text: &str, hit_lines: &[usize]) -> String {
     let bytes = text.as_bytes();
     // The end of the line after the one ending at `end`, if there is one (a
     // final '\n' ends the last line; no empty line follows it).

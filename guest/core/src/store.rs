@@ -5,7 +5,6 @@ use std::path::{Path, PathBuf};
 
 use crate::context::{self, Sources};
 use crate::dupes;
-use crate::secrets::{self, SecretPolicy};
 use crate::error::{Error, ErrorKind, Result};
 use crate::fsio::{self, Kind, LockGuard, LockPolicy};
 use crate::limits::{
@@ -13,7 +12,9 @@ use crate::limits::{
     WHOLE_FILE_APPEND_MAX_BYTES,
 };
 use crate::names::{MAX_NOTE_SEGMENTS, check_segment, daily_date, note_name, project_slug};
+use crate::rank::{Ranker, SearchMode};
 use crate::search::{FileMeta, Query, SearchResults, Searcher};
+use crate::secrets::{self, SecretPolicy};
 use crate::text::{cut_with_marker, prefix_at_char_boundary};
 use crate::time::{Clock, Date};
 
@@ -689,17 +690,47 @@ impl Memory {
             return Ok(SearchResults::default());
         }
         let mut searcher = Searcher::new(query);
+        self.each_search_file(&mut |meta, text| searcher.add_file(meta, text))?;
+        Ok(searcher.finish())
+    }
+
+    /// Search in the given mode: [`SearchMode::Literal`] is
+    /// [`Memory::search`]; [`SearchMode::Ranked`] reads the same files into
+    /// a [`Ranker`], with time words resolved against today, and reads the
+    /// best ones again for their windows.
+    ///
+    /// # Errors
+    /// `invalid-arguments` for more than [`MAX_QUERY_TERMS`] distinct terms;
+    /// `io` when the root cannot be listed.
+    pub fn search_with(&self, query: &str, mode: SearchMode) -> Result<SearchResults> {
+        if mode == SearchMode::Literal {
+            return self.search(query);
+        }
+        parse_query(query)?;
+        let mut ranker = Ranker::new(query, self.today());
+        self.each_search_file(&mut |meta, text| ranker.add_file(meta, text))?;
+        Ok(ranker.finish(|meta| {
+            fsio::read_head(&self.abs(&meta.path), MAX_SEARCH_FILE_BYTES)
+                .ok()
+                .flatten()
+                .map(|(text, _)| text)
+        }))
+    }
+
+    /// Call `add` with every file search covers: `MEMORY.md`, the project's
+    /// notes (nested ones by their whole topic, `a/b/c`) and its daily logs,
+    /// each up to [`MAX_SEARCH_FILE_BYTES`]. Each directory is opened once
+    /// and its files read by name, one at a time: only one file's text is
+    /// ever held. An unreadable file is skipped: one bad file must not fail
+    /// search.
+    fn each_search_file(&self, add: &mut dyn FnMut(FileMeta, &str)) -> Result<()> {
         let daily = self.daily_dir();
         let notes = self.notes_dir();
-        // Each directory is opened once and its files read by name, one at a
-        // time: only one file's text is ever held.
         let mut add_dir = |dir: &str, handle: &fsio::Dir, names: Vec<String>| {
             for name in names {
                 if dir.is_empty() && name != "MEMORY.md" {
                     continue;
                 }
-                // An unreadable file is skipped: one bad file must not fail
-                // search.
                 let Ok(Some((text, _))) = handle.read_head(&name, MAX_SEARCH_FILE_BYTES) else {
                     continue;
                 };
@@ -709,18 +740,17 @@ impl Memory {
                 } else {
                     None
                 };
-                // A nested note is found by its whole topic, `a/b/c`.
                 let stem = match dir.strip_prefix(notes.as_str()) {
                     Some(sub) if !sub.is_empty() => format!("{}/{file_stem}", &sub[1..]),
                     _ => file_stem.to_string(),
                 };
-                let rel = Rel {
+                let path = Rel {
                     dir: dir.to_string(),
                     file: name,
-                };
-                let path = rel.path();
+                }
+                .path();
                 let is_memory_md = path == "MEMORY.md";
-                searcher.add_file(
+                add(
                     FileMeta {
                         path,
                         stem,
@@ -738,7 +768,7 @@ impl Memory {
         if let Some((handle, names)) = self.md_names(&daily)? {
             add_dir(&daily, &handle, names);
         }
-        Ok(searcher.finish())
+        Ok(())
     }
 
     /// Call `visit` with every notes folder (store-relative), opened, and

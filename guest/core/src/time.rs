@@ -133,6 +133,32 @@ impl Date {
     pub fn pred(self) -> Date {
         Date::from_days(self.to_days() - 1)
     }
+
+    /// The year.
+    pub fn year(self) -> i32 {
+        self.year
+    }
+
+    /// The month, 1-12.
+    pub fn month(self) -> u32 {
+        self.month
+    }
+
+    /// The day of the month, 1-31.
+    pub fn day(self) -> u32 {
+        self.day
+    }
+
+    /// Days in this date's month.
+    pub fn days_in_month(self) -> u32 {
+        days_in_month(self.year, self.month)
+    }
+
+    /// The day of the week, 0 for Monday to 6 for Sunday.
+    pub fn weekday(self) -> u32 {
+        // 1970-01-01 was a Thursday.
+        (self.to_days() + 3).rem_euclid(7) as u32
+    }
 }
 
 impl fmt::Display for Date {

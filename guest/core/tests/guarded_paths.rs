@@ -31,7 +31,11 @@ fn snapshot(root: &Path) -> BTreeMap<String, Vec<u8>> {
             if path.is_dir() {
                 walk(base, &path, out);
             } else {
-                let rel = path.strip_prefix(base).unwrap().to_string_lossy().into_owned();
+                let rel = path
+                    .strip_prefix(base)
+                    .unwrap()
+                    .to_string_lossy()
+                    .into_owned();
                 out.insert(rel, std::fs::read(&path).unwrap());
             }
         }
@@ -47,21 +51,30 @@ type Path_ = fn(&Memory, &str) -> Result<String>;
 fn paths() -> Vec<(&'static str, Path_)> {
     vec![
         ("write long_term", |m, t| {
-            m.write(WriteTarget::LongTerm, t, WriteMode::Append, None).map(|r| r.message)
+            m.write(WriteTarget::LongTerm, t, WriteMode::Append, None)
+                .map(|r| r.message)
         }),
         ("write scratchpad", |m, t| {
-            m.write(WriteTarget::Scratchpad, t, WriteMode::Overwrite, None).map(|r| r.message)
+            m.write(WriteTarget::Scratchpad, t, WriteMode::Overwrite, None)
+                .map(|r| r.message)
         }),
         ("write daily", |m, t| {
-            m.write(WriteTarget::Daily, t, WriteMode::Append, None).map(|r| r.message)
+            m.write(WriteTarget::Daily, t, WriteMode::Append, None)
+                .map(|r| r.message)
         }),
         ("write note", |m, t| {
-            m.write(WriteTarget::Note, t, WriteMode::Append, Some("deploy")).map(|r| r.message)
+            m.write(WriteTarget::Note, t, WriteMode::Append, Some("deploy"))
+                .map(|r| r.message)
         }),
-        ("append-daily", |m, t| m.append_daily("deploy", t).map(|r| r.message)),
-        ("flush-compaction", |m, t| m.flush_compaction(t, Some(3)).map(|r| r.message)),
+        ("append-daily", |m, t| {
+            m.append_daily("deploy", t).map(|r| r.message)
+        }),
+        ("flush-compaction", |m, t| {
+            m.flush_compaction(t, Some(3)).map(|r| r.message)
+        }),
         ("edit", |m, t| {
-            m.edit(WriteTarget::Note, Some("seeded"), "PLACEHOLDER", t).map(|r| r.message)
+            m.edit(WriteTarget::Note, Some("seeded"), "PLACEHOLDER", t)
+                .map(|r| r.message)
         }),
         ("memory_write tool", |m, t| {
             let args = serde_json::json!({"target": "note", "name": "n", "content": t});
@@ -86,7 +99,12 @@ fn seeded(policy: SecretPolicy) -> (tempfile::TempDir, Memory) {
     let dir = tempfile::tempdir().unwrap();
     let memory = open(dir.path(), policy);
     open(dir.path(), SecretPolicy::Off)
-        .write(WriteTarget::Note, "token: PLACEHOLDER\n", WriteMode::Overwrite, Some("seeded"))
+        .write(
+            WriteTarget::Note,
+            "token: PLACEHOLDER\n",
+            WriteMode::Overwrite,
+            Some("seeded"),
+        )
         .unwrap();
     (dir, memory)
 }
@@ -99,8 +117,15 @@ fn block_refuses_every_path_and_changes_nothing() {
         let before = snapshot(dir.path());
         let err = path(&memory, &text).expect_err(what);
         assert_eq!(err.kind(), ErrorKind::SecretDetected, "{what}: {err}");
-        assert!(err.message().contains("github-pat"), "{what}: {}", err.message());
-        assert!(!err.message().contains(&TOKEN[4..12]), "{what} echoed the value");
+        assert!(
+            err.message().contains("github-pat"),
+            "{what}: {}",
+            err.message()
+        );
+        assert!(
+            !err.message().contains(&TOKEN[4..12]),
+            "{what} echoed the value"
+        );
         assert_eq!(snapshot(dir.path()), before, "{what} changed the store");
     }
 }
@@ -111,7 +136,10 @@ fn redact_stores_no_value_on_any_path() {
     for (what, path) in paths() {
         let (dir, memory) = seeded(SecretPolicy::Redact);
         let reply = path(&memory, &text).unwrap_or_else(|e| panic!("{what}: {e}"));
-        assert!(reply.contains("redacted 1 secret value(s)"), "{what}: {reply}");
+        assert!(
+            reply.contains("redacted 1 secret value(s)"),
+            "{what}: {reply}"
+        );
         let stored: Vec<u8> = snapshot(dir.path()).into_values().flatten().collect();
         let stored = String::from_utf8_lossy(&stored);
         assert!(!stored.contains(TOKEN), "{what} stored the value");

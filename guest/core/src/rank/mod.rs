@@ -1,0 +1,994 @@
+//! Ranked search: words instead of substrings, BM25F relevance over a file's
+//! name, headings and body, a bonus for query words in order, time words
+//! that pick daily logs, and recency last. It returns the literal search's
+//! [`SearchResults`] and renders the same way.
+//!
+//! # Query
+//! Time expressions are taken out first (see [`temporal`] for the rules).
+//! The remaining words are split into *terms* at anything but letters,
+//! digits, joiners (`_ - '`) and path punctuation (`. / \ : @`), so
+//! `(getUserName),` is the term `getUserName` and `rank/mod.rs` one term.
+//! A term is one token per name (see [`tokenize`]): `getUserName` is the
+//! identifier in any spelling, `rank/mod.rs` needs `rank`, `mod` and `rs` in
+//! the same file. Terms that are stop words (`what did we`) are dropped, and
+//! repeats (`deploy deploying`). A query of only stop words searches them as
+//! ordinary words instead, so `to do` or `it` still finds something; a query
+//! of only time words lists the daily logs of those dates, newest first.
+//! At most [`MAX_QUERY_TERMS`] terms are searched (the first ones, the
+//! summary line names them) and a term keeps its first [`MAX_TERM_NAMES`]
+//! names.
+//!
+//! # Score
+//! BM25F (Robertson and Zaragoza): per token, a field-weighted term
+//! frequency, each field normalised by its length against the average
+//! (lengths in bytes: cheap, and proportional to words), saturated once:
+//! `idf · f(k1+1)/(f+k1)` with `f = Σ w_field · tf / (1 − b + b·len/avg)`
+//! and `idf = ln(1 + (N − df + ½)/(df + ½))` over the files searched. A term
+//! of several tokens scores their mean, so every query term weighs about
+//! the same. [`K1`], [`B`] and the [`FIELD_WEIGHTS`] are the textbook values
+//! and a deliberately plain ordering (name 3, headings 2, body 1); they are
+//! not fitted to examples. No file gets a bonus for being what it is:
+//! MEMORY.md is already in the prompt.
+//!
+//! Then a proximity bonus (after Rasolofo and Savoy): for each pair of
+//! consecutive query tokens, every occurrence of the second within
+//! [`PROXIMITY_REACH`] positions after the first adds `1/d²`, where `d` is
+//! the distance beyond the one the query itself has (`deploy to staging`
+//! matches its own phrase at full weight); the sum saturates like a term
+//! frequency and is weighted by the rarer token's idf.
+//!
+//! # Time
+//! Daily logs whose date falls in a time expression's range come first:
+//! those matching the other terms, then (when there are other terms) those
+//! that do not, then everything else that matches. Nothing is hidden.
+//! Ties go to the newer log, then the path.
+//!
+//! # Two phases
+//! Phase one needs only per-file statistics ([`FileStats`]: term
+//! frequencies per field, lines holding each token, field lengths) and
+//! corpus totals ([`CorpusStats`]), so an index can feed it without the
+//! text. Phase two re-reads the best [`MAX_HITS`] files for proximity and
+//! for the context windows, which go around the best-scoring lines. Only
+//! those files are returned; the per-term counts in the summary line cover
+//! every file (for a term of several tokens, the lines of its rarest token
+//! in each file that holds all of them).
+
+pub mod stem;
+pub mod temporal;
+pub mod tokenize;
+
+use std::cmp::Ordering;
+use std::collections::HashMap;
+use std::fmt;
+use std::str::FromStr;
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::search::scan::{Finder, find_byte};
+use crate::search::{FileMeta, PREVIEW_LINES, SearchHit, SearchResults, render_windows};
+use crate::time::Date;
+use stem::{is_stop_word, surface_prefix};
+use temporal::Span;
+use tokenize::{Fences, LineKind, Tokenizer, name_tokens};
+
+/// Which search algorithm to run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SearchMode {
+    /// Words, relevance, time (this module).
+    #[default]
+    Ranked,
+    /// The seeds' substring search (`crate::search`), unchanged.
+    Literal,
+}
+
+impl SearchMode {
+    /// The mode's word: `ranked` or `literal`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SearchMode::Ranked => "ranked",
+            SearchMode::Literal => "literal",
+        }
+    }
+}
+
+impl fmt::Display for SearchMode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for SearchMode {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        match s {
+            "ranked" => Ok(SearchMode::Ranked),
+            "literal" => Ok(SearchMode::Literal),
+            _ => Err(Error::new(
+                ErrorKind::InvalidMode,
+                format!("unknown search mode {s:?}: expected ranked or literal"),
+            )),
+        }
+    }
+}
+
+/// Most terms searched from one query; later ones are ignored.
+pub const MAX_QUERY_TERMS: usize = 64;
+/// Most names kept from one term (`a/b/c/…`).
+pub const MAX_TERM_NAMES: usize = 8;
+/// Most files returned, and re-read for the second phase.
+pub const MAX_HITS: usize = 100;
+/// BM25 term-frequency saturation.
+pub const K1: f64 = 1.2;
+/// BM25 length normalisation, the same in every field.
+pub const B: f64 = 0.75;
+/// Fields of a file, indexes into per-field arrays.
+pub const FIELDS: usize = 3;
+/// The file name (a note's stem, a log's date).
+pub const NAME: usize = 0;
+/// Markdown ATX headings outside code fences.
+pub const HEADING: usize = 1;
+/// Every other line.
+pub const BODY: usize = 2;
+/// Weight of a match in each field: the name is the writer's own label for
+/// the whole file, a heading for a section.
+pub const FIELD_WEIGHTS: [f64; FIELDS] = [3.0, 2.0, 1.0];
+/// How far apart (in positions, beyond the query's own spacing) two query
+/// words still earn a proximity bonus.
+pub const PROXIMITY_REACH: u32 = 3;
+/// Occurrences of one token a file keeps for proximity.
+const MAX_OCCURRENCES: usize = 4096;
+
+/// One token's counts in one file.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TermStats {
+    /// Occurrences per field ([`NAME`], [`HEADING`], [`BODY`]).
+    pub tf: [u32; FIELDS],
+    /// Lines (headings and body) holding it.
+    pub lines: u32,
+}
+
+/// What phase one needs of a file: plain data an index can store.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FileStats {
+    /// Bytes per field.
+    pub lengths: [u32; FIELDS],
+    /// Tokens and their counts, sorted by token.
+    pub terms: Vec<(String, TermStats)>,
+}
+
+/// Totals over every file searched.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CorpusStats {
+    /// Files searched.
+    pub files: u64,
+    /// Bytes per field, summed.
+    pub lengths: [u64; FIELDS],
+}
+
+impl FileStats {
+    /// Every token of a file named `name` (its stem) holding `text`.
+    pub fn from_text(name: &str, text: &str) -> FileStats {
+        let mut map: HashMap<String, TermStats> = HashMap::new();
+        let mut last_line: HashMap<String, u32> = HashMap::new();
+        let lengths = walk(
+            &mut Tokenizer::default(),
+            name,
+            text,
+            &|_| true,
+            Some(&mut |t, field, line| {
+                let s = map.entry(t.to_string()).or_default();
+                s.tf[field] += 1;
+                if field != NAME && last_line.insert(t.to_string(), line) != Some(line) {
+                    s.lines += 1;
+                }
+            }),
+            true,
+        );
+        let mut terms: Vec<_> = map.into_iter().collect();
+        terms.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        FileStats { lengths, terms }
+    }
+}
+
+/// Walk a file's name and lines, calling `on(token, field, line)` for each
+/// token `wanted` lets through (lines counted from 0; the name's is
+/// `u32::MAX`); with no `on`, only measure, and with `text_too` false, look
+/// for tokens in the name only. Returns the field lengths in bytes.
+fn walk(
+    tok: &mut Tokenizer,
+    name: &str,
+    text: &str,
+    wanted: &impl Fn(&[u8]) -> bool,
+    mut on: Option<&mut impl FnMut(&str, usize, u32)>,
+    text_too: bool,
+) -> [u32; FIELDS] {
+    let mut pos = 0;
+    if let Some(on) = on.as_mut() {
+        tok.tokens(name, &mut pos, wanted, &mut |t, _| on(t, NAME, u32::MAX));
+    }
+    let mut fences = Fences::default();
+    let mut heading = 0usize;
+    for (n, line) in text.split('\n').enumerate() {
+        let field = match fences.kind(line) {
+            LineKind::Heading => {
+                heading += line.len();
+                HEADING
+            }
+            LineKind::Body => BODY,
+        };
+        if let Some(on) = on.as_mut().filter(|_| text_too) {
+            let n = n as u32;
+            tok.tokens(line, &mut pos, wanted, &mut |t, _| on(t, field, n));
+        }
+    }
+    let clamp = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+    [
+        clamp(name.len()),
+        clamp(heading),
+        clamp(text.len() - heading),
+    ]
+}
+
+/// A query term: what to show and which tokens it needs.
+#[derive(Debug, Clone)]
+struct Term {
+    shown: String,
+    /// Index of its word among the query's words, to order the summary.
+    at: usize,
+    tokens: Vec<u16>,
+}
+
+/// Two tokens next to each other in the query, `gap` positions apart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Pair {
+    a: u16,
+    b: u16,
+    gap: u32,
+}
+
+/// A parsed query.
+#[derive(Debug)]
+struct Plan {
+    terms: Vec<Term>,
+    spans: Vec<Span>,
+    tokens: Vec<String>,
+    ids: HashMap<String, u16>,
+    /// Per token, the terms that use it.
+    token_terms: Vec<Vec<u16>>,
+    /// Per token, the bytes every spelling of it starts with, lowercase.
+    needles: Vec<Box<[u8]>>,
+    /// The needles' first two bytes (the second 0 for a one-byte needle),
+    /// as a 65,536-bit set: the first cut of [`Plan::may_want`].
+    keys: Vec<u64>,
+    pairs: Vec<Pair>,
+}
+
+/// A query token: its text, position and span in the query.
+type QueryToken = (String, u32, u32);
+
+fn key_bit(b0: u8, b1: u8) -> usize {
+    usize::from(b0) << 8 | usize::from(b1)
+}
+
+/// Characters that may sit inside a query term.
+fn in_term(c: char) -> bool {
+    c.is_alphanumeric() || "_-'\u{2019}./\\:@".contains(c)
+}
+
+impl Plan {
+    fn new(query: &str, today: Date) -> Plan {
+        let parsed = temporal::parse(query, today);
+        // (term, is a stop word, its tokens with query positions)
+        let mut found: Vec<(Term, bool, Vec<QueryToken>)> = Vec::new();
+        let mut qpos = 0u32;
+        for (at, word) in &parsed.words {
+            for piece in word.split(|c: char| !in_term(c)) {
+                let piece = piece.trim_matches(|c: char| !c.is_alphanumeric());
+                let names = name_tokens(piece);
+                let Some(last) = names.last() else { continue };
+                let parts = last.1.pos + last.1.span;
+                let stop = names.len() == 1 && parts == 1 && is_stop_word(&piece.to_lowercase());
+                let toks = names
+                    .into_iter()
+                    .take(MAX_TERM_NAMES)
+                    .map(|(t, k)| (t, qpos + k.pos, k.span))
+                    .collect();
+                qpos += parts;
+                let term = Term {
+                    shown: piece.to_string(),
+                    at: *at,
+                    tokens: Vec::new(),
+                };
+                found.push((term, stop, toks));
+            }
+        }
+        // Stop words are searched only when nothing else is.
+        let only_stops = parsed.spans.is_empty() && found.iter().all(|f| f.1);
+        let mut plan = Plan {
+            terms: Vec::new(),
+            spans: parsed.spans,
+            tokens: Vec::new(),
+            ids: HashMap::new(),
+            token_terms: Vec::new(),
+            needles: Vec::new(),
+            keys: vec![0; 1024],
+            pairs: Vec::new(),
+        };
+        let mut seen: Vec<Vec<&str>> = Vec::new();
+        // The query's tokens in order, for proximity: (id, position, span).
+        let mut sequence: Vec<(u16, u32, u32)> = Vec::new();
+        for (term, stop, toks) in &found {
+            if (*stop && !only_stops) || plan.terms.len() == MAX_QUERY_TERMS {
+                continue;
+            }
+            let key: Vec<&str> = toks.iter().map(|t| t.0.as_str()).collect();
+            if seen.contains(&key) {
+                continue;
+            }
+            seen.push(key);
+            let index = plan.terms.len() as u16;
+            let mut term = term.clone();
+            for (t, p, span) in toks {
+                let id = plan.token_id(t);
+                if !term.tokens.contains(&id) {
+                    term.tokens.push(id);
+                    plan.token_terms[id as usize].push(index);
+                }
+                sequence.push((id, *p, *span));
+            }
+            plan.terms.push(term);
+        }
+        for w in sequence.windows(2) {
+            let ((a, pa, sa), (b, pb, _)) = (w[0], w[1]);
+            let pair = Pair {
+                a,
+                b,
+                gap: pb.saturating_sub(pa + sa - 1).max(1),
+            };
+            if a != b && !plan.pairs.contains(&pair) {
+                plan.pairs.push(pair);
+            }
+        }
+        plan
+    }
+
+    fn token_id(&mut self, token: &str) -> u16 {
+        if let Some(&id) = self.ids.get(token) {
+            return id;
+        }
+        let id = self.tokens.len() as u16;
+        self.tokens.push(token.to_string());
+        self.ids.insert(token.to_string(), id);
+        self.token_terms.push(Vec::new());
+        // A stemmed token (three letters or more) is met by words starting
+        // with its surface prefix; a shorter one only by itself.
+        let needle = if token.len() >= 3 {
+            surface_prefix(token)
+        } else {
+            token
+        };
+        let needle: Box<[u8]> = needle.as_bytes().into();
+        if needle.is_ascii() {
+            let bit = key_bit(needle[0], needle.get(1).copied().unwrap_or(0));
+            self.keys[bit / 64] |= 1 << (bit % 64);
+        }
+        self.needles.push(needle);
+        id
+    }
+
+    /// Might the token written as `raw` (a part, or a whole name with its
+    /// joiners) be a query token? Says no only when its lowercase form,
+    /// joiners left out, cannot start with any needle; anything not ASCII is
+    /// checked in full.
+    fn may_want(&self, raw: &[u8]) -> bool {
+        let mut bytes = raw
+            .iter()
+            .filter(|&&c| !matches!(c, b'_' | b'-' | b'\''))
+            .map(|c| c.to_ascii_lowercase());
+        let (Some(b0), b1) = (bytes.next(), bytes.next()) else {
+            return false;
+        };
+        let b1 = b1.unwrap_or(0);
+        if !b0.is_ascii() || !b1.is_ascii() {
+            return true;
+        }
+        let bit = key_bit(b0, b1);
+        if self.keys[bit / 64] & (1 << (bit % 64)) == 0 {
+            return false;
+        }
+        self.needles.iter().any(|n| {
+            let mut bytes = raw
+                .iter()
+                .filter(|&&c| !matches!(c, b'_' | b'-' | b'\''))
+                .map(|c| c.to_ascii_lowercase());
+            n.iter()
+                .all(|&x| bytes.next().is_some_and(|y| y == x || !y.is_ascii()))
+        })
+    }
+}
+
+/// Most query tokens the prefilter looks for one by one; with more, every
+/// file is tokenized.
+const MAX_PREFILTER_TOKENS: usize = 16;
+
+/// A cheap test that a text holds none of the query's tokens, so it need not
+/// be tokenized. Sound: it may say yes wrongly, never no wrongly.
+///
+/// A token comes from a part or from a name's whole. A part's lowercase form
+/// starts with the token's surface prefix, and so does a whole written
+/// without joiners (`getUserName`): both contain that prefix as written,
+/// which the literal search's finder looks for, ignoring ASCII case. A
+/// whole written with joiners (`get_user_name`) need not, so every name
+/// holding a joiner between letters is tokenized on its own. Lowercasing
+/// maps only two non-ASCII characters to ASCII (the Kelvin sign to `k`, and
+/// `İ` to `i` with a combining dot, which no ASCII token can hold), and a
+/// token that is not ASCII is not looked for byte-wise at all.
+#[derive(Debug)]
+struct Prefilter {
+    /// Surface prefixes; empty when the prefilter is off.
+    finders: Vec<Finder>,
+    /// Some finder's needle holds a `k`.
+    kelvin: bool,
+    /// Off: every file is tokenized.
+    off: bool,
+    right_quote: Finder,
+}
+
+impl Prefilter {
+    fn new(plan: &Plan) -> Prefilter {
+        let needles: Vec<&str> = plan
+            .tokens
+            .iter()
+            .map(|t| if t.len() >= 3 { surface_prefix(t) } else { t })
+            .collect();
+        let off = needles.len() > MAX_PREFILTER_TOKENS || needles.iter().any(|n| !n.is_ascii());
+        Prefilter {
+            finders: if off {
+                Vec::new()
+            } else {
+                needles.iter().map(|n| Finder::new(n.as_bytes())).collect()
+            },
+            kelvin: needles.iter().any(|n| n.contains('k')),
+            off,
+            right_quote: Finder::new("\u{2019}".as_bytes()),
+        }
+    }
+
+    /// Might `text` hold one of the plan's tokens?
+    fn may_hold(&self, plan: &Plan, tok: &mut Tokenizer, text: &str) -> bool {
+        if self.off || plan.tokens.is_empty() {
+            return !plan.tokens.is_empty();
+        }
+        let b = text.as_bytes();
+        if self.finders.iter().any(|f| f.find(b, 0).is_some())
+            || self.kelvin && text.contains('\u{212A}')
+        {
+            return true;
+        }
+        // Names with joiners, tokenized one by one.
+        let wanted = |raw: &[u8]| plan.may_want(raw);
+        let inner = |c: u8| c.is_ascii_alphanumeric() || !c.is_ascii() || b"_-'".contains(&c);
+        let mut hit = false;
+        let mut check = |at: usize| {
+            // The name around the joiner: bytes that may belong to a name,
+            // cut at ASCII bytes that cannot (so at char boundaries).
+            let start = b[..at]
+                .iter()
+                .rposition(|&c| !inner(c))
+                .map_or(0, |i| i + 1);
+            let end = b[at..]
+                .iter()
+                .position(|&c| !inner(c))
+                .map_or(b.len(), |i| at + i);
+            tok.tokens(&text[start..end], &mut 0, &wanted, &mut |t, _| {
+                hit |= plan.ids.contains_key(t)
+            });
+            end
+        };
+        for joiner in [b'_', b'-', b'\''] {
+            let mut from = 0;
+            while let Some(at) = find_byte(b, from, joiner) {
+                from = check(at);
+            }
+        }
+        let mut from = 0;
+        while let Some(at) = self.right_quote.find(b, from) {
+            from = check(at);
+        }
+        hit
+    }
+}
+
+/// A file that may be a hit, with its phase-one data.
+#[derive(Debug)]
+struct Candidate {
+    meta: FileMeta,
+    date: Option<Date>,
+    lengths: [u32; FIELDS],
+    /// Counts of the query tokens it holds, by token id.
+    stats: Vec<(u16, TermStats)>,
+    /// Spans (bit per span) whose range holds this daily log's date.
+    spans: u32,
+}
+
+/// Ranks files for one query; see the module documentation.
+///
+/// Feed it every file searched, by text ([`Ranker::add_file`]) or by
+/// statistics ([`Ranker::add_stats`]), then [`Ranker::finish`] with a way to
+/// read the best files again.
+#[derive(Debug)]
+pub struct Ranker {
+    plan: Plan,
+    files: Vec<Candidate>,
+    corpus: CorpusStats,
+    given_corpus: Option<CorpusStats>,
+    /// Per token: files holding it.
+    df: Vec<u32>,
+    tok: Tokenizer,
+    prefilter: Prefilter,
+    /// Per token, reused across files: counts, the last line seen (+1).
+    dense: Vec<TermStats>,
+    last_line: Vec<u32>,
+    touched: Vec<u16>,
+}
+
+/// Phase-one verdict on a candidate.
+#[derive(Debug, Clone)]
+struct Scored {
+    file: usize,
+    /// 0: a log in a time range matching the terms (or there are none); 1: a
+    /// log in a time range, no term; 2: any other match.
+    tier: u8,
+    score: f64,
+    /// Terms matched (bit per term).
+    matched: u64,
+}
+
+impl Ranker {
+    /// A ranker for `query`, time words resolved against `today`.
+    pub fn new(query: &str, today: Date) -> Ranker {
+        let plan = Plan::new(query, today);
+        let n = plan.tokens.len();
+        Ranker {
+            prefilter: Prefilter::new(&plan),
+            plan,
+            files: Vec::new(),
+            corpus: CorpusStats::default(),
+            given_corpus: None,
+            df: vec![0; n],
+            tok: Tokenizer::default(),
+            dense: vec![TermStats::default(); n],
+            last_line: vec![0; n],
+            touched: Vec::new(),
+        }
+    }
+
+    /// The tokens the query looks up: an index needs the files holding any
+    /// of them (plus the logs in [`Ranker::date_ranges`]).
+    pub fn tokens(&self) -> &[String] {
+        &self.plan.tokens
+    }
+
+    /// The date ranges of the query's time words, inclusive.
+    pub fn date_ranges(&self) -> impl Iterator<Item = (Date, Date)> + '_ {
+        self.plan.spans.iter().map(|s| (s.first, s.last))
+    }
+
+    /// Corpus totals from an index, when not every file is added; without
+    /// it the totals are those of the files added.
+    pub fn set_corpus(&mut self, corpus: CorpusStats) {
+        self.given_corpus = Some(corpus);
+    }
+
+    fn spans_of(&self, date: Option<Date>) -> u32 {
+        let Some(d) = date else { return 0 };
+        self.plan
+            .spans
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.contains(d))
+            .fold(0, |m, (i, _)| m | 1 << i)
+    }
+
+    /// Add one file by its text.
+    pub fn add_file(&mut self, meta: FileMeta, text: &str) {
+        let plan = &self.plan;
+        let (dense, last_line, touched) = (&mut self.dense, &mut self.last_line, &mut self.touched);
+        let wanted = |raw: &[u8]| plan.may_want(raw);
+        let mut on = |t: &str, field: usize, line: u32| {
+            let Some(&id) = plan.ids.get(t) else { return };
+            let i = usize::from(id);
+            let s = &mut dense[i];
+            if *s == TermStats::default() && last_line[i] == 0 {
+                touched.push(id);
+            }
+            s.tf[field] += 1;
+            if field != NAME && last_line[i] != line + 1 {
+                last_line[i] = line + 1;
+                s.lines += 1;
+            }
+        };
+        // With no terms (a query of time words) only the lengths count.
+        let on = (!plan.tokens.is_empty()).then_some(&mut on);
+        let text_too = self.prefilter.may_hold(plan, &mut self.tok, text);
+        let lengths = walk(&mut self.tok, &meta.stem, text, &wanted, on, text_too);
+        let mut stats: Vec<(u16, TermStats)> = self
+            .touched
+            .drain(..)
+            .map(|id| {
+                let i = usize::from(id);
+                self.last_line[i] = 0;
+                (id, std::mem::take(&mut self.dense[i]))
+            })
+            .collect();
+        stats.sort_unstable_by_key(|s| s.0);
+        self.push(meta, lengths, stats);
+    }
+
+    /// Add one file by its statistics (tokens the query does not use are
+    /// ignored).
+    pub fn add_stats(&mut self, meta: FileMeta, stats: &FileStats) {
+        let mut kept: Vec<(u16, TermStats)> = stats
+            .terms
+            .iter()
+            .filter_map(|(t, s)| self.plan.ids.get(t.as_str()).map(|&id| (id, *s)))
+            .collect();
+        kept.sort_unstable_by_key(|s| s.0);
+        self.push(meta, stats.lengths, kept);
+    }
+
+    fn push(&mut self, meta: FileMeta, lengths: [u32; FIELDS], stats: Vec<(u16, TermStats)>) {
+        self.corpus.files += 1;
+        for (total, len) in self.corpus.lengths.iter_mut().zip(lengths) {
+            *total += u64::from(len);
+        }
+        for (id, _) in &stats {
+            self.df[usize::from(*id)] += 1;
+        }
+        let date = meta
+            .date
+            .as_deref()
+            .and_then(|d| crate::names::daily_date(d).ok());
+        let spans = self.spans_of(date);
+        if !stats.is_empty() || spans != 0 {
+            self.files.push(Candidate {
+                meta,
+                date,
+                lengths,
+                stats,
+                spans,
+            });
+        }
+    }
+
+    /// Rank, re-read the best files through `read` (a file it cannot read
+    /// any more is left out), and build the results.
+    pub fn finish(self, mut read: impl FnMut(&FileMeta) -> Option<String>) -> SearchResults {
+        let plan = &self.plan;
+        if plan.terms.is_empty() && plan.spans.is_empty() {
+            return SearchResults::default();
+        }
+        let corpus = self.given_corpus.unwrap_or(self.corpus);
+        let n = corpus.files.max(1) as f64;
+        let avg: [f64; FIELDS] = std::array::from_fn(|f| {
+            let a = corpus.lengths[f] as f64 / n;
+            if a > 0.0 { a } else { 1.0 }
+        });
+        let idf: Vec<f64> = self
+            .df
+            .iter()
+            .map(|&df| {
+                let df = f64::from(df).min(n);
+                (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
+            })
+            .collect();
+        let mut term_lines = vec![0usize; plan.terms.len()];
+        let mut span_files = vec![0usize; plan.spans.len()];
+        let mut scored = Vec::new();
+        for (file, c) in self.files.iter().enumerate() {
+            let (score, matched) = self.phase_one(c, &avg, &idf, &mut term_lines);
+            for (i, count) in span_files.iter_mut().enumerate() {
+                *count += usize::from(c.spans & 1 << i != 0);
+            }
+            let tier = match (c.spans != 0, matched != 0 || plan.terms.is_empty()) {
+                (true, true) => 0,
+                (true, false) => 1,
+                (false, true) => 2,
+                (false, false) => continue,
+            };
+            scored.push(Scored {
+                file,
+                tier,
+                score,
+                matched,
+            });
+        }
+        scored.sort_by(|a, b| compare(&self.files, a, b));
+        scored.truncate(MAX_HITS);
+        let mut tok = Tokenizer::default();
+        let mut hits: Vec<(Scored, SearchHit)> = Vec::new();
+        for mut s in scored {
+            let c = &self.files[s.file];
+            let Some(text) = read(&c.meta) else { continue };
+            let detail = if s.matched != 0 {
+                Some(detail(plan, &idf, &mut tok, &c.meta.stem, &text))
+            } else {
+                None
+            };
+            let (body, total_hits, filename_only) = match &detail {
+                Some(d) if !d.lines.is_empty() => {
+                    s.score += d.proximity;
+                    (render_windows(&text, &d.chosen), d.lines.len(), false)
+                }
+                _ => {
+                    s.score += detail.map_or(0.0, |d| d.proximity);
+                    (preview(&text), 0, true)
+                }
+            };
+            let mut matched: Vec<(usize, String)> = plan
+                .terms
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| s.matched & 1 << i != 0)
+                .map(|(_, t)| (t.at, t.shown.clone()))
+                .collect();
+            matched.extend(
+                plan.spans
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| c.spans & 1 << i != 0)
+                    .map(|(_, sp)| (sp.at, sp.phrase.clone())),
+            );
+            matched.sort_by_key(|m| m.0);
+            hits.push((
+                s,
+                SearchHit {
+                    path: c.meta.path.clone(),
+                    matched_terms: matched.into_iter().map(|m| m.1).collect(),
+                    total_hits,
+                    body,
+                    filename_only,
+                    date: c.meta.date.clone(),
+                    is_memory_md: c.meta.is_memory_md,
+                },
+            ));
+        }
+        hits.sort_by(|a, b| compare(&self.files, &a.0, &b.0));
+        let mut terms: Vec<(usize, String, usize)> = plan
+            .terms
+            .iter()
+            .zip(term_lines)
+            .map(|(t, n)| (t.at, t.shown.clone(), n))
+            .collect();
+        terms.extend(
+            plan.spans
+                .iter()
+                .zip(span_files)
+                .map(|(s, n)| (s.at, s.phrase.clone(), n)),
+        );
+        terms.sort_by_key(|t| t.0);
+        SearchResults {
+            terms: terms.into_iter().map(|(_, t, n)| (t, n)).collect(),
+            hits: hits.into_iter().map(|h| h.1).collect(),
+        }
+    }
+
+    /// BM25F score and matched terms of one candidate from its statistics;
+    /// adds each matched term's lines to `term_lines`.
+    fn phase_one(
+        &self,
+        c: &Candidate,
+        avg: &[f64; FIELDS],
+        idf: &[f64],
+        term_lines: &mut [usize],
+    ) -> (f64, u64) {
+        let stats_of = |id: u16| {
+            c.stats
+                .binary_search_by_key(&id, |s| s.0)
+                .ok()
+                .map(|i| c.stats[i].1)
+        };
+        let mut score = 0.0;
+        let mut matched = 0u64;
+        for (t, term) in self.plan.terms.iter().enumerate() {
+            let mut sum = 0.0;
+            let mut lines = u32::MAX;
+            let mut all = true;
+            for &id in &term.tokens {
+                let Some(s) = stats_of(id) else {
+                    all = false;
+                    break;
+                };
+                let mut f = 0.0;
+                for field in 0..FIELDS {
+                    let norm = 1.0 - B + B * f64::from(c.lengths[field]) / avg[field];
+                    f += FIELD_WEIGHTS[field] * f64::from(s.tf[field]) / norm;
+                }
+                sum += idf[usize::from(id)] * f * (K1 + 1.0) / (f + K1);
+                lines = lines.min(s.lines);
+            }
+            if all && !term.tokens.is_empty() {
+                score += sum / term.tokens.len() as f64;
+                matched |= 1 << t;
+                term_lines[t] += lines as usize;
+            }
+        }
+        (score, matched)
+    }
+}
+
+/// Tier, then score, then the newer log, then the path.
+fn compare(files: &[Candidate], a: &Scored, b: &Scored) -> Ordering {
+    let (fa, fb) = (&files[a.file], &files[b.file]);
+    a.tier
+        .cmp(&b.tier)
+        .then_with(|| b.score.partial_cmp(&a.score).unwrap_or(Ordering::Equal))
+        .then_with(|| fb.date.cmp(&fa.date))
+        .then_with(|| fa.meta.path.cmp(&fb.meta.path))
+}
+
+/// Phase two of one file.
+#[derive(Debug)]
+struct Detail {
+    proximity: f64,
+    /// Lines matching some term: (end offset, score, index).
+    lines: Vec<(usize, f64, usize)>,
+    /// Ends of the lines the windows go around, ascending.
+    chosen: Vec<usize>,
+}
+
+/// Where a file's query tokens occur, for phase two.
+struct Occurrences {
+    /// Per token: (position, span), ascending, at most [`MAX_OCCURRENCES`].
+    at: Vec<Vec<(u32, u32)>>,
+    /// Per token: the last line it was seen on.
+    line: Vec<u32>,
+    /// Tokens first seen on the current line.
+    touched: Vec<u16>,
+}
+
+impl Occurrences {
+    fn record(&mut self, plan: &Plan, t: &str, k: tokenize::Tok, line: u32) {
+        let Some(&id) = plan.ids.get(t) else { return };
+        let i = usize::from(id);
+        if self.at[i].len() < MAX_OCCURRENCES {
+            self.at[i].push((k.pos, k.span));
+        }
+        if self.line[i] != line {
+            self.line[i] = line;
+            self.touched.push(id);
+        }
+    }
+}
+
+/// Re-read a file: proximity bonus, line scores, the lines to show.
+fn detail(plan: &Plan, idf: &[f64], tok: &mut Tokenizer, name: &str, text: &str) -> Detail {
+    let n = plan.tokens.len();
+    let mut occ = Occurrences {
+        at: vec![Vec::new(); n],
+        line: vec![u32::MAX; n],
+        touched: Vec::new(),
+    };
+    let mut term_line = vec![u32::MAX; plan.terms.len()];
+    let wanted = |raw: &[u8]| plan.may_want(raw);
+    let mut pos = 0;
+    tok.tokens(name, &mut pos, &wanted, &mut |t, k| {
+        occ.record(plan, t, k, u32::MAX - 1)
+    });
+    // The name does not run into the first line.
+    pos += PROXIMITY_REACH + 1;
+    let mut fences = Fences::default();
+    let mut lines = Vec::new();
+    let mut start = 0;
+    for (index, line) in text.split('\n').enumerate() {
+        let heading = fences.kind(line) == LineKind::Heading;
+        let li = index as u32;
+        occ.touched.clear();
+        tok.tokens(line, &mut pos, &wanted, &mut |t, k| {
+            occ.record(plan, t, k, li)
+        });
+        let mut score = 0.0;
+        for &id in &occ.touched {
+            for &t in &plan.token_terms[usize::from(id)] {
+                let term = &plan.terms[usize::from(t)];
+                if term_line[usize::from(t)] == li
+                    || !term.tokens.iter().all(|&x| occ.line[usize::from(x)] == li)
+                {
+                    continue;
+                }
+                term_line[usize::from(t)] = li;
+                let w: f64 = term
+                    .tokens
+                    .iter()
+                    .map(|&x| idf[usize::from(x)])
+                    .sum::<f64>()
+                    / term.tokens.len() as f64;
+                score += if heading {
+                    w * FIELD_WEIGHTS[HEADING] / FIELD_WEIGHTS[BODY]
+                } else {
+                    w
+                };
+            }
+        }
+        if score > 0.0 {
+            lines.push((start + line.len(), score, index));
+        }
+        start += line.len() + 1;
+    }
+    let occurrences = occ.at;
+    let mut proximity = 0.0;
+    for p in &plan.pairs {
+        let (xs, ys) = (
+            &occurrences[usize::from(p.a)],
+            &occurrences[usize::from(p.b)],
+        );
+        let mut f = 0.0;
+        for &(pos, span) in xs {
+            let end = pos + span - 1;
+            let next = ys.partition_point(|&(q, _)| q <= end);
+            if let Some(&(q, _)) = ys.get(next) {
+                let d = (q - end).saturating_sub(p.gap - 1).max(1);
+                if d <= PROXIMITY_REACH {
+                    f += 1.0 / f64::from(d * d);
+                }
+            }
+        }
+        let w = idf[usize::from(p.a)].min(idf[usize::from(p.b)]);
+        proximity += w * f * (K1 + 1.0) / (f + K1);
+    }
+    let chosen = choose_lines(&lines);
+    Detail {
+        proximity,
+        lines,
+        chosen,
+    }
+}
+
+/// The lines to build windows around: the best-scoring first (earlier on
+/// ties), each taken if its window joins one already taken or fewer than
+/// [`crate::search::MAX_WINDOWS`] exist. Returned as line ends, ascending.
+fn choose_lines(lines: &[(usize, f64, usize)]) -> Vec<usize> {
+    use crate::search::{CONTEXT_LINES, MAX_WINDOWS};
+    let mut best: Vec<&(usize, f64, usize)> = lines.iter().collect();
+    best.sort_by(|a, b| {
+        b.1.partial_cmp(&a.1)
+            .unwrap_or(Ordering::Equal)
+            .then(a.2.cmp(&b.2))
+    });
+    // Windows as line-index ranges, inclusive, kept sorted and disjoint.
+    let mut windows: Vec<(usize, usize)> = Vec::new();
+    let mut chosen = Vec::new();
+    for &&(end, _, i) in &best {
+        let (lo, hi) = (i.saturating_sub(CONTEXT_LINES), i + CONTEXT_LINES);
+        // Windows this one overlaps or touches merge with it.
+        let first = windows.partition_point(|w| w.1 + 1 < lo);
+        let last = windows.partition_point(|w| w.0 <= hi + 1);
+        if first == last && windows.len() == MAX_WINDOWS {
+            continue;
+        }
+        let merged = windows[first..last]
+            .iter()
+            .fold((lo, hi), |m, w| (m.0.min(w.0), m.1.max(w.1)));
+        windows.splice(first..last, [merged]);
+        chosen.push(end);
+    }
+    chosen.sort_unstable();
+    chosen
+}
+
+/// A filename or date match's body: the first non-blank lines, as the
+/// literal search shows them.
+fn preview(text: &str) -> String {
+    let mut body = String::from("(filename match)");
+    for line in text
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .take(PREVIEW_LINES)
+    {
+        body.push('\n');
+        body.push_str(line);
+    }
+    body
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,686 @@
+//! Time words in a query, resolved to date ranges against the host's local
+//! today.
+//!
+//! The rules (weeks start on Monday, ranges are inclusive):
+//! - `today`, `tonight`, `this morning`/`afternoon`/`evening`: today;
+//!   `yesterday`: the day before; `day before yesterday`: two days before.
+//! - `this week`: Monday to today; `last week`/`previous week`: the
+//!   calendar week before; `past week`: the last seven days, today included.
+//!   `this`/`last`/`previous`/`past` `month` and `year` alike (`past month`
+//!   is 30 days, `past year` 365). `last`/`past N days|weeks|months`: that
+//!   many, ending today. `recently`/`lately`: the last 14 days.
+//! - `this weekend`: this week's Saturday and Sunday; `last weekend`: the
+//!   week before's.
+//! - A weekday (`Monday`, `on Monday`, `last Friday`): the most recent such
+//!   day *before* today, so `on Monday` said on a Monday is a week ago (one
+//!   says `today` for today). `this Monday`: the Monday of this week, which
+//!   is today on a Monday. Plurals (`Mondays`) are ordinary words.
+//! - `N days ago`: that day; `N weeks ago`: the calendar week holding the
+//!   day 7N days back; `N months ago`: that calendar month (N a number or
+//!   `a`, `an`, `one` to `ten`).
+//! - `2026-05-03`, `2026/05/03`: that day; `2026-05`: that month.
+//!   `May 3`, `May 3rd`, `3 May`, with or without a year after: that day;
+//!   without a year, the most recent one not after today. A day that does
+//!   not exist (`Feb 30`) is no date.
+//! - A month (`in March`, `during Sept`, `last May`, bare `January`): the
+//!   most recent such month that has begun (`in May` in May is this May);
+//!   `last May` in May is a year ago; `May 2025` that one. Bare month names
+//!   that are also English words (`March`, `May`) and abbreviations need a
+//!   preposition, a number or `last`/`this`; `in 2025` is the year.
+//! - `since X`: from the start of X to today. `on`, `in`, `during`, `from`
+//!   before an expression belong to it.
+//!
+//! Words are compared lowercased with surrounding punctuation and a
+//! possessive `'s` dropped (`yesterday's`).
+
+use crate::time::Date;
+
+/// Most time expressions kept from one query; later ones stay words.
+pub const MAX_SPANS: usize = 16;
+
+/// A time expression found in a query.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Span {
+    /// The words as written, joined by single spaces.
+    pub phrase: String,
+    /// Index of its first word among the query's whitespace-separated words.
+    pub at: usize,
+    /// First day, inclusive.
+    pub first: Date,
+    /// Last day, inclusive.
+    pub last: Date,
+}
+
+impl Span {
+    /// Does the range hold `date`?
+    pub fn contains(&self, date: Date) -> bool {
+        self.first <= date && date <= self.last
+    }
+}
+
+/// A query split into time expressions and the words left.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Parsed {
+    /// Time expressions, in query order.
+    pub spans: Vec<Span>,
+    /// The other words, as (index among the query's words, word as written).
+    pub words: Vec<(usize, String)>,
+}
+
+const MONTHS: [&str; 12] = [
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+];
+const WEEKDAYS: [&str; 7] = [
+    "monday",
+    "tuesday",
+    "wednesday",
+    "thursday",
+    "friday",
+    "saturday",
+    "sunday",
+];
+
+/// Month number for a full name or a 3-letter abbreviation (and `sept`),
+/// and whether the word is safe alone (not an English word or abbreviation).
+fn month(word: &str) -> Option<(u32, bool)> {
+    for (i, name) in MONTHS.iter().enumerate() {
+        let m = i as u32 + 1;
+        if word == *name {
+            return Some((m, !matches!(m, 3 | 5)));
+        }
+        if word.len() == 3 && name.starts_with(word) || word == "sept" && m == 9 {
+            return Some((m, false));
+        }
+    }
+    None
+}
+
+fn weekday(word: &str) -> Option<u32> {
+    WEEKDAYS.iter().position(|d| *d == word).map(|i| i as u32)
+}
+
+/// A count: 1-3660, or a number word.
+fn count(word: &str) -> Option<i64> {
+    const WORDS: [&str; 11] = [
+        "a", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+    ];
+    if word == "an" {
+        return Some(1);
+    }
+    if let Some(i) = WORDS.iter().position(|w| *w == word) {
+        return Some(i.max(1) as i64);
+    }
+    if word.len() <= 4 && word.bytes().all(|b| b.is_ascii_digit()) {
+        let n: i64 = word.parse().ok()?;
+        return (1..=3660).contains(&n).then_some(n);
+    }
+    None
+}
+
+/// A day of the month: `3`, `03`, `3rd`, `21st`.
+fn day_of_month(word: &str) -> Option<u32> {
+    let digits = word
+        .strip_suffix("st")
+        .or_else(|| word.strip_suffix("nd"))
+        .or_else(|| word.strip_suffix("rd"))
+        .or_else(|| word.strip_suffix("th"))
+        .unwrap_or(word);
+    if digits.is_empty() || digits.len() > 2 || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let d: u32 = digits.parse().ok()?;
+    (1..=31).contains(&d).then_some(d)
+}
+
+fn year(word: &str) -> Option<i32> {
+    if word.len() == 4 && word.bytes().all(|b| b.is_ascii_digit()) {
+        let y: i32 = word.parse().ok()?;
+        return (1..=9999).contains(&y).then_some(y);
+    }
+    None
+}
+
+fn days(d: Date, n: i64) -> Date {
+    Date::from_days(d.to_days() + n)
+}
+
+fn monday_of(d: Date) -> Date {
+    days(d, -i64::from(d.weekday()))
+}
+
+fn month_range(year: i32, month: u32) -> Option<(Date, Date)> {
+    let first = Date::new(year, month, 1)?;
+    Some((first, Date::new(year, month, first.days_in_month())?))
+}
+
+/// The month `n` months before `d`'s.
+fn months_back(d: Date, n: i64) -> Option<(i32, u32)> {
+    let index = i64::from(d.year()) * 12 + i64::from(d.month()) - 1 - n;
+    let year = i32::try_from(index.div_euclid(12)).ok()?;
+    Some((year, index.rem_euclid(12) as u32 + 1))
+}
+
+struct Parser<'a> {
+    words: &'a [String],
+    today: Date,
+}
+
+impl Parser<'_> {
+    fn w(&self, i: usize) -> &str {
+        self.words.get(i).map_or("", String::as_str)
+    }
+
+    /// An expression starting at word `i`: (words used, first, last).
+    /// `led` says a preposition or `since` comes before, which lets
+    /// ambiguous words (`may`, `mar`, a bare year) count.
+    fn expr(&self, i: usize, led: bool) -> Option<(usize, Date, Date)> {
+        let t = self.today;
+        let day = |d: Date| Some((1, d, d));
+        match self.w(i) {
+            "today" | "tonight" => return day(t),
+            "yesterday" => return day(days(t, -1)),
+            "recently" | "lately" => return Some((1, days(t, -13), t)),
+            "day" if self.w(i + 1) == "before" && self.w(i + 2) == "yesterday" => {
+                return Some((3, days(t, -2), days(t, -2)));
+            }
+            "this" | "last" | "previous" | "past" => {
+                if let Some(r) = self.relative(i) {
+                    return Some(r);
+                }
+            }
+            w => {
+                if let Some(r) = self.iso(w) {
+                    return Some(r);
+                }
+            }
+        }
+        if let Some(r) = self.ago(i) {
+            return Some(r);
+        }
+        if let Some(wd) = weekday(self.w(i)) {
+            return day(self.weekday_before(wd));
+        }
+        if let Some(r) = self.month_day(i, led) {
+            return Some(r);
+        }
+        if led && let Some(y) = year(self.w(i)) {
+            return Some((1, Date::new(y, 1, 1)?, Date::new(y, 12, 31)?));
+        }
+        None
+    }
+
+    /// The most recent `wd` strictly before today.
+    fn weekday_before(&self, wd: u32) -> Date {
+        let back = (self.today.weekday() + 7 - wd - 1) % 7 + 1;
+        days(self.today, -i64::from(back))
+    }
+
+    /// `this|last|previous|past` + a unit, a weekday, a month or a count.
+    fn relative(&self, i: usize) -> Option<(usize, Date, Date)> {
+        let t = self.today;
+        let which = self.w(i);
+        let this = which == "this";
+        let past = which == "past";
+        let next = self.w(i + 1);
+        let mon = monday_of(t);
+        let r = |first: Date, last: Date| Some((2, first, last));
+        match next {
+            "morning" | "afternoon" | "evening" if this => return r(t, t),
+            "week" if this => return r(mon, t),
+            "week" if past => return r(days(t, -6), t),
+            "week" => return r(days(mon, -7), days(mon, -1)),
+            "weekend" => {
+                let sat = days(mon, if this { 5 } else { -2 });
+                return r(sat, days(sat, 1));
+            }
+            "month" if this => return r(Date::new(t.year(), t.month(), 1)?, t),
+            "month" if past => return r(days(t, -29), t),
+            "month" => {
+                let (y, m) = months_back(t, 1)?;
+                let (a, b) = month_range(y, m)?;
+                return r(a, b);
+            }
+            "year" if this => return r(Date::new(t.year(), 1, 1)?, t),
+            "year" if past => return r(days(t, -364), t),
+            "year" => {
+                let y = t.year() - 1;
+                return r(Date::new(y, 1, 1)?, Date::new(y, 12, 31)?);
+            }
+            _ => {}
+        }
+        if let Some(wd) = weekday(next) {
+            let d = if this {
+                days(mon, i64::from(wd))
+            } else {
+                self.weekday_before(wd)
+            };
+            return r(d, d);
+        }
+        if let Some((m, _)) = month(next) {
+            // `this May` is this year's; `last May` the latest May before
+            // this month.
+            let y = if this || m < t.month() {
+                t.year()
+            } else {
+                t.year() - 1
+            };
+            let (a, b) = month_range(y, m)?;
+            return r(a, b);
+        }
+        if which == "this" {
+            return None;
+        }
+        let n = count(next)?;
+        let (first, used) = match self.w(i + 2) {
+            "day" | "days" => (days(t, -(n - 1)), 3),
+            "week" | "weeks" => (days(t, -(7 * n - 1)), 3),
+            "month" | "months" => {
+                let (y, m) = months_back(t, n)?;
+                let d = t.day().min(Date::new(y, m, 1)?.days_in_month());
+                (Date::new(y, m, d)?, 3)
+            }
+            _ => return None,
+        };
+        Some((used, first, t))
+    }
+
+    /// `N days|weeks|months ago`.
+    fn ago(&self, i: usize) -> Option<(usize, Date, Date)> {
+        if self.w(i + 2) != "ago" {
+            return None;
+        }
+        let n = count(self.w(i))?;
+        let t = self.today;
+        match self.w(i + 1) {
+            "day" | "days" => Some((3, days(t, -n), days(t, -n))),
+            "week" | "weeks" => {
+                let mon = monday_of(days(t, -7 * n));
+                Some((3, mon, days(mon, 6)))
+            }
+            "month" | "months" => {
+                let (y, m) = months_back(t, n)?;
+                let (a, b) = month_range(y, m)?;
+                Some((3, a, b))
+            }
+            _ => None,
+        }
+    }
+
+    /// `2026-05-03`, `2026/05/03`, `2026-05`.
+    fn iso(&self, w: &str) -> Option<(usize, Date, Date)> {
+        let sep = if w.contains('/') { '/' } else { '-' };
+        let mut it = w.split(sep);
+        let y = year(it.next()?)?;
+        let m = it.next()?;
+        if m.len() != 2 {
+            return None;
+        }
+        let m: u32 = m.parse().ok()?;
+        match it.next() {
+            None => {
+                let (a, b) = month_range(y, m)?;
+                Some((1, a, b))
+            }
+            Some(d) if d.len() == 2 && it.next().is_none() => {
+                let d = Date::new(y, m, d.parse().ok()?)?;
+                Some((1, d, d))
+            }
+            _ => None,
+        }
+    }
+
+    /// `May 3 [2026]`, `3 May [2026]`, `May 2026`, `in March`, `January`.
+    fn month_day(&self, i: usize, led: bool) -> Option<(usize, Date, Date)> {
+        let t = self.today;
+        // The most recent date with this month and day not after today.
+        let recent = |m: u32, d: u32| {
+            let this = Date::new(t.year(), m, d).filter(|x| *x <= t);
+            this.or_else(|| Date::new(t.year() - 1, m, d))
+        };
+        if let Some((m, safe)) = month(self.w(i)) {
+            if let Some(d) = day_of_month(self.w(i + 1)) {
+                if let Some(y) = year(self.w(i + 2)) {
+                    let x = Date::new(y, m, d)?;
+                    return Some((3, x, x));
+                }
+                let x = recent(m, d)?;
+                return Some((2, x, x));
+            }
+            if let Some(y) = year(self.w(i + 1)) {
+                let (a, b) = month_range(y, m)?;
+                return Some((2, a, b));
+            }
+            if safe || led {
+                let y = if m <= t.month() {
+                    t.year()
+                } else {
+                    t.year() - 1
+                };
+                let (a, b) = month_range(y, m)?;
+                return Some((1, a, b));
+            }
+            return None;
+        }
+        let d = day_of_month(self.w(i))?;
+        let (m, _) = month(self.w(i + 1))?;
+        if let Some(y) = year(self.w(i + 2)) {
+            let x = Date::new(y, m, d)?;
+            return Some((3, x, x));
+        }
+        let x = recent(m, d)?;
+        Some((2, x, x))
+    }
+}
+
+/// Lowercased, surrounding punctuation and a possessive `'s` dropped.
+fn normalize(word: &str) -> String {
+    let w = word.trim_matches(|c: char| !c.is_alphanumeric());
+    let w = w
+        .strip_suffix("'s")
+        .or_else(|| w.strip_suffix("\u{2019}s"))
+        .unwrap_or(w);
+    w.to_lowercase()
+}
+
+/// Find the time expressions of `query`, resolved against `today`.
+pub fn parse(query: &str, today: Date) -> Parsed {
+    let raw: Vec<&str> = query.split_whitespace().collect();
+    let words: Vec<String> = raw.iter().map(|w| normalize(w)).collect();
+    let p = Parser {
+        words: &words,
+        today,
+    };
+    let mut spans = Vec::new();
+    let mut rest = Vec::new();
+    let mut i = 0;
+    while i < raw.len() {
+        let found = if spans.len() == MAX_SPANS {
+            None
+        } else {
+            match p.w(i) {
+                "since" => p.expr(i + 1, true).map(|(n, a, _)| (n + 1, a, today)),
+                "on" | "in" | "during" | "from" => {
+                    p.expr(i + 1, true).map(|(n, a, b)| (n + 1, a, b))
+                }
+                _ => p.expr(i, false),
+            }
+        };
+        match found {
+            Some((n, first, last)) => {
+                let phrase = raw[i..i + n]
+                    .iter()
+                    .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                spans.push(Span {
+                    phrase,
+                    at: i,
+                    first,
+                    last,
+                });
+                i += n;
+            }
+            None => {
+                rest.push((i, raw[i].to_string()));
+                i += 1;
+            }
+        }
+    }
+    Parsed { spans, words: rest }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn d(s: &str) -> Date {
+        let p: Vec<u32> = s.split('-').map(|x| x.parse().unwrap()).collect();
+        Date::new(p[0] as i32, p[1], p[2]).unwrap()
+    }
+
+    /// (query, today, the spans as "phrase first..last", the words left).
+    fn check(query: &str, today: &str, spans: &[&str], words: &[&str]) {
+        let got = parse(query, d(today));
+        let shown: Vec<String> = got
+            .spans
+            .iter()
+            .map(|s| format!("{} {}..{}", s.phrase, s.first, s.last))
+            .collect();
+        assert_eq!(shown, spans, "{query:?} on {today}");
+        let left: Vec<&str> = got.words.iter().map(|(_, w)| w.as_str()).collect();
+        assert_eq!(left, words, "{query:?} on {today}");
+    }
+
+    #[test]
+    fn temporal_parsing_table() {
+        // 2026-05-13 is a Wednesday; 2026-05-11 a Monday; 2026-03-01 a
+        // Sunday; 2026-01-01 a Thursday.
+        let wed = "2026-05-13";
+        assert_eq!(d(wed).weekday(), 2);
+        check("yesterday", wed, &["yesterday 2026-05-12..2026-05-12"], &[]);
+        check("today", wed, &["today 2026-05-13..2026-05-13"], &[]);
+        check(
+            "what did we deploy last week?",
+            wed,
+            &["last week 2026-05-04..2026-05-10"],
+            &["what", "did", "we", "deploy"],
+        );
+        check("this week", wed, &["this week 2026-05-11..2026-05-13"], &[]);
+        check("past week", wed, &["past week 2026-05-07..2026-05-13"], &[]);
+        check("on Monday", wed, &["on Monday 2026-05-11..2026-05-11"], &[]);
+        check("Friday", wed, &["Friday 2026-05-08..2026-05-08"], &[]);
+        check(
+            "last Friday",
+            wed,
+            &["last Friday 2026-05-08..2026-05-08"],
+            &[],
+        );
+        check(
+            "this Friday",
+            wed,
+            &["this Friday 2026-05-15..2026-05-15"],
+            &[],
+        );
+        check("in March", wed, &["in March 2026-03-01..2026-03-31"], &[]);
+        check("march", wed, &[], &["march"]);
+        check("may deploy", wed, &[], &["may", "deploy"]);
+        check("in May", wed, &["in May 2026-05-01..2026-05-31"], &[]);
+        check("last May", wed, &["last May 2025-05-01..2025-05-31"], &[]);
+        check("in June", wed, &["in June 2025-06-01..2025-06-30"], &[]);
+        check("January", wed, &["January 2026-01-01..2026-01-31"], &[]);
+        check(
+            "last month",
+            wed,
+            &["last month 2026-04-01..2026-04-30"],
+            &[],
+        );
+        check(
+            "this month",
+            wed,
+            &["this month 2026-05-01..2026-05-13"],
+            &[],
+        );
+        check(
+            "2026-05-03",
+            wed,
+            &["2026-05-03 2026-05-03..2026-05-03"],
+            &[],
+        );
+        check(
+            "on 2026/05/03,",
+            wed,
+            &["on 2026/05/03 2026-05-03..2026-05-03"],
+            &[],
+        );
+        check("2026-04", wed, &["2026-04 2026-04-01..2026-04-30"], &[]);
+        check("May 3", wed, &["May 3 2026-05-03..2026-05-03"], &[]);
+        check(
+            "May 3rd, 2025",
+            wed,
+            &["May 3rd 2025 2025-05-03..2025-05-03"],
+            &[],
+        );
+        check("3 May", wed, &["3 May 2026-05-03..2026-05-03"], &[]);
+        check("May 20", wed, &["May 20 2025-05-20..2025-05-20"], &[]);
+        check("Feb 30", wed, &[], &["Feb", "30"]);
+        check("Sept 2025", wed, &["Sept 2025 2025-09-01..2025-09-30"], &[]);
+        check("in 2025", wed, &["in 2025 2025-01-01..2025-12-31"], &[]);
+        check("2025", wed, &[], &["2025"]);
+        check(
+            "3 days ago",
+            wed,
+            &["3 days ago 2026-05-10..2026-05-10"],
+            &[],
+        );
+        check(
+            "a week ago",
+            wed,
+            &["a week ago 2026-05-04..2026-05-10"],
+            &[],
+        );
+        check(
+            "2 months ago",
+            wed,
+            &["2 months ago 2026-03-01..2026-03-31"],
+            &[],
+        );
+        check(
+            "last 3 days",
+            wed,
+            &["last 3 days 2026-05-11..2026-05-13"],
+            &[],
+        );
+        check(
+            "since Monday",
+            wed,
+            &["since Monday 2026-05-11..2026-05-13"],
+            &[],
+        );
+        check(
+            "since May 1",
+            wed,
+            &["since May 1 2026-05-01..2026-05-13"],
+            &[],
+        );
+        check(
+            "day before yesterday",
+            wed,
+            &["day before yesterday 2026-05-11..2026-05-11"],
+            &[],
+        );
+        check(
+            "yesterday's notes",
+            wed,
+            &["yesterday's 2026-05-12..2026-05-12"],
+            &["notes"],
+        );
+        check(
+            "last weekend",
+            wed,
+            &["last weekend 2026-05-09..2026-05-10"],
+            &[],
+        );
+        check("recently", wed, &["recently 2026-04-30..2026-05-13"], &[]);
+        check("Mondays last", wed, &[], &["Mondays", "last"]);
+        check(
+            "deploy on Monday and on Friday",
+            wed,
+            &[
+                "on Monday 2026-05-11..2026-05-11",
+                "on Friday 2026-05-08..2026-05-08",
+            ],
+            &["deploy", "and"],
+        );
+        // On a Monday, `on Monday` is a week ago and `this Monday` today.
+        let mon = "2026-05-11";
+        check("on Monday", mon, &["on Monday 2026-05-04..2026-05-04"], &[]);
+        check(
+            "this Monday",
+            mon,
+            &["this Monday 2026-05-11..2026-05-11"],
+            &[],
+        );
+        check("this week", mon, &["this week 2026-05-11..2026-05-11"], &[]);
+        check("yesterday", mon, &["yesterday 2026-05-10..2026-05-10"], &[]);
+        // Month and year boundaries.
+        check(
+            "yesterday",
+            "2026-03-01",
+            &["yesterday 2026-02-28..2026-02-28"],
+            &[],
+        );
+        check(
+            "yesterday",
+            "2024-03-01",
+            &["yesterday 2024-02-29..2024-02-29"],
+            &[],
+        );
+        check(
+            "last week",
+            "2026-01-01",
+            &["last week 2025-12-22..2025-12-28"],
+            &[],
+        );
+        check(
+            "last month",
+            "2026-01-15",
+            &["last month 2025-12-01..2025-12-31"],
+            &[],
+        );
+        check(
+            "last year",
+            "2026-01-15",
+            &["last year 2025-01-01..2025-12-31"],
+            &[],
+        );
+        check(
+            "in December",
+            "2026-01-15",
+            &["in December 2025-12-01..2025-12-31"],
+            &[],
+        );
+        check(
+            "Dec 31",
+            "2026-01-01",
+            &["Dec 31 2025-12-31..2025-12-31"],
+            &[],
+        );
+        check(
+            "past month",
+            "2026-03-01",
+            &["past month 2026-01-31..2026-03-01"],
+            &[],
+        );
+        check(
+            "last 2 months",
+            "2026-03-31",
+            &["last 2 months 2026-01-31..2026-03-31"],
+            &[],
+        );
+        check(
+            "last 1 months",
+            "2026-03-31",
+            &["last 1 months 2026-02-28..2026-03-31"],
+            &[],
+        );
+    }
+
+    #[test]
+    fn spans_are_capped() {
+        let q = "today ".repeat(MAX_SPANS + 3);
+        let p = parse(&q, d("2026-05-13"));
+        assert_eq!(p.spans.len(), MAX_SPANS);
+        assert_eq!(p.words.len(), 3);
+    }
+}

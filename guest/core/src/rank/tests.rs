@@ -1,0 +1,588 @@
+//! Ranking cases, one per promise of the spec, on small inline stores.
+
+use super::*;
+
+fn d(s: &str) -> Date {
+    crate::names::daily_date(s).unwrap()
+}
+
+/// Wednesday.
+const TODAY: &str = "2026-05-13";
+
+fn meta(path: &str) -> FileMeta {
+    let stem = path
+        .rsplit('/')
+        .next()
+        .unwrap()
+        .trim_end_matches(".md")
+        .to_string();
+    let date = crate::names::daily_date(&stem).ok().map(|d| d.to_string());
+    FileMeta {
+        path: path.to_string(),
+        is_memory_md: path == "MEMORY.md",
+        stem,
+        date,
+    }
+}
+
+fn rank(files: &[(&str, &str)], query: &str) -> SearchResults {
+    let mut r = Ranker::new(query, d(TODAY));
+    for (path, text) in files {
+        r.add_file(meta(path), text);
+    }
+    r.finish(|m| {
+        files
+            .iter()
+            .find(|(p, _)| *p == m.path)
+            .map(|(_, t)| t.to_string())
+    })
+}
+
+fn paths(r: &SearchResults) -> Vec<&str> {
+    r.hits.iter().map(|h| h.path.as_str()).collect()
+}
+
+/// Filler prose without any query word of these tests.
+fn filler(n: usize) -> String {
+    (0..n)
+        .map(|i| format!("Line {i} of ordinary notes about the weather and lunch.\n"))
+        .collect()
+}
+
+#[test]
+fn search_mode_words() {
+    assert_eq!("ranked".parse::<SearchMode>().unwrap(), SearchMode::Ranked);
+    assert_eq!(
+        "literal".parse::<SearchMode>().unwrap(),
+        SearchMode::Literal
+    );
+    assert_eq!(SearchMode::default(), SearchMode::Ranked);
+    assert_eq!(SearchMode::Literal.as_str(), "literal");
+    assert_eq!(SearchMode::Ranked.to_string(), "ranked");
+    let err = "Ranked".parse::<SearchMode>().unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::InvalidMode);
+    assert_eq!(
+        err.to_string(),
+        "unknown search mode \"Ranked\": expected ranked or literal"
+    );
+}
+
+#[test]
+fn words_not_substrings() {
+    let files = [
+        ("n/a.md", "We fixed this two weeks ago."),
+        ("n/b.md", "Build with go 1.22 and go vet."),
+        ("n/c.md", "The feature flag is off."),
+        ("n/d.md", "Replica lag spiked at noon."),
+        ("n/e.md", "The API is slow under load."),
+        ("n/f.md", "Our SLO is 99.9% availability."),
+    ];
+    assert_eq!(paths(&rank(&files, "go")), ["n/b.md"]);
+    assert_eq!(paths(&rank(&files, "lag")), ["n/d.md"]);
+    assert_eq!(paths(&rank(&files, "SLO")), ["n/f.md"]);
+    assert_eq!(paths(&rank(&files, "slow")), ["n/e.md"]);
+    // Case folds; stems meet.
+    assert_eq!(paths(&rank(&files, "FLAGS")), ["n/c.md"]);
+    assert_eq!(rank(&files, "go").terms, [("go".to_string(), 1)]);
+}
+
+#[test]
+fn identifiers_match_whole_and_in_parts() {
+    let files = [
+        ("n/code.md", "Call get_user_name() before saving.\n"),
+        ("n/prose.md", "The user picks a name for the project.\n"),
+        ("n/other.md", "Nothing here.\n"),
+    ];
+    // The identifier, in any spelling, is the identifier only.
+    for q in [
+        "getUserName",
+        "get-user-name",
+        "GetUserNames",
+        "getusername",
+    ] {
+        assert_eq!(paths(&rank(&files, q)), ["n/code.md"], "{q}");
+    }
+    // Its words find it too; next to each other, it comes first.
+    let r = rank(&files, "user name");
+    assert_eq!(paths(&r), ["n/code.md", "n/prose.md"]);
+    assert_eq!(r.hits[0].matched_terms, ["user", "name"]);
+    // A dotted path needs all its names in one file.
+    let files = [
+        ("n/a.md", "Edit guest/core/src/rank/mod.rs then test.\n"),
+        ("n/b.md", "The rank of a mod.\n"),
+        ("n/c.md", "rs and rank and mod, far apart: rank.\n"),
+    ];
+    let r = rank(&files, "rank/mod.rs");
+    assert_eq!(paths(&r), ["n/a.md", "n/c.md"]);
+    assert_eq!(r.terms, [("rank/mod.rs".to_string(), 2)]);
+}
+
+#[test]
+fn a_note_named_for_the_word_beats_a_log_mentioning_it_once() {
+    let log = format!(
+        "### 09:00 — standup\n{}We may deploy on Friday.\n{}",
+        filler(10),
+        filler(10)
+    );
+    let files = [
+        (
+            "p/notes/deploy.md",
+            "# Steps\n1. build the image\n2. push it\n3. roll out to staging\n",
+        ),
+        ("p/daily/2026-05-01.md", log.as_str()),
+    ];
+    let r = rank(&files, "deploy");
+    assert_eq!(paths(&r), ["p/notes/deploy.md", "p/daily/2026-05-01.md"]);
+    // The note matched by its name only: shown as a filename match.
+    assert!(r.hits[0].filename_only);
+    assert_eq!(
+        r.hits[0].body,
+        "(filename match)\n# Steps\n1. build the image\n2. push it"
+    );
+    assert_eq!(r.terms, [("deploy".to_string(), 1)]);
+}
+
+#[test]
+fn memory_md_is_not_first_by_rule() {
+    let files = [
+        ("MEMORY.md", "- prefers tabs\n- deploy with care\n"),
+        (
+            "n/release.md",
+            "# Deploy\nHow we deploy: tag, build, deploy.\n",
+        ),
+    ];
+    assert_eq!(
+        paths(&rank(&files, "deploy")),
+        ["n/release.md", "MEMORY.md"]
+    );
+}
+
+#[test]
+fn a_heading_beats_the_body() {
+    let files = [
+        (
+            "n/a.md",
+            "# Notes\nWe talked about rollback today.\nMore text here.\n",
+        ),
+        (
+            "n/b.md",
+            "# Rollback\nWe talked about it today.\nMore text here.\n",
+        ),
+    ];
+    assert_eq!(paths(&rank(&files, "rollback")), ["n/b.md", "n/a.md"]);
+}
+
+#[test]
+fn a_rare_term_beats_a_common_one() {
+    let mut files: Vec<(String, String)> = (0..8)
+        .map(|i| {
+            (
+                format!("n/t{i}.md"),
+                format!("A timeout again, number {i}.\n"),
+            )
+        })
+        .collect();
+    files.push(("n/pg.md".into(), "Postgres was restarted.\n".into()));
+    files.push(("n/zz.md".into(), "Another timeout, once.\n".into()));
+    let files: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, t)| (p.as_str(), t.as_str()))
+        .collect();
+    let r = rank(&files, "postgres timeout");
+    assert_eq!(r.hits[0].path, "n/pg.md");
+    assert_eq!(r.hits.len(), 10);
+}
+
+#[test]
+fn words_adjacent_in_order_beat_scattered_ones() {
+    let files = [
+        ("n/a.md", "The pool filled up; the connection dropped.\n"),
+        ("n/b.md", "The connection pool filled up; it dropped.\n"),
+        ("n/c.md", "The pool connection filled up; it dropped.\n"),
+    ];
+    let r = rank(&files, "connection pool");
+    assert_eq!(paths(&r), ["n/b.md", "n/c.md", "n/a.md"]);
+    // The query's own spacing counts as adjacent: `deploy to staging`
+    // drops `to`, yet the phrase itself is still the closest match.
+    let files = [
+        ("n/a.md", "deploy it, later, to the staging box\n"),
+        ("n/b.md", "we deploy to staging daily\n"),
+    ];
+    assert_eq!(
+        paths(&rank(&files, "deploy to staging")),
+        ["n/b.md", "n/a.md"]
+    );
+}
+
+#[test]
+fn what_did_we_deploy_last_week() {
+    // Today is Wednesday 2026-05-13; last week is 05-04 to 05-10.
+    let files = [
+        (
+            "p/notes/deploy.md",
+            "# Deploy\nHow to deploy: tag, build.\n",
+        ),
+        ("p/daily/2026-04-20.md", "deploy deploy deploy of the API\n"),
+        (
+            "p/daily/2026-05-05.md",
+            "### 10:00 — release\nShipped api v2.\n",
+        ),
+        (
+            "p/daily/2026-05-07.md",
+            "### 11:00 — deploy\nWe deploy the worker.\n",
+        ),
+        ("p/daily/2026-05-12.md", "deploy of the cron job\n"),
+    ];
+    let r = rank(&files, "what did we deploy last week");
+    assert_eq!(
+        paths(&r),
+        [
+            "p/daily/2026-05-07.md",
+            "p/daily/2026-05-05.md",
+            "p/notes/deploy.md",
+            "p/daily/2026-04-20.md",
+            "p/daily/2026-05-12.md",
+        ]
+    );
+    assert_eq!(
+        r.terms,
+        [("deploy".to_string(), 6), ("last week".to_string(), 2)]
+    );
+    assert_eq!(r.hits[0].matched_terms, ["deploy", "last week"]);
+    assert_eq!(r.hits[1].matched_terms, ["last week"]);
+    assert!(r.hits[1].filename_only);
+    // Time words alone list the logs of those days, newest first.
+    let r = rank(&files, "last week");
+    assert_eq!(
+        paths(&r),
+        ["p/daily/2026-05-07.md", "p/daily/2026-05-05.md"]
+    );
+    let r = rank(&files, "what happened yesterday?");
+    assert_eq!(paths(&r), ["p/daily/2026-05-12.md"]);
+    assert_eq!(r.terms[0], ("happened".to_string(), 0));
+    let r = rank(&files, "what did we do yesterday");
+    assert_eq!(r.terms, [("yesterday".to_string(), 1)]);
+    assert_eq!(
+        r.render(1000),
+        "Searched 1 term: yesterday(1) across 1 file. Showing top 1 by relevance.\n\n\
+         p/daily/2026-05-12.md  [matched: yesterday]\n(filename match)\ndeploy of the cron job"
+    );
+}
+
+#[test]
+fn newer_logs_win_ties_then_paths() {
+    let files = [
+        ("p/daily/2026-05-01.md", "fixed the cache\n"),
+        ("p/daily/2026-05-03.md", "fixed the cache\n"),
+        ("n/b.md", "fixed the cache\n"),
+        ("n/a.md", "fixed the cache\n"),
+    ];
+    assert_eq!(
+        paths(&rank(&files, "cache")),
+        [
+            "p/daily/2026-05-03.md",
+            "p/daily/2026-05-01.md",
+            "n/a.md",
+            "n/b.md"
+        ]
+    );
+}
+
+#[test]
+fn stop_words_never_match_alone() {
+    let files = [
+        ("n/a.md", "What is the plan for the release?\n"),
+        ("n/b.md", "Release notes.\n"),
+    ];
+    let r = rank(&files, "what is the release");
+    assert_eq!(r.terms, [("release".to_string(), 2)]);
+    assert_eq!(r.hits.len(), 2);
+    // Only stop words: they are searched as words.
+    let r = rank(&files, "what is");
+    assert_eq!(r.terms, [("what".to_string(), 1), ("is".to_string(), 1)]);
+    assert_eq!(paths(&r), ["n/a.md"]);
+    // Nothing searchable at all.
+    assert_eq!(rank(&files, " ?! "), SearchResults::default());
+}
+
+#[test]
+fn windows_go_around_the_best_lines_in_file_order() {
+    // Eight single-term lines, then one line with both terms, far apart.
+    let mut text = String::new();
+    for i in 0..8 {
+        text.push_str(&format!("cache note {i}\n{}", filler(8)));
+    }
+    text.push_str("cache eviction policy is LRU\n");
+    text.push_str(&filler(8));
+    let files = [("n/a.md", text.as_str())];
+    let r = rank(&files, "cache eviction");
+    let hit = &r.hits[0];
+    assert_eq!(hit.total_hits, 9);
+    assert_eq!(hit.body.matches("\n…\n").count(), MAX_WINDOWS_FOR_TEST - 1);
+    // The line with both words is shown though it comes last; the windows
+    // are in file order, the first four single-term lines before it.
+    assert!(hit.body.contains("cache eviction policy is LRU"));
+    let shown: Vec<usize> = (0..8)
+        .filter(|i| hit.body.contains(&format!("cache note {i}\n")))
+        .collect();
+    assert_eq!(shown, [0, 1, 2, 3]);
+    assert!(hit.body.find("cache note 3").unwrap() < hit.body.find("LRU").unwrap());
+    assert_eq!(r.terms, [("cache".into(), 9), ("eviction".into(), 1)]);
+}
+
+const MAX_WINDOWS_FOR_TEST: usize = crate::search::MAX_WINDOWS;
+
+#[test]
+fn render_shape_is_the_literal_one() {
+    let files = [
+        (
+            "n/deploy.md",
+            "# Deploy\nWe deploy to staging first.\nThen production.\n",
+        ),
+        ("n/misc.md", "staging is flaky\n"),
+    ];
+    let r = rank(&files, "deploy staging");
+    assert_eq!(
+        r.render(10_000),
+        "Searched 2 terms: deploy(2) staging(2) across 2 files. Showing top 2 by relevance.\n\n\
+         n/deploy.md  [matched: deploy, staging]\n# Deploy\nWe deploy to staging first.\nThen production.\n\n\
+         n/misc.md  [matched: staging]\nstaging is flaky"
+    );
+    let capped = r.render(200);
+    assert!(capped.len() <= 200, "{capped}");
+    assert!(capped.ends_with("…[1 more file omitted]"), "{capped}");
+    assert_eq!(
+        rank(&files, "nothing").render(100),
+        "No matches for nothing(0)."
+    );
+}
+
+#[test]
+fn statistics_give_the_same_results_as_text() {
+    let files = [
+        ("MEMORY.md", "- deploy on Fridays never\n"),
+        (
+            "p/notes/deploy-checklist.md",
+            "# Checklist\n- tag\n- deploy\n",
+        ),
+        ("p/notes/getUserName.md", "Returns the user's name.\n"),
+        (
+            "p/daily/2026-05-07.md",
+            "### 11:00 — deploy\nWe deploy the worker.\n",
+        ),
+        ("p/daily/2026-05-12.md", "```sh\n# deploy\n```\nuser name\n"),
+    ];
+    for q in [
+        "deploy",
+        "deploy checklist",
+        "getUserName user",
+        "last week deploy",
+        "yesterday",
+        "what",
+    ] {
+        let mut a = Ranker::new(q, d(TODAY));
+        let mut b = Ranker::new(q, d(TODAY));
+        for (path, text) in &files {
+            a.add_file(meta(path), text);
+            b.add_stats(meta(path), &FileStats::from_text(&meta(path).stem, text));
+        }
+        let read = |m: &FileMeta| {
+            files
+                .iter()
+                .find(|(p, _)| *p == m.path)
+                .map(|(_, t)| t.to_string())
+        };
+        assert_eq!(a.finish(read), b.finish(read), "{q}");
+    }
+    let s = FileStats::from_text("deploy-checklist", "# Checklist\n- tag\n- deploy\n");
+    assert_eq!(s.lengths, [16, 11, 16]);
+    let get = |t: &str| s.terms.iter().find(|x| x.0 == t).map(|x| x.1);
+    assert_eq!(
+        get("deploi"),
+        Some(TermStats {
+            tf: [1, 0, 1],
+            lines: 1
+        })
+    );
+    assert_eq!(
+        get("deploychecklist"),
+        Some(TermStats {
+            tf: [1, 0, 0],
+            lines: 0
+        })
+    );
+}
+
+#[test]
+fn hostile_queries_and_files_are_bounded() {
+    // More terms than the cap: the first ones are searched, and named.
+    let words: Vec<String> = (0..MAX_QUERY_TERMS + 10)
+        .map(|i| format!("w{i}x"))
+        .collect();
+    let r = rank(&[("n/a.md", "w0x w70x")], &words.join(" "));
+    assert_eq!(r.terms.len(), MAX_QUERY_TERMS);
+    assert_eq!(
+        r.terms[MAX_QUERY_TERMS - 1].0,
+        format!("w{}x", MAX_QUERY_TERMS - 1)
+    );
+    assert_eq!(r.hits[0].matched_terms, ["w0x"]);
+    // A term of very many names keeps its first few.
+    let long = vec!["ab"; 5000].join("/");
+    let r = rank(&[("n/a.md", "ab ab")], &long);
+    assert_eq!(r.hits.len(), 1);
+    // Huge lines and identifiers, joiners everywhere, other scripts.
+    let text = format!(
+        "{}\n{}\n{}\n",
+        "word_".repeat(100_000),
+        "xY".repeat(50_000),
+        "Σ日本-".repeat(10_000)
+    );
+    // `xYxY…` is the parts `x`, `Yx`, `Yx`, … (a capital starts a part).
+    let r = rank(&[("n/big.md", text.as_str())], "word yx 日本");
+    assert_eq!(r.hits[0].total_hits, 3);
+    assert_eq!(
+        r.terms,
+        [("word".into(), 1), ("yx".into(), 1), ("日本".into(), 1)]
+    );
+}
+
+#[test]
+fn more_files_than_the_cap_return_the_best() {
+    let files: Vec<(String, String)> = (0..MAX_HITS + 20)
+        .map(|i| {
+            let text = if i == 77 {
+                "retry retry retry\n".to_string()
+            } else {
+                format!("one retry {i}\n{}", filler(i % 7))
+            };
+            (format!("n/{i:03}.md"), text)
+        })
+        .collect();
+    let files: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, t)| (p.as_str(), t.as_str()))
+        .collect();
+    let r = rank(&files, "retries");
+    assert_eq!(r.hits.len(), MAX_HITS);
+    assert_eq!(r.hits[0].path, "n/077.md");
+    // The counts cover every file, not only those returned.
+    assert_eq!(r.terms, [("retries".into(), MAX_HITS + 20)]);
+}
+
+#[test]
+fn the_prefilter_never_drops_a_file_that_matches() {
+    // Texts from pieces that make tokens across joiners, case changes and
+    // the Kelvin sign; each query's statistics from the ranker (which skips
+    // files the prefilter rules out) must equal those of a full tokenization.
+    const PIECES: &[&str] = &[
+        "get", "_", "user", "-", "Name", "’", "\u{212A}", "o", "ok", " ", "\n", "# ", "x", "'",
+        "names", "G", "e", "T", "é", "—",
+    ];
+    const QUERIES: &[&str] = &[
+        "getusername",
+        "ok",
+        "user",
+        "get_user",
+        "namE",
+        "xo",
+        "getuser name",
+        "o",
+        "gEt-user-names",
+    ];
+    let mut state = 0x2545_F491_4F6C_DD1Du64;
+    let mut next = |n: usize| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state % n as u64) as usize
+    };
+    for round in 0..300 {
+        let files: Vec<(String, String)> = (0..4)
+            .map(|f| {
+                let text: String = (0..next(30)).map(|_| PIECES[next(PIECES.len())]).collect();
+                (format!("n/{round}-{f}.md"), text)
+            })
+            .collect();
+        for q in QUERIES {
+            let mut a = Ranker::new(q, d(TODAY));
+            let mut b = Ranker::new(q, d(TODAY));
+            assert!(!a.prefilter.off, "{q}");
+            for (path, text) in &files {
+                a.add_file(meta(path), text);
+                b.add_stats(meta(path), &FileStats::from_text(&meta(path).stem, text));
+            }
+            let read = |m: &FileMeta| {
+                files
+                    .iter()
+                    .find(|(p, _)| *p == m.path)
+                    .map(|(_, t)| t.to_string())
+            };
+            assert_eq!(a.finish(read), b.finish(read), "{q:?} on {files:?}");
+        }
+    }
+}
+
+#[test]
+fn the_store_searches_in_either_mode() {
+    use crate::{Clock, Memory, Options, WriteMode, WriteTarget};
+    let dir = tempfile::tempdir().unwrap();
+    let mut options = Options::new("/src/app");
+    options.clock = Clock {
+        utc_offset_minutes: 0,
+        // 2026-05-13T12:00:00Z, a Wednesday.
+        fixed_unix_seconds: Some(d(TODAY).to_days() * 86_400 + 12 * 3600),
+    };
+    let memory = Memory::open(dir.path(), options).unwrap();
+    memory
+        .write(
+            WriteTarget::LongTerm,
+            "- deploy carefully",
+            WriteMode::Append,
+            None,
+        )
+        .unwrap();
+    memory
+        .write(
+            WriteTarget::Note,
+            "# Checklist\n- tag\n- push\n",
+            WriteMode::Append,
+            Some("deploy-checklist"),
+        )
+        .unwrap();
+    let daily = dir.path().join(memory.project_dir()).join("daily");
+    std::fs::create_dir_all(&daily).unwrap();
+    std::fs::write(
+        daily.join("2026-05-07.md"),
+        "### 10:00 — release\nWe deploy the worker.\n",
+    )
+    .unwrap();
+    std::fs::write(daily.join("2026-05-12.md"), "deploy deploy deploy\n").unwrap();
+    let r = memory
+        .search_with("what did we deploy last week?", SearchMode::Ranked)
+        .unwrap();
+    let p = memory.project_dir();
+    assert_eq!(
+        paths(&r),
+        [
+            format!("{p}/daily/2026-05-07.md"),
+            format!("{p}/daily/2026-05-12.md"),
+            format!("{p}/notes/deploy-checklist.md"),
+            "MEMORY.md".to_string(),
+        ]
+    );
+    assert_eq!(r.hits[0].date.as_deref(), Some("2026-05-07"));
+    assert_eq!(
+        memory.search_with("deploy", SearchMode::Literal).unwrap(),
+        memory.search("deploy").unwrap()
+    );
+    // Literal keeps MEMORY.md first by rule; ranked does not.
+    assert_eq!(memory.search("deploy").unwrap().hits[0].path, "MEMORY.md");
+    assert_ne!(
+        memory
+            .search_with("deploy", SearchMode::Ranked)
+            .unwrap()
+            .hits[0]
+            .path,
+        "MEMORY.md"
+    );
+}
