@@ -141,6 +141,8 @@ impl Backend for Native {
                     .map_or(d.max_write_bytes, |v| v as usize),
                 max_read_bytes: caps.max_read_bytes.map_or(d.max_read_bytes, |v| v as usize),
             },
+            source: String::new(),
+            retention: core::Retention::default(),
         };
         native(core::Memory::open(root, opts)).map(Native)
     }

@@ -171,6 +171,8 @@ impl memory::Guest for Component {
             project: options.project,
             clock: options.clock.into(),
             caps: caps(options.caps),
+            source: String::new(),
+            retention: core::Retention::default(),
         };
         let m = core::Memory::open("/", opts)?;
         let opened = types::Opened {

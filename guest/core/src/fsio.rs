@@ -428,24 +428,9 @@ pub fn replace(dir: &Path, file_name: &str, bytes: &[u8]) -> io::Result<()> {
     Ok(())
 }
 
-/// Copy `dir/file_name` to `dir/<file_name>.bak` through [`replace`], so the
-/// previous version of a curated file survives an overwrite.
-pub fn backup(dir: &Path, file_name: &str, limit: u64) -> io::Result<()> {
-    let path = dir.join(file_name);
-    let Kind::File(len) = kind(&path)? else {
-        return Ok(());
-    };
-    if len > limit {
-        // A file this large was not written through the store; leave it be.
-        return Ok(());
-    }
-    let bytes = fs::read(&path)?;
-    replace(dir, &format!("{file_name}.bak"), &bytes)
-}
-
 /// Make a rename durable. Best effort: some platforms cannot open or sync a
 /// directory, and the data itself is already synced.
-fn sync_dir(dir: &Path) {
+pub fn sync_dir(dir: &Path) {
     if let Ok(d) = File::open(dir) {
         let _ = d.sync_all();
     }

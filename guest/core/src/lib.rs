@@ -8,6 +8,7 @@
 pub mod context;
 mod error;
 mod fsio;
+pub mod history;
 pub mod names;
 pub mod prompt;
 pub mod search;
@@ -17,6 +18,7 @@ pub mod time;
 pub mod tools;
 
 pub use error::{Error, ErrorKind, Result};
+pub use history::{Operation, Retention, Version};
 pub use search::{SearchHit, SearchResults};
 pub use store::{
     Caps, FileInfo, MAX_INJECT_BYTES, MAX_READ_BYTES, MAX_SEARCH_FILE_BYTES, MAX_WRITE_BYTES,

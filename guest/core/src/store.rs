@@ -7,6 +7,7 @@ use std::str::FromStr;
 use crate::context::{self, INDEX_MAX_BYTES, Sources};
 use crate::error::{Error, ErrorKind, Result};
 use crate::fsio::{self, Kind, LockGuard, LockPolicy};
+use crate::history::{self, History, Operation, Retention};
 use crate::names::{daily_date, note_stem, project_slug};
 use crate::search::{FileMeta, Query, SearchResults, Searcher};
 use crate::text::{cut_with_marker, prefix_at_char_boundary};
@@ -84,6 +85,12 @@ pub struct Options {
     pub clock: Clock,
     /// Size limits.
     pub caps: Caps,
+    /// Who is writing (an agent, a session), recorded with every change in
+    /// history: at most 128 bytes, no line break or control character.
+    /// Empty means no label.
+    pub source: String,
+    /// How much history is kept.
+    pub retention: Retention,
 }
 
 impl Options {
@@ -93,6 +100,8 @@ impl Options {
             project: project.into(),
             clock: Clock::UTC,
             caps: Caps::default(),
+            source: String::new(),
+            retention: Retention::default(),
         }
     }
 }
@@ -197,13 +206,13 @@ pub struct FileInfo {
 }
 
 /// A store-relative file: its directory and file name.
-struct Rel {
+pub(crate) struct Rel {
     dir: String,
     file: String,
 }
 
 impl Rel {
-    fn path(&self) -> String {
+    pub(crate) fn path(&self) -> String {
         if self.dir.is_empty() {
             self.file.clone()
         } else {
@@ -220,6 +229,7 @@ pub struct Memory {
     clock: Clock,
     caps: Caps,
     lock: LockPolicy,
+    history: History,
 }
 
 impl Memory {
@@ -244,8 +254,12 @@ impl Memory {
         }
         options.clock.validate()?;
         options.caps.validate()?;
+        options.retention.validate()?;
+        history::validate_source(&options.source)?;
+        let root = root.into();
         Ok(Memory {
-            root: root.into(),
+            history: History::new(&root, options.retention, options.source),
+            root,
             slug: project_slug(&options.project),
             clock: options.clock,
             caps: options.caps,
@@ -260,7 +274,7 @@ impl Memory {
 
     /// Take the store's write lock; every mutation holds it, so writers in
     /// other processes never interleave.
-    fn lock(&self) -> Result<LockGuard> {
+    pub(crate) fn lock(&self) -> Result<LockGuard> {
         let guard = fsio::lock(&self.root, self.lock).map_err(|e| match e {
             fsio::LockError::Busy => Error::new(
                 ErrorKind::Busy,
@@ -309,6 +323,14 @@ impl Memory {
 
     fn abs(&self, rel: &str) -> PathBuf {
         self.root.join(rel)
+    }
+
+    pub(crate) fn clock(&self) -> Clock {
+        self.clock
+    }
+
+    pub(crate) fn history_store(&self) -> &History {
+        &self.history
     }
 
     fn long_term_rel(&self) -> Rel {
@@ -365,7 +387,7 @@ impl Memory {
 
     /// The file `kind`, with a typed error when something other than a
     /// regular file sits at `rel`.
-    fn file_kind(&self, rel: &str) -> Result<Kind> {
+    pub(crate) fn file_kind(&self, rel: &str) -> Result<Kind> {
         let kind = fsio::kind(&self.abs(rel)).map_err(|e| Error::io("inspect", rel, &e))?;
         if let Kind::Other(what) = kind {
             return Err(Error::new(
@@ -389,16 +411,10 @@ impl Memory {
     ) -> Result<WriteReceipt> {
         let rel = self.target_rel(target, name)?;
         let _lock = self.lock()?;
-        self.write_locked(target, rel, content, mode)
+        self.write_locked(rel, content, mode)
     }
 
-    fn write_locked(
-        &self,
-        target: WriteTarget,
-        rel: Rel,
-        content: &str,
-        mode: WriteMode,
-    ) -> Result<WriteReceipt> {
+    fn write_locked(&self, rel: Rel, content: &str, mode: WriteMode) -> Result<WriteReceipt> {
         let cap = self.caps.max_write_bytes;
         let kept = prefix_at_char_boundary(content, cap);
         let truncated_from = (kept.len() < content.len()).then_some(content.len() as u64);
@@ -408,25 +424,35 @@ impl Memory {
         let kind = self.file_kind(&path)?;
         // We hold the lock, so no other writer's temp file is in flight here.
         fsio::remove_leftovers(&dir);
-        let mut message = match mode {
+        // History records the previous content first, for every target; a
+        // failure to record becomes a warning, never a failed write.
+        let (mut message, warning) = match mode {
             WriteMode::Append => {
                 let len = match kind {
-                    Kind::File(len) => len,
-                    _ => 0,
+                    Kind::File(len) => Some(len),
+                    _ => None,
                 };
-                if !kept.is_empty() {
-                    self.append_locked(&rel, len, kept)?;
-                }
-                format!("Appended {} bytes to {path}", kept.len())
+                let warning = if kept.is_empty() {
+                    None
+                } else {
+                    self.append_locked(&rel, len, kept)?
+                };
+                (format!("Appended {} bytes to {path}", kept.len()), warning)
             }
             WriteMode::Overwrite => {
-                if matches!(target, WriteTarget::LongTerm | WriteTarget::Scratchpad) {
-                    fsio::backup(&dir, &rel.file, MAX_SEARCH_FILE_BYTES)
-                        .map_err(|e| Error::io("back up", &path, &e))?;
-                }
+                let warning = self.record_previous(
+                    &path,
+                    kind,
+                    Operation::Write,
+                    None,
+                    Some(kept.as_bytes()),
+                );
                 fsio::replace(&dir, &rel.file, kept.as_bytes())
                     .map_err(|e| Error::io("replace", &path, &e))?;
-                format!("Overwrote {path} with {} bytes", kept.len())
+                (
+                    format!("Overwrote {path} with {} bytes", kept.len()),
+                    warning,
+                )
             }
         };
         if let Some(original) = truncated_from {
@@ -434,6 +460,7 @@ impl Memory {
                 " (content truncated from {original} bytes to the {cap}-byte cap; write the rest in another call)"
             ));
         }
+        history::push_warning(&mut message, warning);
         Ok(WriteReceipt {
             path,
             bytes_written: kept.len() as u64,
@@ -442,16 +469,18 @@ impl Memory {
         })
     }
 
-    /// Append `kept` to the regular (or missing) file `rel` of `len` bytes,
-    /// with a `\n` first when the file does not end with one. A file of up
-    /// to [`fsio::MAX_REPLACE_APPEND_BYTES`] is rewritten whole through
-    /// [`fsio::replace`], so a crash mid-append leaves it as before or as
-    /// after and readers never see half an entry; a larger one is appended
-    /// to in place.
-    fn append_locked(&self, rel: &Rel, len: u64, kept: &str) -> Result<()> {
+    /// Append `kept` to the regular file `rel` of `len` bytes (`None`:
+    /// missing), with a `\n` first when the file does not end with one,
+    /// after recording the previous content in history (whose warning, if
+    /// any, is returned). A file of up to [`fsio::MAX_REPLACE_APPEND_BYTES`]
+    /// is rewritten whole through [`fsio::replace`], so a crash mid-append
+    /// leaves it as before or as after and readers never see half an entry;
+    /// a larger one is appended to in place.
+    fn append_locked(&self, rel: &Rel, len: Option<u64>, kept: &str) -> Result<Option<String>> {
         let path = rel.path();
         let file = self.abs(&path);
-        if len > fsio::MAX_REPLACE_APPEND_BYTES {
+        if let Some(len) = len.filter(|&l| l > fsio::MAX_REPLACE_APPEND_BYTES) {
+            let warning = self.record_append(&path, Some(len), None);
             let newline =
                 !fsio::ends_with_newline(&file, len).map_err(|e| Error::io("read", &path, &e))?;
             let mut bytes = Vec::with_capacity(kept.len() + 1);
@@ -459,19 +488,25 @@ impl Memory {
                 bytes.push(b'\n');
             }
             bytes.extend_from_slice(kept.as_bytes());
-            return fsio::append(&file, &bytes).map_err(|e| Error::io("append to", &path, &e));
+            fsio::append(&file, &bytes).map_err(|e| Error::io("append to", &path, &e))?;
+            return Ok(warning);
         }
-        let mut bytes = if len == 0 {
-            Vec::with_capacity(kept.len())
-        } else {
-            fs::read(&file).map_err(|e| Error::io("read", &path, &e))?
+        let mut bytes = match len {
+            None | Some(0) => Vec::with_capacity(kept.len()),
+            Some(_) => fs::read(&file).map_err(|e| Error::io("read", &path, &e))?,
         };
+        let warning = self.record_append(
+            &path,
+            len.map(|_| bytes.len() as u64),
+            len.map(|_| bytes.as_slice()),
+        );
         if bytes.last().is_some_and(|&b| b != b'\n') {
             bytes.push(b'\n');
         }
         bytes.extend_from_slice(kept.as_bytes());
         fsio::replace(&self.abs(&rel.dir), &rel.file, &bytes)
-            .map_err(|e| Error::io("append to", &path, &e))
+            .map_err(|e| Error::io("append to", &path, &e))?;
+        Ok(warning)
     }
 
     /// Read a file whole, capped. `Ok(None)` when it does not exist.
@@ -479,16 +514,7 @@ impl Memory {
     /// # Errors
     /// `missing-name`, `invalid-name`, `invalid-date`, `not-a-file`, `io`.
     pub fn read(&self, source: ReadSource, name: Option<&str>) -> Result<Option<String>> {
-        let rel = match source {
-            ReadSource::LongTerm => self.long_term_rel(),
-            ReadSource::Scratchpad => self.scratchpad_rel(),
-            ReadSource::Daily => match name {
-                Some(n) => self.daily_rel(daily_date(n)?),
-                None => self.daily_rel(self.today()),
-            },
-            ReadSource::Note => self.note_rel(name)?,
-        };
-        let path = rel.path();
+        let path = self.source_rel(source, name)?.path();
         if self.file_kind(&path)? == Kind::Missing {
             return Ok(None);
         }
@@ -507,6 +533,19 @@ impl Memory {
         // The file is larger than the cap: say so even when the part read
         // lost a cut character at its end and would fit on its own.
         Ok(Some(cut_with_marker(&text, cap, &marker)))
+    }
+
+    /// The file a read (or a history listing) of `source` and `name` names.
+    pub(crate) fn source_rel(&self, source: ReadSource, name: Option<&str>) -> Result<Rel> {
+        Ok(match source {
+            ReadSource::LongTerm => self.long_term_rel(),
+            ReadSource::Scratchpad => self.scratchpad_rel(),
+            ReadSource::Daily => match name {
+                Some(n) => self.daily_rel(daily_date(n)?),
+                None => self.daily_rel(self.today()),
+            },
+            ReadSource::Note => self.note_rel(name)?,
+        })
     }
 
     /// Regular `.md` files directly in the store-relative `dir`, as
@@ -615,7 +654,7 @@ impl Memory {
         } else {
             format!("{lead}### {} — {heading}\n{body}\n", now.hh_mm())
         };
-        self.write_locked(WriteTarget::Daily, rel, &entry, WriteMode::Append)
+        self.write_locked(rel, &entry, WriteMode::Append)
     }
 
     /// Save a compaction summary to today's log.
