@@ -593,6 +593,17 @@ impl Index {
     }
 }
 
+/// What [`History::refresh`] found.
+#[derive(Debug, Clone, Copy)]
+enum Journal {
+    /// No journal yet.
+    Missing,
+    /// A journal of this length, read on from where the index was.
+    Known(u64),
+    /// A journal of this length, read whole (first use, or it was replaced).
+    Reloaded(u64),
+}
+
 /// Where an append's entry finds its content.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 enum Anchor {
@@ -665,14 +676,14 @@ impl History {
 
     /// Bring `index` up to date with the journal on disk: read only what was
     /// appended since, unless the journal was replaced (its header's `gen`
-    /// changed) or shrank.
-    fn refresh(&self, index: &mut Index) -> io::Result<()> {
+    /// changed) or shrank. Says what it found.
+    fn refresh(&self, index: &mut Index) -> io::Result<Journal> {
         let path = self.dir().join(JOURNAL_FILE);
         let len = match fsio::kind(&path)? {
             Kind::Missing => {
                 *index = Index::default();
                 index.next = 1;
-                return Ok(());
+                return Ok(Journal::Missing);
             }
             Kind::Other(what) => {
                 *index = Index::default();
@@ -699,6 +710,11 @@ impl History {
         if !incremental {
             *index = Index::default();
         }
+        let found = if incremental {
+            Journal::Known(len)
+        } else {
+            Journal::Reloaded(len)
+        };
         let start = index.parsed;
         if len > start {
             file.seek(SeekFrom::Start(start))?;
@@ -707,7 +723,15 @@ impl History {
             index.parse(&tail, start);
         }
         index.next = index.next.max(1);
-        Ok(())
+        Ok(found)
+    }
+
+    /// The directories of history, checked to be real directories (never a
+    /// symlink that could lead out of the store) and created when missing.
+    fn ensure_dirs(&self) -> io::Result<()> {
+        self.ensure_dir(STORE_DIR)?;
+        self.ensure_dir(HISTORY_DIR)?;
+        self.ensure_dir(&format!("{HISTORY_DIR}/{OBJECTS_DIR}"))
     }
 
     /// A directory of history that must be a real directory, never a
@@ -771,12 +795,20 @@ impl History {
         }
         let mut index = self.index();
         let result = (|| {
-            self.ensure_dir(STORE_DIR)?;
-            self.ensure_dir(HISTORY_DIR)?;
-            self.ensure_dir(&format!("{HISTORY_DIR}/{OBJECTS_DIR}"))?;
-            self.refresh(&mut index)?;
+            let journal = self.refresh(&mut index)?;
+            // The directories are checked when the journal is first read in
+            // this process (or was replaced), not on every change.
+            if !matches!(journal, Journal::Known(_)) {
+                self.ensure_dirs()?;
+            }
             if let (Some(bytes), Some(sha)) = (object, sha) {
-                self.write_object(&sha, bytes)?;
+                match self.write_object(&sha, bytes) {
+                    Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                        self.ensure_dirs()?;
+                        self.write_object(&sha, bytes)?;
+                    }
+                    other => other?,
+                }
             }
             let mut entry = Entry {
                 id: index.next,
@@ -791,7 +823,7 @@ impl History {
                 source: self.source.clone(),
                 line_bytes: 0,
             };
-            self.append(&mut index, &mut entry)?;
+            self.append(&mut index, &mut entry, journal)?;
             self.prune_if_due(&mut index)
         })();
         match result {
@@ -837,21 +869,21 @@ impl History {
     }
 
     /// Append `entry` to the journal (creating it with a header) and sync.
-    fn append(&self, index: &mut Index, entry: &mut Entry) -> io::Result<()> {
+    fn append(&self, index: &mut Index, entry: &mut Entry, journal: Journal) -> io::Result<()> {
         let dir = self.dir();
         let path = dir.join(JOURNAL_FILE);
         let line = entry.line();
         entry.line_bytes = line.len() as u64;
-        match fsio::kind(&path)? {
-            Kind::Missing => {
+        match journal {
+            Journal::Missing => {
                 let header = header_line(&random_token(), entry.id, 0);
                 let bytes = format!("{header}{line}");
                 fsio::replace(&dir, JOURNAL_FILE, bytes.as_bytes())?;
                 // Read back what was written, so the index holds the header.
                 *index = Index::default();
-                self.refresh(index)
+                self.refresh(index).map(|_| ())
             }
-            Kind::File(len) => {
+            Journal::Known(len) | Journal::Reloaded(len) => {
                 // A torn last line (a writer killed mid-append) gets its
                 // `\n` first, so it stays one bad line of its own.
                 let lead = if len > index.parsed { "\n" } else { "" };
@@ -862,7 +894,6 @@ impl History {
                 index.push(entry.clone());
                 Ok(())
             }
-            Kind::Other(what) => Err(io::Error::other(format!("the journal is {what}"))),
         }
     }
 
