@@ -128,6 +128,8 @@ const COMPACT_MIN_GROWTH: usize = 64;
 const MAX_JOURNAL_BYTES: u64 = 1 << 30;
 /// Characters of a bad version id echoed in an error.
 const MAX_ID_ECHO_CHARS: usize = 40;
+/// Files whose newest version `last_change` tries before giving up.
+const MAX_UNDO_FILES_TRIED: usize = 64;
 /// Longest store-relative path an entry may name.
 const MAX_PATH_BYTES: usize = 1024;
 
@@ -530,6 +532,9 @@ struct Index {
     objects: HashMap<[u8; 32], (u32, u64)>,
     object_bytes: u64,
     line_bytes: u64,
+    /// Whether a change recorded through this index checked history's
+    /// directories and removed crashed writers' temp files.
+    dirs_checked: bool,
 }
 
 impl Index {
@@ -656,6 +661,17 @@ impl History {
 
     pub(crate) fn retention(&self) -> Retention {
         self.retention
+    }
+
+    /// How many versions a file lists: the retention's count, or the
+    /// default's when history is off (what was recorded stays readable).
+    fn shown(&self) -> usize {
+        let max = if self.retention.is_off() {
+            Retention::default().max_versions_per_file
+        } else {
+            self.retention.max_versions_per_file
+        };
+        max as usize
     }
 
     fn dir(&self) -> PathBuf {
@@ -796,10 +812,16 @@ impl History {
         let mut index = self.index();
         let result = (|| {
             let journal = self.refresh(&mut index)?;
-            // The directories are checked when the journal is first read in
-            // this process (or was replaced), not on every change.
-            if !matches!(journal, Journal::Known(_)) {
+            // The directories are checked by the first change this index
+            // records (again when the journal was replaced), not by every
+            // change.
+            if !matches!(journal, Journal::Known(_)) || !index.dirs_checked {
                 self.ensure_dirs()?;
+                index.dirs_checked = true;
+                // Temp files of a writer that crashed while saving: we hold
+                // the lock, so none is in flight.
+                fsio::remove_leftovers(&self.dir());
+                fsio::remove_leftovers(&self.objects());
             }
             if let (Some(bytes), Some(sha)) = (object, sha) {
                 match self.write_object(&sha, bytes) {
@@ -823,11 +845,19 @@ impl History {
                 source: self.source.clone(),
                 line_bytes: 0,
             };
-            self.append(&mut index, &mut entry, journal)?;
-            self.prune_if_due(&mut index)
+            self.append(&mut index, &mut entry, journal)
         })();
+        let result = result.map(|()| {
+            // The version is saved; pruning can fail on its own.
+            self.prune_if_due(&mut index).err().map(|e| {
+                *index = Index::default();
+                format!(
+                    "history saved the previous version of {path} but could not prune older versions ({e})"
+                )
+            })
+        });
         match result {
-            Ok(()) => None,
+            Ok(warning) => warning,
             Err(e) => {
                 // Reread everything next time rather than trust a half-done
                 // update.
@@ -1221,7 +1251,7 @@ impl Memory {
             return Ok(Vec::new());
         }
         let positions = index.positions(&path);
-        let shown = history.retention().max_versions_per_file.max(1) as usize;
+        let shown = history.shown();
         let limit = limit.map_or(shown, |l| (l as usize).min(shown));
         let visible: Vec<usize> = (0..positions.len()).rev().take(shown).collect();
         let readable = history.readable(&index, &positions, &visible);
@@ -1250,6 +1280,11 @@ impl Memory {
             let path = &index.entries[p].path;
             if !self.in_view(path) || !tried.insert(path.clone()) {
                 continue;
+            }
+            // Each file tried costs a pass over the journal: past this many
+            // unreadable files there is nothing sensible to undo.
+            if tried.len() > MAX_UNDO_FILES_TRIED {
+                break;
             }
             let positions = index.positions(path);
             let i = positions.len() - 1;
@@ -1293,13 +1328,7 @@ impl Memory {
         let positions = index.positions(path);
         let i = positions.iter().position(|&q| q == p).unwrap_or(0);
         let newer = positions.len() - 1 - i;
-        if newer
-            >= self
-                .history_store()
-                .retention()
-                .max_versions_per_file
-                .max(1) as usize
-        {
+        if newer >= self.history_store().shown() {
             return Err(unknown_version(n));
         }
         Ok((positions, i))
@@ -1778,6 +1807,25 @@ mod tests {
         assert_eq!(ids(&note_history(&m, "n")), ["v3", "v2", "v1"]);
         assert_eq!(m.version_text("v3").unwrap().as_deref(), Some("two\n"));
         assert!(journal(dir.path()).contains(&format!("{torn}\n")));
+    }
+
+    #[test]
+    fn a_crashed_writers_temp_files_are_removed_by_the_next_writer() {
+        let dir = tempfile::tempdir().unwrap();
+        overwrite(&open(dir.path()), "n", "one\n");
+        let temp = dir
+            .path()
+            .join(HISTORY_DIR)
+            .join(OBJECTS_DIR)
+            .join(format!(".{}.0123456789abcdef.tmp", "a".repeat(64)));
+        fs::write(&temp, "half a version").unwrap();
+        let journal_temp = dir.path().join(HISTORY_DIR).join(".journal.0123.tmp");
+        fs::write(&journal_temp, "half a journal").unwrap();
+        let m = open(dir.path());
+        assert_eq!(ids(&note_history(&m, "n")), ["v1"]);
+        overwrite(&m, "n", "two\n");
+        assert!(!temp.exists() && !journal_temp.exists());
+        assert_eq!(objects(dir.path()), [hex(&sha256(b"one\n"))]);
     }
 
     #[test]

@@ -38,6 +38,7 @@ pub fn layout_and_slug<B: Backend>() {
     assert_eq!(
         fx.tree(),
         [
+            ".store/history/journal".to_string(),
             "MEMORY.md".to_string(),
             format!("{pd}/SCRATCHPAD.md"),
             format!("{pd}/daily/2026-05-30.md"),
@@ -109,6 +110,18 @@ pub fn append_empty_content_changes_nothing<B: Backend>() {
     assert_eq!(fx.text("MEMORY.md"), "x");
 }
 
+/// The previous versions history saved whole (appends save none), sorted.
+fn saved_versions(fx: &Fixture) -> Vec<String> {
+    let mut saved: Vec<String> = fx
+        .tree()
+        .iter()
+        .filter(|p| p.starts_with(".store/history/objects/"))
+        .map(|p| fx.text(p))
+        .collect();
+    saved.sort();
+    saved
+}
+
 pub fn overwrite_replaces_and_keeps_a_backup<B: Backend>() {
     let fx = Fixture::new();
     let mut m = fx.open::<B>();
@@ -116,15 +129,17 @@ pub fn overwrite_replaces_and_keeps_a_backup<B: Backend>() {
     let r = m.write(LongTerm, "new\n", Overwrite, None).unwrap();
     assert_eq!(r.message, "Overwrote MEMORY.md with 4 bytes");
     assert_eq!(fx.text("MEMORY.md"), "new\n");
-    assert_eq!(fx.text("MEMORY.md.bak"), "old\n");
+    // The backup is history now: the previous version, saved whole.
+    assert_eq!(saved_versions(&fx), ["old\n"]);
+    assert_eq!(fx.get("MEMORY.md.bak"), None);
     let pd = project_dir();
     m.write(Scratchpad, "- [ ] a\n", Overwrite, None).unwrap();
     m.write(Scratchpad, "- [ ] b\n", Overwrite, None).unwrap();
-    assert_eq!(fx.text(&format!("{pd}/SCRATCHPAD.md.bak")), "- [ ] a\n");
-    // Notes and logs are not backed up; no temp file is left behind.
+    // Notes and logs are kept too; no temp file is left behind.
     m.write(Note, "v1", Overwrite, Some("n")).unwrap();
     m.write(Note, "v2", Overwrite, Some("n")).unwrap();
     assert_eq!(fx.text(&format!("{pd}/notes/n.md")), "v2");
+    assert_eq!(saved_versions(&fx), ["- [ ] a\n", "old\n", "v1"]);
     assert!(
         fx.tree().iter().all(|p| !p.ends_with(".tmp")),
         "{:?}",

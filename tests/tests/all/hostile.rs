@@ -648,10 +648,10 @@ fn hostile_inputs_are_refused_with_their_kind_and_create_nothing<B: Backend>() {
     .unwrap();
     assert_eq!(
         fx.tree(),
-        [format!(
-            "{}/notes/valid name.md",
-            agent_memory_tests::project_dir()
-        )]
+        [
+            ".store/history/journal".to_string(),
+            format!("{}/notes/valid name.md", agent_memory_tests::project_dir())
+        ]
     );
 }
 
