@@ -20,7 +20,8 @@ export type ReadSource = 'long-term' | 'scratchpad' | 'daily' | 'note';
 export type WriteMode = 'append' | 'overwrite';
 
 /**
- * The WIT error kinds of contract 0.2. A kind a newer component adds arrives
+ * The WIT error kinds of contract 0.2 (a test compares them with wit/types.wit;
+ * the runtime maps kinds by name and keeps no list). A kind a newer component adds arrives
  * by its name (the WIT `other(name)`), hence the open `string`.
  */
 export type ErrorKind =

@@ -40,12 +40,27 @@ test('the tests run against the installed package, which carries the transpiled 
   assert.equal(manifest.exports['.'].types, './agent-memory.d.ts');
 });
 
-test('the words are the WIT cases, and no error kind list exists', () => {
+test('the words are the WIT cases, and the runtime keeps no error kind list', () => {
   assert.deepEqual([...WRITE_TARGETS], witCases('write-target'));
   assert.deepEqual([...READ_SOURCES], witCases('read-source'));
   assert.deepEqual([...WRITE_MODES], witCases('write-mode'));
   assert.ok(witCases('error-kind').includes('other'));
   assert.equal(api.ERROR_KINDS, undefined);
+});
+
+test('the type declarations list the WIT cases', () => {
+  const dts = readFileSync(fileURLToPath(new URL('agent-memory.d.ts', import.meta.resolve('agent-memory'))), 'utf8');
+  const union = (name) => {
+    const m = new RegExp(`export type ${name} =([^;]*);`).exec(dts);
+    assert.ok(m, `no type ${name} in agent-memory.d.ts`);
+    return [...m[1].matchAll(/'([^']*)'/g)].map((q) => q[1]);
+  };
+  assert.deepEqual(union('WriteTarget'), witCases('write-target'));
+  assert.deepEqual(union('ReadSource'), witCases('read-source'));
+  assert.deepEqual(union('WriteMode'), witCases('write-mode'));
+  // The error kinds named for editors; `other` arrives as its name (string).
+  assert.deepEqual(union('ErrorKind'), witCases('error-kind').filter((k) => k !== 'other'));
+  assert.match(dts, /\| \(string & \{\}\);/);
 });
 
 test('the memory cap gives a module maximum that the engine enforces', () => {
