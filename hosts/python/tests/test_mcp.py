@@ -20,7 +20,7 @@ NOW = "2026-05-30T09:15:00+02:00"
 
 @pytest.fixture(scope="module", autouse=True)
 def binary_exists():
-    assert BINARY.is_file(), f"{BINARY} is missing: run `cargo build -p agent-memory` (or set AGENT_MEMORY_BIN)"
+    assert BINARY.is_file(), f"{BINARY} is missing: run `cargo build -p agent-memory-cli` (or set AGENT_MEMORY_BIN)"
 
 
 @asynccontextmanager
