@@ -27,7 +27,7 @@ pytest_strict() {
 }
 
 echo "== hosts: build the component and the agent-memory binary"
-cargo build -p agent-memory-cli
+cargo build --workspace
 test -f target/guest/wasm32-wasip2/release/agent_memory_component.wasm
 test -x target/debug/agent-memory
 
