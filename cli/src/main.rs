@@ -669,6 +669,36 @@ fn demo(
     let listing = memory.call_tool("memory_read", r#"{"source":"list"}"#)?;
     writeln!(out, "{}", listing.trim_end())?;
 
+    step(
+        &mut out,
+        "9. A correction, its history, and an undo (memory_edit, memory_history, undo)",
+    )?;
+    let edited = memory.call_tool(
+        "memory_edit",
+        r#"{"target":"note","name":"deployment","old_text":"CI deploys after approval","new_text":"CI deploys at once"}"#,
+    )?;
+    writeln!(out, "{}", edited.trim_end())?;
+    let history = memory.call_tool(
+        "memory_history",
+        r#"{"target":"note","name":"deployment"}"#,
+    )?;
+    writeln!(out, "{}", history.trim_end())?;
+    if let Some(change) = memory.last_change()? {
+        writeln!(out, "{}", memory.restore(&change.id)?.message)?;
+    }
+
+    step(&mut out, "10. A secret is refused, never stored")?;
+    let refused = memory.write(
+        WriteTarget::Note,
+        "deploy token: ghp_Q3vN8xT2mL5pR9wK4yH7jD1sF6gB0cZ8aE3u",
+        WriteMode::Append,
+        Some("deployment"),
+    );
+    match refused {
+        Err(agent_memory::Error::Memory(e)) => writeln!(out, "{}: {}", e.kind(), e.message())?,
+        other => writeln!(out, "unexpected: {other:?}")?,
+    }
+
     writeln!(
         out,
         "\nThe files are plain Markdown in {}; the next `demo` run starts over.",
