@@ -678,10 +678,7 @@ fn demo(
         r#"{"target":"note","name":"deployment","old_text":"CI deploys after approval","new_text":"CI deploys at once"}"#,
     )?;
     writeln!(out, "{}", edited.trim_end())?;
-    let history = memory.call_tool(
-        "memory_history",
-        r#"{"target":"note","name":"deployment"}"#,
-    )?;
+    let history = memory.call_tool("memory_history", r#"{"target":"note","name":"deployment"}"#)?;
     writeln!(out, "{}", history.trim_end())?;
     if let Some(change) = memory.last_change()? {
         writeln!(out, "{}", memory.restore(&change.id)?.message)?;

@@ -1,7 +1,9 @@
 //! A writer for the kill -9 test of history (`tests/history_crash.rs`):
 //! loops forever over one store, overwriting the note `state` with numbered
-//! versions, appending to today's log, and now and then restoring an older
-//! version of the note, with a retention small enough that nearly every
+//! versions, appending to today's log, now and then restoring an older
+//! version of the note, and taking a second note `side` through every
+//! curation step (write, edit, rename to `moved/side`, delete, restore,
+//! delete), with a retention small enough that nearly every
 //! change also prunes. The test kills it at random moments.
 //!
 //! Usage: `history_writer <root>`. It continues from the version the note
@@ -54,6 +56,9 @@ fn main() {
                 .append_daily(&format!("entry {n}"), &format!("after version {n}"))
                 .expect("append to the log");
         }
+        if n % 2 == 0 {
+            curate_side(&memory, n);
+        }
         if n % 5 == 0 {
             let versions = memory
                 .history(ReadSource::Note, Some("state"), Some(2))
@@ -63,4 +68,38 @@ fn main() {
             }
         }
     }
+}
+
+/// One round of curation on the note `side`: each step changes a file that
+/// history must record before the change.
+fn curate_side(memory: &Memory, n: u64) {
+    memory
+        .write(
+            WriteTarget::Note,
+            &version(n),
+            WriteMode::Overwrite,
+            Some("side"),
+        )
+        .expect("write side");
+    memory
+        .edit(
+            WriteTarget::Note,
+            Some("side"),
+            &format!("END {n:06}"),
+            &format!("FIN {n:06}"),
+        )
+        .expect("edit side");
+    memory
+        .rename_note("side", "moved/side")
+        .expect("rename side");
+    memory.delete_note("moved/side").expect("delete moved/side");
+    let versions = memory
+        .history(ReadSource::Note, Some("moved/side"), Some(1))
+        .expect("list moved/side");
+    if let Some(deleted) = versions.first() {
+        memory.restore(&deleted.id).expect("restore moved/side");
+    }
+    memory
+        .delete_note("moved/side")
+        .expect("delete moved/side again");
 }

@@ -1,5 +1,5 @@
 //! `kill -9` at random moments while `examples/history_writer` overwrites,
-//! appends, restores and prunes: after every kill the note is one whole
+//! appends, edits, renames, deletes, restores and prunes: after every kill the note is one whole
 //! version, every journal entry's saved content exists and hashes right,
 //! and every version id that history lists reads back as a whole version.
 //!
@@ -158,8 +158,21 @@ fn kill_9_never_leaves_a_version_id_without_content() {
         }
         let (_, bad) = check_journal(&root);
         torn_lines = bad;
-        for (source, whole) in [(ReadSource::Note, true), (ReadSource::Daily, false)] {
-            let name = (source == ReadSource::Note).then_some("state");
+        // The curated notes: absent, or one whole version, edited or not.
+        for name in ["side", "moved/side"] {
+            if let Some(text) = memory.read(ReadSource::Note, Some(name)).unwrap() {
+                assert!(
+                    whole_version(&text.replace("\nFIN ", "\nEND ")).is_some(),
+                    "kill {kill}: note {name} is not a whole version"
+                );
+            }
+        }
+        for (source, name, whole) in [
+            (ReadSource::Note, Some("state"), true),
+            (ReadSource::Note, Some("side"), false),
+            (ReadSource::Note, Some("moved/side"), false),
+            (ReadSource::Daily, None, false),
+        ] {
             for v in memory.history(source, name, None).unwrap() {
                 let text = memory
                     .version_text(&v.id)
