@@ -8,6 +8,11 @@
 # its suite and a type check there; then checks that the README examples
 # print the same in both. Fails on the first failure. Needs python3 >= 3.10
 # and node >= 20.
+#
+# AGENT_MEMORY_PREBUILT=1 skips the cargo build and uses the component and
+# binary already in target/ (for a worktree whose target/ is another's build:
+# cargo would rebuild the workspace members from this tree's sources).
+# AGENT_MEMORY_VENV puts the virtualenv elsewhere than target/hosts-venv.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
@@ -32,7 +37,7 @@ test -f target/guest/wasm32-wasip2/release/agent_memory_component.wasm
 test -x target/debug/agent-memory
 
 echo "== hosts: python $(python3 --version 2>&1 | cut -d' ' -f2): fresh venv, pip install ./hosts/python"
-venv=target/hosts-venv
+venv=${AGENT_MEMORY_VENV:-target/hosts-venv}
 rm -rf "$venv"
 python3 -m venv "$venv"
 pip=("$venv/bin/python" -m pip --quiet --disable-pip-version-check)

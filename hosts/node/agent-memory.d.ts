@@ -11,6 +11,14 @@ export declare const WRITE_TARGETS: readonly WriteTarget[];
 export declare const READ_SOURCES: readonly ReadSource[];
 /** The WIT `write-mode` cases. */
 export declare const WRITE_MODES: readonly WriteMode[];
+/** The WIT `search-mode` cases. */
+export declare const SEARCH_MODES: readonly SearchMode[];
+/** The WIT `tool-set` cases. */
+export declare const TOOL_SETS: readonly ToolSet[];
+/** The WIT `secret-policy` cases. */
+export declare const SECRET_POLICIES: readonly SecretPolicy[];
+/** The WIT `operation` cases. */
+export declare const OPERATIONS: readonly Operation[];
 
 /** Where a write goes; the tool spelling `long_term` works too. */
 export type WriteTarget = 'long-term' | 'scratchpad' | 'daily' | 'note';
@@ -18,6 +26,25 @@ export type WriteTarget = 'long-term' | 'scratchpad' | 'daily' | 'note';
 export type ReadSource = 'long-term' | 'scratchpad' | 'daily' | 'note';
 /** How a write combines with what is there. */
 export type WriteMode = 'append' | 'overwrite';
+/**
+ * Which search runs: `ranked` (words, not substrings; relevance, stemming,
+ * time words) or `literal` (the seeds' case-insensitive substring search).
+ */
+export type SearchMode = 'ranked' | 'literal';
+/**
+ * Which tool definitions a model is given: `seed` (memory_write, memory_read,
+ * memory_search), `full` (those and memory_edit, memory_delete, memory_rename,
+ * memory_history, memory_restore) or `anthropic` (only `memory`).
+ */
+export type ToolSet = 'seed' | 'full' | 'anthropic';
+/**
+ * What every path that stores text does with what looks like a credential:
+ * refuse with `secret-detected`, store `[REDACTED:<rule-id>]` instead of each
+ * value, or store it as given.
+ */
+export type SecretPolicy = 'block' | 'redact' | 'off';
+/** The change that replaced a recorded version. */
+export type Operation = 'write' | 'append' | 'edit' | 'delete' | 'rename' | 'restore' | 'import';
 
 /**
  * The WIT error kinds of contract 0.2 (a test compares them with wit/types.wit;
@@ -37,6 +64,9 @@ export type ErrorKind =
   | 'not-a-file'
   | 'busy'
   | 'io'
+  | 'ambiguous'
+  | 'already-exists'
+  | 'secret-detected'
   | (string & {});
 
 /** The memory refused an operation. */
@@ -73,6 +103,14 @@ export interface MemoryOptions {
   lockLeaseMs?: number;
   /** How long a write waits for the lock before `busy` (default 15000). */
   lockWaitMs?: number;
+  /** Versions of each file kept in history (default 50; 0 turns history off). */
+  historyMaxVersions?: number;
+  /** Bytes of history in all, the oldest versions pruned first (default 64 MiB). */
+  historyMaxBytes?: number | bigint;
+  /** What to do with text that looks like a credential (default `block`); the host's setting, never the model's. */
+  secretPolicy?: SecretPolicy;
+  /** Who writes through this memory, recorded with every change in history: at most 128 bytes, no line break or control character. */
+  source?: string;
   /** Cap of the instance's linear memory (default 256 MiB). */
   maxMemoryBytes?: number;
   /** Bound of one call (default 30 000 ms). */
@@ -106,13 +144,68 @@ export interface Limits {
   wholeFileAppendMaxBytes: number;
   lockLeaseMs: number;
   lockWaitMs: number;
+  historyMaxVersions: number;
+  historyMaxBytes: number;
 }
 
+/** The outcome of a write (also of an append, a flush and a restore). */
 export interface WriteReceipt {
   path: string;
   bytesWritten: number;
   truncatedFrom: number | null;
+  /** What the model should know: values redacted, added lines that repeat an earlier one. */
+  warnings: string[];
+  /** For the model: one line, then the warnings, one a line. */
   message: string;
+}
+
+export interface EditReceipt {
+  path: string;
+  /** 1-based line where the replacement starts. */
+  line: number;
+  /** The file's size after the edit. */
+  bytes: number;
+  warnings: string[];
+  message: string;
+}
+
+export interface DeleteReceipt {
+  path: string;
+  /** Whether there was a note to delete. */
+  existed: boolean;
+  bytes: number;
+  message: string;
+}
+
+export interface RenameReceipt {
+  from: string;
+  to: string;
+  message: string;
+}
+
+/** A recorded version of a file: what it held just before a change. */
+export interface Version {
+  /** The id to `restore` it by, e.g. `v12`. */
+  id: string;
+  path: string;
+  timeUnix: number;
+  utcOffsetMinutes: number;
+  operation: Operation;
+  /** Its size; null when the file did not exist then. */
+  bytes: number | null;
+  /** The source label of the change (may be empty). */
+  source: string;
+  /** For a rename, the path on the other side. */
+  otherPath: string | null;
+}
+
+/** A secret found in a stored file; never the value. */
+export interface StoredSecret {
+  path: string;
+  line: number;
+  ruleId: string;
+  /** At most the first 4 characters of the value, then `…`. */
+  masked: string;
 }
 
 export interface FileInfo {
@@ -185,13 +278,20 @@ export declare class Memory implements Disposable {
   read(source: ReadSource | 'long_term', name?: string | null): string | null;
   listFiles(): FileInfo[];
   appendDaily(heading: string, body: string): WriteReceipt;
-  search(query: string): SearchResults;
+  search(query: string, mode?: SearchMode): SearchResults;
   renderSearch(results: SearchResults, maxBytes?: number | null): string;
+  edit(target: WriteTarget | 'long_term', oldText: string, newText: string, name?: string | null): EditReceipt;
+  deleteNote(name: string): DeleteReceipt;
+  renameNote(name: string, newName: string): RenameReceipt;
+  history(source: ReadSource | 'long_term', name?: string | null, limit?: number | null): Version[];
+  restore(version: string): WriteReceipt;
+  lastChange(): Version | null;
+  scanSecrets(): StoredSecret[];
   contextBlock(): string | null;
   flushCompaction(summary: string, messageCount?: number | null): WriteReceipt;
   callTool(name: string, args: string | Record<string, unknown>): string;
-  toolDefinitions(): ToolDefinition[];
-  usagePrompt(): string;
+  toolDefinitions(set?: ToolSet): ToolDefinition[];
+  usagePrompt(set?: ToolSet): string;
   estimateTokens(text: string): bigint;
   effectiveReserve(base: number | bigint, block?: string | null): bigint;
   appendMemoryBlock(preamble: string, block?: string | null): string;

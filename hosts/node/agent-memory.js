@@ -4,14 +4,22 @@
 // agent-memory repository's `guest/`, transpiled by jco into `gen/` and
 // shipped in the package) with `@bytecodealliance/preview2-shim` as its
 // WASI. A `Memory` is a handle on one `memory` resource of contract 0.2
-// (`agent:memory/store@0.2.0`): one root, one project, its own clock and
-// limits. `openGroup` opens several in one instance of the component.
+// (`agent:memory/store@0.2.0`): one root, one project, its own clock, limits,
+// secret policy and source label. `openGroup` opens several in one instance
+// of the component.
 //
 //     import { Memory } from 'agent-memory';
 //     const memory = Memory.open('/tmp/agent-memory', '/home/me/src/my-app');
 //     memory.write('long-term', '- prefers tabs');
 //     const block = memory.contextBlock();        // for the system prompt, or null
+//     const tools = memory.toolDefinitions();     // the 'full' tool set, for the model
 //     const reply = memory.callTool('memory_search', { query: 'tabs' });
+//     memory.restore(memory.lastChange().id);     // undo the write
+//
+// Every change is recorded in the memory's history first (`history`,
+// `restore`, `lastChange`). Text that looks like a credential is refused
+// (`secretPolicy: 'block'`, the default), redacted (`'redact'`) or stored as
+// given (`'off'`); the policy is the host's, never the model's.
 //
 // Each instance runs in a worker thread of its own, and every call is
 // synchronous: the calling thread posts the request and blocks in
@@ -46,6 +54,14 @@ export const WRITE_TARGETS = Object.freeze(['long-term', 'scratchpad', 'daily', 
 export const READ_SOURCES = Object.freeze(['long-term', 'scratchpad', 'daily', 'note']);
 /** The WIT `write-mode` cases. */
 export const WRITE_MODES = Object.freeze(['append', 'overwrite']);
+/** The WIT `search-mode` cases: `ranked` (words, relevance) and `literal` (the seeds' substring search). */
+export const SEARCH_MODES = Object.freeze(['ranked', 'literal']);
+/** The WIT `tool-set` cases: which tool definitions a model is given. */
+export const TOOL_SETS = Object.freeze(['seed', 'full', 'anthropic']);
+/** The WIT `secret-policy` cases: what a write does with a credential. */
+export const SECRET_POLICIES = Object.freeze(['block', 'redact', 'off']);
+/** The WIT `operation` cases: the change that replaced a recorded version. */
+export const OPERATIONS = Object.freeze(['write', 'append', 'edit', 'delete', 'rename', 'restore', 'import']);
 
 /**
  * The memory refused an operation. `kind` is the WIT error kind in its
@@ -123,7 +139,26 @@ function word(value, choices, kind, what) {
 }
 
 function receipt(r) {
-  return { path: r.path, bytesWritten: Number(r.bytesWritten), truncatedFrom: toNumber(r.truncatedFrom), message: r.message };
+  return {
+    path: r.path,
+    bytesWritten: Number(r.bytesWritten),
+    truncatedFrom: toNumber(r.truncatedFrom),
+    warnings: [...r.warnings],
+    message: r.message,
+  };
+}
+
+function version(v) {
+  return {
+    id: v.id,
+    path: v.path,
+    timeUnix: Number(v.timeUnix),
+    utcOffsetMinutes: v.utcOffsetMinutes,
+    operation: v.operation,
+    bytes: toNumber(v.bytes),
+    source: v.source,
+    otherPath: v.otherPath ?? null,
+  };
 }
 
 const ALLOCATION_FAILED = 'memory allocation of ';
@@ -301,14 +336,25 @@ function member(spec, guestRoot) {
       maxReadBytes: spec.maxReadBytes ?? undefined,
       lockLeaseMs: spec.lockLeaseMs ?? undefined,
       lockWaitMs: spec.lockWaitMs ?? undefined,
+      historyMaxVersions: spec.historyMaxVersions ?? undefined,
+      historyMaxBytes: spec.historyMaxBytes === undefined || spec.historyMaxBytes === null ? undefined : BigInt(spec.historyMaxBytes),
     },
+    secretPolicy: word(spec.secretPolicy ?? 'block', SECRET_POLICIES, 'invalid-options', 'secret policy'),
+    source: spec.source ?? '',
     open: false,
     closed: false,
   };
 }
 
 const clock = (m) => ({ utcOffsetMinutes: m.offset, fixedUnixSeconds: m.fixedUnix });
-const witOptions = (m) => ({ root: m.guestRoot, project: m.project, clock: clock(m), limits: m.limits });
+const witOptions = (m) => ({
+  root: m.guestRoot,
+  project: m.project,
+  clock: clock(m),
+  limits: m.limits,
+  secretPolicy: m.secretPolicy,
+  source: m.source,
+});
 
 // Releases the handles of memories that were never closed, when collected.
 const finalizer = new FinalizationRegistry(({ group, index }) => {
@@ -428,9 +474,11 @@ export class Memory {
 
   /**
    * Stores content in `long-term` (MEMORY.md), `scratchpad`, `daily` (today's
-   * log) or `note` (needs `name`); `mode` is `append` or `overwrite`.
+   * log) or `note` (needs `name`); `mode` is `append` or `overwrite`. The
+   * previous content is recorded in history first; the content passes the
+   * secret policy.
    * @throws {MemoryError} `invalid-target`, `invalid-mode`, `missing-name`,
-   *   `invalid-name`, `not-a-file`, `busy`, `io`
+   *   `invalid-name`, `secret-detected`, `not-a-file`, `busy`, `io`
    */
   write(target, content, mode = 'append', name = undefined) {
     const t = word(target, WRITE_TARGETS, 'invalid-target', 'write target');
@@ -457,9 +505,17 @@ export class Memory {
     return receipt(this.#call('appendDaily', heading, body));
   }
 
-  /** Keyword search over MEMORY.md, the project's notes and daily logs. */
-  search(query) {
-    const r = this.#call('search', query);
+  /**
+   * Searches MEMORY.md, the project's notes and daily logs. `mode` is
+   * `ranked` (words, not substrings: identifiers split, light stemming,
+   * relevance with names and headings weighted, time words such as
+   * `yesterday` restricting daily logs) or `literal` (the seeds'
+   * case-insensitive substring search).
+   * @throws {MemoryError} `invalid-mode`, `invalid-arguments` (too many distinct terms)
+   */
+  search(query, mode = 'ranked') {
+    const m = word(mode, SEARCH_MODES, 'invalid-mode', 'search mode');
+    const r = this.#call('search', query, m);
     return {
       terms: r.terms.map((t) => ({ term: t.term, count: t.count })),
       hits: r.hits.map((h) => ({
@@ -483,6 +539,74 @@ export class Memory {
     return this.#call('renderSearch', wit, maxBytes ?? undefined);
   }
 
+  /**
+   * Replaces the one occurrence of `oldText` in a file with `newText` (may be
+   * empty), atomically. `name` is the note name for `note` and the date
+   * (`YYYY-MM-DD`, default today) for `daily`. The new text passes the
+   * secret policy. On any error the file is unchanged.
+   * @throws {MemoryError} `invalid-arguments`, `not-found` (no such file, or
+   *   `oldText` not in it), `ambiguous` (more than one occurrence),
+   *   `secret-detected`, the name and date errors of `read`, `not-a-file`, `busy`, `io`
+   */
+  edit(target, oldText, newText, name = undefined) {
+    const t = word(target, WRITE_TARGETS, 'invalid-target', 'edit target');
+    const r = this.#call('edit', t, name ?? undefined, oldText, newText);
+    return { path: r.path, line: r.line, bytes: Number(r.bytes), warnings: [...r.warnings], message: r.message };
+  }
+
+  /**
+   * Deletes a note (nested names allowed); its history stays, so `restore`
+   * can bring it back. A missing note is a success with `existed: false`.
+   * @throws {MemoryError} `missing-name`, `invalid-name`, `not-a-file`, `busy`, `io`
+   */
+  deleteNote(name) {
+    const r = this.#call('deleteNote', name);
+    return { path: r.path, existed: r.existed, bytes: Number(r.bytes), message: r.message };
+  }
+
+  /**
+   * Moves a note to a new name, creating and removing topic folders as needed.
+   * @throws {MemoryError} `not-found`, `already-exists`, `invalid-name`, `not-a-file`, `busy`, `io`
+   */
+  renameNote(name, newName) {
+    const r = this.#call('renameNote', name, newName);
+    return { from: r.from, to: r.to, message: r.message };
+  }
+
+  /**
+   * The recorded versions of one file, newest first, at most `limit` (all
+   * when omitted). `source` and `name` as in `read`.
+   * @throws {MemoryError} `invalid-arguments` (limit 0), the name and date errors of `read`
+   */
+  history(source, name = undefined, limit = undefined) {
+    const s = word(source, READ_SOURCES, 'invalid-target', 'history source');
+    return this.#call('history', s, name ?? undefined, limit ?? undefined).map(version);
+  }
+
+  /**
+   * Puts a file back to a version from `history` (e.g. `v12`): a deleted
+   * note is recreated; a version from before the file existed deletes it.
+   * The restore is recorded too, so it can be undone.
+   * @throws {MemoryError} `not-found` (an unknown, pruned or another project's id), `busy`, `io`
+   */
+  restore(versionId) {
+    return receipt(this.#call('restore', versionId));
+  }
+
+  /** The most recent change this project can see, or `null`: restore its `id` to undo it. */
+  lastChange() {
+    const v = this.#call('lastChange');
+    return v === undefined || v === null ? null : version(v);
+  }
+
+  /**
+   * Secrets already stored anywhere under the root, by the rules of the
+   * write guard, in path order: `[{path, line, ruleId, masked}]`, never the values.
+   */
+  scanSecrets() {
+    return this.#call('scanSecrets').map((s) => ({ path: s.path, line: s.line, ruleId: s.ruleId, masked: s.masked }));
+  }
+
   /** The `<memory>` block for the system prompt, or `null` when there is nothing to show. */
   contextBlock() {
     return this.#call('contextBlock') ?? null;
@@ -496,16 +620,24 @@ export class Memory {
   /**
    * Runs a model's tool call on this memory. `args` is its JSON text, or an
    * object to serialize. The name is passed through: tools the component
-   * adds need no change here.
+   * adds need no change here. Every tool runs whatever set the model was
+   * given (`memory_search` takes `mode`, `ranked` by default).
    * @throws {MemoryError} `unknown-tool`, `invalid-arguments`, and the operation's errors
    */
   callTool(name, args) {
     return this.#call('callTool', name, typeof args === 'string' ? args : JSON.stringify(args));
   }
 
-  /** `[{name, description, parametersSchema, parameters}]` for the model's tools. */
-  toolDefinitions() {
-    return this.#group.free('tools', 'toolDefinitions', []).map((d) => ({
+  /**
+   * `[{name, description, parametersSchema, parameters}]` for the tools of
+   * `set`: `seed` (memory_write, memory_read, memory_search), `full` (those
+   * and memory_edit, memory_delete, memory_rename, memory_history,
+   * memory_restore) or `anthropic` (only `memory`, Anthropic's memory tool).
+   * @throws {MemoryError} `invalid-arguments` for another set
+   */
+  toolDefinitions(set = 'full') {
+    const s = word(set, TOOL_SETS, 'invalid-arguments', 'tool set');
+    return this.#group.free('tools', 'toolDefinitions', [s]).map((d) => ({
       name: d.name,
       description: d.description,
       parametersSchema: d.parametersSchema,
@@ -513,9 +645,10 @@ export class Memory {
     }));
   }
 
-  /** Text for the system prompt that tells the model how to use the tools. */
-  usagePrompt() {
-    return this.#group.free('tools', 'usagePrompt', []);
+  /** Text for the system prompt that tells a model how to use the tools of `set`. */
+  usagePrompt(set = 'full') {
+    const s = word(set, TOOL_SETS, 'invalid-arguments', 'tool set');
+    return this.#group.free('tools', 'usagePrompt', [s]);
   }
 
   /** One token per 4 bytes of UTF-8, rounded up (a bigint). */

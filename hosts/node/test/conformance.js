@@ -22,7 +22,8 @@ export function witCases(name) {
   const cases = [];
   for (const line of lines.slice(start + 1)) {
     if (line === '}') return cases;
-    if (line && !line.startsWith('//')) cases.push(line.replace(/,$/, '').split('(')[0]);
+    // `%import` is the WIT escape of a keyword: the case is `import`.
+    if (line && !line.startsWith('//')) cases.push(line.replace(/,$/, '').split('(')[0].replace(/^%/, ''));
   }
   throw new Error(`${name} in ${WIT_TYPES} does not end`);
 }
@@ -110,6 +111,7 @@ function tree(root) {
 // u64 results come back as bigint: a number when safe, else a decimal string.
 const json = (v) => (typeof v === 'bigint' ? (v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v.toString()) : v);
 
+// As the Rust runner: the warnings are in the message too.
 const receipt = (r) => ({ path: r.path, bytes_written: r.bytesWritten, truncated_from: r.truncatedFrom, message: r.message });
 
 const results = (r) => ({
@@ -161,10 +163,12 @@ class Session {
         return m.listFiles();
       case 'append_daily':
         return receipt(m.appendDaily(text(step.heading), text(step.body)));
+      // The vectors pin the seeds' behaviour: literal search and the seed
+      // tool set, unless a step names a mode or set.
       case 'search':
-        return results(m.search(text(step.query)));
+        return results(m.search(text(step.query), step.mode ?? 'literal'));
       case 'render_search':
-        return m.renderSearch(m.search(text(step.query)), num('max_bytes'));
+        return m.renderSearch(m.search(text(step.query), step.mode ?? 'literal'), num('max_bytes'));
       case 'context':
         return m.contextBlock();
       case 'flush':
@@ -172,9 +176,9 @@ class Session {
       case 'call_tool':
         return m.callTool(text(step.tool), typeof step.arguments === 'string' ? step.arguments : JSON.stringify(step.arguments));
       case 'tool_definitions':
-        return m.toolDefinitions().map((d) => ({ name: d.name, description: d.description, parameters: d.parameters }));
+        return m.toolDefinitions(step.set ?? 'seed').map((d) => ({ name: d.name, description: d.description, parameters: d.parameters }));
       case 'usage_prompt':
-        return m.usagePrompt();
+        return m.usagePrompt(step.set ?? 'seed');
       case 'effective_reserve':
         return json(m.effectiveReserve(number(step.base), opt('block')));
       case 'append_memory_block':

@@ -58,7 +58,8 @@ def wit_cases(name: str) -> List[str]:
         if line == "}":
             return cases
         if line and not line.startswith("//"):
-            cases.append(line.rstrip(",").split("(")[0])
+            # `%import` is the WIT escape of a keyword: the case is `import`.
+            cases.append(line.rstrip(",").split("(")[0].lstrip("%"))
     raise VectorError(f"{name} in {WIT_TYPES} does not end")
 
 
@@ -140,6 +141,7 @@ def tree(root: Path) -> List[str]:
 # -- results as JSON -------------------------------------------------------------
 
 def receipt(r: am.WriteReceipt) -> Dict[str, Any]:
+    # As the Rust runner: the warnings are in the message too.
     return {"path": r.path, "bytes_written": r.bytes_written,
             "truncated_from": r.truncated_from, "message": r.message}
 
@@ -195,11 +197,13 @@ class Session:
             return [{"path": f.path, "bytes": f.bytes} for f in m.list_files()]
         if op == "append_daily":
             return receipt(m.append_daily(text(step["heading"]), text(step["body"])))
+        # The vectors pin the seeds' behaviour: literal search and the seed
+        # tool set, unless a step names a mode or set.
         if op == "search":
-            return results(m.search(text(step["query"])))
+            return results(m.search(text(step["query"]), step.get("mode") or "literal"))
         if op == "render_search":
             max_bytes = step.get("max_bytes")
-            return m.render_search(m.search(text(step["query"])),
+            return m.render_search(m.search(text(step["query"]), step.get("mode") or "literal"),
                                    None if max_bytes is None else number(max_bytes))
         if op == "context":
             return m.context_block()
@@ -214,9 +218,9 @@ class Session:
             return m.call_tool(text(step["tool"]), arguments)
         if op == "tool_definitions":
             return [{"name": d.name, "description": d.description, "parameters": d.parameters}
-                    for d in m.tool_definitions()]
+                    for d in m.tool_definitions(step.get("set") or "seed")]
         if op == "usage_prompt":
-            return m.usage_prompt()
+            return m.usage_prompt(step.get("set") or "seed")
         if op == "effective_reserve":
             return m.effective_reserve(number(step["base"]), opt("block"))
         if op == "append_memory_block":

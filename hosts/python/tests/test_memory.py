@@ -37,6 +37,10 @@ def test_the_words_are_the_wit_cases():
     assert list(am.WRITE_TARGETS) == wit_cases("write-target")
     assert list(am.READ_SOURCES) == wit_cases("read-source")
     assert list(am.WRITE_MODES) == wit_cases("write-mode")
+    assert list(am.SEARCH_MODES) == wit_cases("search-mode")
+    assert list(am.TOOL_SETS) == wit_cases("tool-set")
+    assert list(am.SECRET_POLICIES) == wit_cases("secret-policy")
+    assert list(am.OPERATIONS) == wit_cases("operation")
     # The error kinds live only in the WIT: the host maps the variant.
     assert "other" in wit_cases("error-kind")
     assert not hasattr(am, "ERROR_KINDS")
@@ -52,17 +56,17 @@ def test_errors_carry_the_wit_kind_and_a_message(memory):
     assert not isinstance(info.value, builtins.MemoryError)
     assert am.AgentMemoryError is am.MemoryError
     with pytest.raises(am.MemoryError) as info:
-        memory.call_tool("memory_delete", {})
+        memory.call_tool("memory_teleport", {})
     assert info.value.kind == "unknown-tool"
 
 
 def test_an_other_kind_arrives_by_its_name(memory, monkeypatch):
     # A newer component's kind comes as `other(name)`: the host needs no list.
-    error = am._record(kind=am.Variant("other", "secret-detected"), message="a secret in MEMORY.md")
+    error = am._record(kind=am.Variant("other", "quota-exceeded"), message="MEMORY.md is over quota")
     monkeypatch.setattr(am._Group, "raw_call", lambda self, *a: am.Variant("err", error))
     with pytest.raises(am.MemoryError) as info:
         memory.write("long-term", "x")
-    assert (info.value.kind, info.value.message) == ("secret-detected", "a secret in MEMORY.md")
+    assert (info.value.kind, info.value.message) == ("quota-exceeded", "MEMORY.md is over quota")
 
 
 def test_a_bad_target_source_or_mode_raises_before_the_component(memory):
@@ -89,6 +93,7 @@ def test_typed_results(memory):
         path=f"{memory.project_dir}/notes/auth.md",
         bytes_written=21,
         truncated_from=None,
+        warnings=[],
         message=f"Appended 21 bytes to {memory.project_dir}/notes/auth.md",
     )
     assert memory.list_files() == [am.FileInfo(receipt.path, 21)]
@@ -121,9 +126,12 @@ def test_limits_default_and_overridden(tmp_path):
         limits = memory.limits()
     assert (limits.max_inject_bytes, limits.max_write_bytes, limits.max_read_bytes) == (32768, 65536, 32768)
     assert (limits.lock_lease_ms, limits.lock_wait_ms, limits.max_query_terms) == (10000, 15000, 64)
-    with am.Memory(tmp_path, PROJECT, now=NOW, max_write_bytes=5, lock_lease_ms=2000, lock_wait_ms=0) as memory:
+    assert (limits.history_max_versions, limits.history_max_bytes) == (50, 64 << 20)
+    with am.Memory(tmp_path, PROJECT, now=NOW, max_write_bytes=5, lock_lease_ms=2000, lock_wait_ms=0,
+                   history_max_versions=3, history_max_bytes=2**40) as memory:
         limits = memory.limits()
         assert (limits.max_write_bytes, limits.lock_lease_ms, limits.lock_wait_ms) == (5, 2000, 0)
+        assert (limits.history_max_versions, limits.history_max_bytes) == (3, 2**40)
         assert memory.write("long-term", "0123456789").truncated_from == 10
     with pytest.raises(am.MemoryError) as info:
         am.Memory(tmp_path, PROJECT, now=NOW, lock_lease_ms=10)
@@ -189,7 +197,11 @@ def test_two_handles_on_two_roots_in_one_instance_stay_independent(tmp_path):
     assert [f.path for f in b.list_files()] == ["MEMORY.md"]
     assert (tmp_path / "a" / "MEMORY.md").read_text() == "only"
     assert (tmp_path / "b" / "MEMORY.md").read_text() == "only in b"
-    assert sorted(p.name for p in (tmp_path / "b").rglob("*")) == ["MEMORY.md"]
+    # b's files: its MEMORY.md and its own history (hidden under `.store/`),
+    # where nothing of a's is.
+    b_files = [p for p in (tmp_path / "b").rglob("*") if p.is_file()]
+    assert sorted(p.name for p in b_files if ".store" not in p.parts) == ["MEMORY.md"]
+    assert not any(b"alpha" in p.read_bytes() or b"only in a" in p.read_bytes() for p in b_files)
 
 
 def test_close_releases_the_handle_and_the_rest_of_the_group_lives_on(tmp_path):
@@ -260,14 +272,17 @@ def test_a_ten_megabyte_query_of_single_letters_is_refused_or_answered(memory):
     memory.write("long-term", "a b c")
     distinct = " ".join(chr(0x4E00 + i % 20000) for i in range(5_000_000))
     assert len(distinct.encode()) > 10_000_000
-    with pytest.raises(am.MemoryError) as info:
-        memory.search(distinct)
-    assert info.value.kind == "invalid-arguments"
+    for mode in am.SEARCH_MODES:
+        with pytest.raises(am.MemoryError) as info:
+            memory.search(distinct, mode)
+        assert info.value.kind == "invalid-arguments"
     with pytest.raises(am.MemoryError) as info:
         memory.call_tool("memory_search", {"query": distinct})
     assert info.value.kind == "invalid-arguments"
+    # In literal mode: ranked mode still exhausts the 256 MiB cap on a query
+    # of millions of words (a MemoryTrap), a bound the guest lacks so far.
     same = "a " * 5_000_000
-    results = memory.search(same)
+    results = memory.search(same, "literal")
     assert results.terms == [am.TermCount("a", 1)]
     assert memory.read("long-term") == "a b c"
 
@@ -321,3 +336,179 @@ def test_a_missing_component_is_a_clear_error(tmp_path):
     with pytest.raises(FileNotFoundError, match="agent-memory"):
         am.Memory(tmp_path, PROJECT, component=tmp_path / "nope.wasm")
 
+
+
+# -- history, the secret guard, search modes, tool sets ------------------------------
+
+# A made-up GitHub token of the right shape (the guard's own test value).
+TOKEN = "ghp_Zq8Kd0WmX3rT5yUvB7nC1eE9fG2hJ4kL6pQs"
+
+
+def test_edit_delete_rename_history_restore_round_trip(tmp_path):
+    with am.Memory(tmp_path, PROJECT, now=NOW, source="agent-7") as memory:
+        notes = f"{memory.project_dir}/notes"
+        memory.write("note", "Tokens rotate hourly.\nOwner: ops", name="auth")
+        edited = memory.edit("note", "hourly", "daily", name="auth")
+        assert edited == am.EditReceipt(
+            path=f"{notes}/auth.md", line=1, bytes=31, warnings=[],
+            message=f"Edited {notes}/auth.md: replaced 6 bytes at line 1 with 5 bytes",
+        )
+        renamed = memory.rename_note("auth", "infra/auth")
+        assert (renamed.from_, renamed.to) == (f"{notes}/auth.md", f"{notes}/infra/auth.md")
+        deleted = memory.delete_note("infra/auth")
+        assert (deleted.path, deleted.existed, deleted.bytes) == (f"{notes}/infra/auth.md", True, 31)
+        assert not (tmp_path / notes / "infra").exists()  # the emptied topic folder went too
+        again = memory.delete_note("infra/auth")
+        assert (again.existed, again.bytes) == (False, 0)
+        assert memory.read("note", "infra/auth") is None
+
+        # The old name's history: the rename replaced "daily", the edit "hourly".
+        old = memory.history("note", "auth")
+        assert [(v.operation, v.bytes, v.other_path) for v in old] == [
+            ("rename", 31, f"{notes}/infra/auth.md"), ("edit", 32, None), ("append", None, None),
+        ]
+        assert all(v.source == "agent-7" and v.path == f"{notes}/auth.md" for v in old)
+        assert old[0].time == dt.datetime.fromisoformat(NOW)
+        assert memory.history("note", "auth", limit=1) == old[:1]
+        # The new name's: created by the rename, then deleted.
+        new = memory.history("note", "infra/auth")
+        assert [(v.operation, v.bytes) for v in new] == [("delete", 31), ("rename", None)]
+        last = memory.last_change()
+        assert last == new[0]
+
+        # Undo the delete: the note is back, and the restore is history too.
+        restored = memory.restore(last.id)
+        assert restored.path == f"{notes}/infra/auth.md" and restored.bytes_written == 31
+        assert restored.message == f"Restored {notes}/infra/auth.md to version {last.id} (31 bytes)"
+        assert memory.read("note", "infra/auth") == "Tokens rotate daily.\nOwner: ops"
+        assert memory.last_change().operation == "restore"
+        # Back to before the edit, under the old name.
+        memory.restore(old[1].id)
+        assert memory.read("note", "auth") == "Tokens rotate hourly.\nOwner: ops"
+        with pytest.raises(am.MemoryError) as info:
+            memory.restore("v999")
+        assert info.value.kind == "not-found"
+
+
+def test_edit_and_rename_refuse_with_the_new_kinds(memory):
+    memory.write("long-term", "- a\n- b\n- a")
+    with pytest.raises(am.MemoryError) as info:
+        memory.edit("long-term", "- a", "- c")
+    assert info.value.kind == "ambiguous" and "lines 1, 3" in info.value.message
+    with pytest.raises(am.MemoryError) as info:
+        memory.edit("long-term", "- z", "- c")
+    assert info.value.kind == "not-found"
+    memory.write("note", "one", name="one")
+    memory.write("note", "two", name="two")
+    with pytest.raises(am.MemoryError) as info:
+        memory.rename_note("one", "two")
+    assert info.value.kind == "already-exists"
+    with pytest.raises(am.MemoryError) as info:
+        memory.rename_note("three", "four")
+    assert info.value.kind == "not-found"
+    with pytest.raises(am.MemoryError) as info:
+        memory.history("note", "one", limit=0)
+    assert info.value.kind == "invalid-arguments"
+    assert memory.read("long-term") == "- a\n- b\n- a"
+    assert (memory.read("note", "one"), memory.read("note", "two")) == ("one", "two")
+
+
+def test_history_limits_are_options(tmp_path):
+    with am.Memory(tmp_path, PROJECT, now=NOW, history_max_versions=0) as memory:
+        memory.write("long-term", "- one")
+        memory.write("long-term", "- two", mode="overwrite")
+        assert memory.history("long-term") == [] and memory.last_change() is None
+    with am.Memory(tmp_path, PROJECT, now=NOW, history_max_versions=2) as memory:
+        for i in range(4):
+            memory.write("long-term", f"- {i}", mode="overwrite")
+        assert [v.bytes for v in memory.history("long-term")] == [3, 3]
+
+
+def test_a_secret_is_refused_under_block_the_default(tmp_path):
+    with am.Memory(tmp_path, PROJECT, now=NOW) as memory:
+        memory.write("long-term", "- deploys need a token")
+        for write in (
+            lambda: memory.write("long-term", f"- token {TOKEN}"),
+            lambda: memory.edit("long-term", "a token", TOKEN),
+            lambda: memory.call_tool("memory_write", {"target": "note", "name": "n", "content": TOKEN}),
+        ):
+            with pytest.raises(am.MemoryError) as info:
+                write()
+            assert info.value.kind == "secret-detected"
+            assert "github-pat on line 1" in info.value.message
+            assert TOKEN[4:] not in info.value.message  # never the value
+        assert memory.read("long-term") == "- deploys need a token"
+        assert memory.read("note", "n") is None
+        assert memory.scan_secrets() == []
+
+
+def test_a_secret_is_redacted_under_redact_and_found_by_the_scan_under_off(tmp_path):
+    with am.Memory(tmp_path, PROJECT, now=NOW, secret_policy="redact") as memory:
+        receipt = memory.write("long-term", f"- token {TOKEN}")
+        assert receipt.warnings == [
+            "redacted 1 secret value(s) before storing (github-pat on line 1): "
+            "store where a secret lives, never the value"
+        ]
+        assert receipt.warnings[0] in receipt.message
+        assert memory.read("long-term") == "- token [REDACTED:github-pat]"
+    with am.Memory(tmp_path, PROJECT, now=NOW, secret_policy="off") as memory:
+        receipt = memory.write("note", f"old\nkey {TOKEN}", name="legacy")
+        assert receipt.warnings == []
+        assert memory.scan_secrets() == [
+            am.StoredSecret(f"{memory.project_dir}/notes/legacy.md", 2, "github-pat", "ghp_…"),
+        ]
+
+
+def test_bad_policy_source_mode_and_set_are_refused(memory, tmp_path):
+    with pytest.raises(am.MemoryError) as info:
+        am.Memory(tmp_path, PROJECT, now=NOW, secret_policy="warn")
+    assert info.value.kind == "invalid-options"
+    with pytest.raises(am.MemoryError) as info:
+        am.Memory(tmp_path, PROJECT, now=NOW, source="agent\nsession")
+    assert info.value.kind == "invalid-options"
+    with pytest.raises(am.MemoryError) as info:
+        memory.search("x", "fuzzy")
+    assert info.value.kind == "invalid-mode"
+    with pytest.raises(am.MemoryError) as info:
+        memory.tool_definitions("all")
+    assert info.value.kind == "invalid-arguments"
+
+
+def test_search_in_both_modes(memory):
+    memory.write("note", "The deployScript rotates keys.", name="ops")
+    memory.write("long-term", "- rotating logs daily")
+    ops = f"{memory.project_dir}/notes/ops.md"
+    # Ranked matches words (stemmed), never parts of words; ranked is the default.
+    ranked = memory.search("rotate")
+    assert ranked == memory.search("rotate", "ranked")
+    assert ranked.terms == [am.TermCount("rotate", 2)]
+    assert sorted(h.path for h in ranked.hits) == ["MEMORY.md", ops]
+    assert memory.search("rot").hits == []
+    # Literal is the seeds' substring search.
+    literal = memory.search("rotate", "literal")
+    assert literal.terms == [am.TermCount("rotate", 1)]
+    assert [h.path for h in literal.hits] == [ops]
+    assert [h.path for h in memory.search("rot", "literal").hits] == ["MEMORY.md", ops]
+    # The tool's default is ranked too, and renders as render_search does.
+    assert memory.call_tool("memory_search", {"query": "rotate"}) == memory.render_search(ranked)
+    assert memory.call_tool("memory_search", {"query": "rot", "mode": "literal"}) == \
+        memory.render_search(memory.search("rot", "literal"))
+
+
+def test_the_three_tool_sets(memory):
+    seed = ["memory_write", "memory_read", "memory_search"]
+    full = seed + ["memory_edit", "memory_delete", "memory_rename", "memory_history", "memory_restore"]
+    assert [d.name for d in memory.tool_definitions("seed")] == seed
+    assert [d.name for d in memory.tool_definitions("full")] == full
+    assert [d.name for d in memory.tool_definitions()] == full
+    [anthropic] = memory.tool_definitions("anthropic")
+    assert anthropic.name == "memory"
+    assert anthropic.parameters["required"] == ["command"]
+    prompts = {s: memory.usage_prompt(s) for s in am.TOOL_SETS}
+    assert memory.usage_prompt() == prompts["full"]
+    assert len(set(prompts.values())) == 3
+    assert "memory_edit" in prompts["full"] and "memory_edit" not in prompts["seed"]
+    assert "/memories" in prompts["anthropic"] and "memory_write" not in prompts["anthropic"]
+    # Every tool runs whatever set the model was given.
+    memory.call_tool("memory", {"command": "create", "path": "/memories/plan.md", "file_text": "- ship"})
+    assert memory.read("note", "plan") == "- ship"

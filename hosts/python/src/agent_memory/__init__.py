@@ -13,11 +13,20 @@ Example::
     with agent_memory.Memory("/tmp/agent-memory", "/home/me/src/my-app") as memory:
         memory.write("long-term", "- prefers tabs")   # WriteReceipt(path='MEMORY.md', ...)
         block = memory.context_block()                # the block for the system prompt, or None
+        tools = memory.tool_definitions()             # the "full" tool set, for the model
         reply = memory.call_tool("memory_search", {"query": "tabs"})
+        memory.restore(memory.last_change().id)       # undo the write
 
 A :class:`Memory` is a handle on one ``memory`` resource of contract 0.2
-(``agent:memory/store@0.2.0``): one root, one project, its own clock and
-limits. :func:`open_group` opens several in one instance of the component.
+(``agent:memory/store@0.2.0``): one root, one project, its own clock,
+limits, secret policy and source label. :func:`open_group` opens several in
+one instance of the component.
+
+Every change is recorded in the memory's history first: :meth:`Memory.history`
+lists the versions of a file, :meth:`Memory.restore` puts one back,
+:meth:`Memory.last_change` is the undo. Text that looks like a credential is
+refused (``secret_policy="block"``, the default), redacted (``"redact"``) or
+stored as given (``"off"``); the policy is the host's, never the model's.
 
 Failures:
 
@@ -63,6 +72,11 @@ __all__ = [
     "MemoryInfo",
     "Limits",
     "WriteReceipt",
+    "EditReceipt",
+    "DeleteReceipt",
+    "RenameReceipt",
+    "Version",
+    "StoredSecret",
     "FileInfo",
     "TermCount",
     "SearchHit",
@@ -71,6 +85,10 @@ __all__ = [
     "WRITE_TARGETS",
     "READ_SOURCES",
     "WRITE_MODES",
+    "SEARCH_MODES",
+    "TOOL_SETS",
+    "SECRET_POLICIES",
+    "OPERATIONS",
     "DEFAULT_MAX_MEMORY_BYTES",
     "DEFAULT_CALL_TIMEOUT",
     "default_component_path",
@@ -97,6 +115,15 @@ WRITE_TARGETS: Tuple[str, ...] = ("long-term", "scratchpad", "daily", "note")
 READ_SOURCES: Tuple[str, ...] = ("long-term", "scratchpad", "daily", "note")
 #: The WIT ``write-mode`` cases.
 WRITE_MODES: Tuple[str, ...] = ("append", "overwrite")
+#: The WIT ``search-mode`` cases: ``ranked`` (words, relevance) and
+#: ``literal`` (the seeds' substring search).
+SEARCH_MODES: Tuple[str, ...] = ("ranked", "literal")
+#: The WIT ``tool-set`` cases: which tool definitions a model is given.
+TOOL_SETS: Tuple[str, ...] = ("seed", "full", "anthropic")
+#: The WIT ``secret-policy`` cases: what a write does with a credential.
+SECRET_POLICIES: Tuple[str, ...] = ("block", "redact", "off")
+#: The WIT ``operation`` cases: the change that replaced a recorded version.
+OPERATIONS: Tuple[str, ...] = ("write", "append", "edit", "delete", "rename", "restore", "import")
 
 # What Rust's allocator prints to stderr before it aborts, e.g. when a
 # `memory.grow` past the cap failed.
@@ -168,16 +195,91 @@ class Limits:
     whole_file_append_max_bytes: int
     lock_lease_ms: int
     lock_wait_ms: int
+    history_max_versions: int
+    history_max_bytes: int
 
 
 @dataclass(frozen=True)
 class WriteReceipt:
-    """The outcome of a write."""
+    """The outcome of a write (also of an append, a flush and a restore)."""
 
     path: str
     bytes_written: int
     truncated_from: Optional[int]
+    warnings: List[str]
+    """What the model should know: values redacted, added lines that repeat
+    an earlier one. The write happened all the same."""
     message: str
+    """For the model: one line, then the warnings, one a line."""
+
+
+@dataclass(frozen=True)
+class EditReceipt:
+    """The outcome of :meth:`Memory.edit`."""
+
+    path: str
+    line: int
+    """1-based line where the replacement starts."""
+    bytes: int
+    """The file's size after the edit."""
+    warnings: List[str]
+    message: str
+
+
+@dataclass(frozen=True)
+class DeleteReceipt:
+    """The outcome of :meth:`Memory.delete_note`."""
+
+    path: str
+    existed: bool
+    """Whether there was a note to delete (deleting a missing one succeeds)."""
+    bytes: int
+    message: str
+
+
+@dataclass(frozen=True)
+class RenameReceipt:
+    """The outcome of :meth:`Memory.rename_note` (the WIT ``from`` is ``from_``)."""
+
+    from_: str
+    to: str
+    message: str
+
+
+@dataclass(frozen=True)
+class Version:
+    """A recorded version of a file: what it held just before a change."""
+
+    id: str
+    """The id to :meth:`Memory.restore` it by, e.g. ``v12``."""
+    path: str
+    time_unix: int
+    utc_offset_minutes: int
+    operation: str
+    """The change that replaced this version, one of :data:`OPERATIONS`."""
+    bytes: Optional[int]
+    """Its size; ``None`` when the file did not exist then."""
+    source: str
+    """The source label of the memory that made the change (may be empty)."""
+    other_path: Optional[str]
+    """For a rename, the path on the other side."""
+
+    @property
+    def time(self) -> _dt.datetime:
+        """When the change was made, in the offset it was made in."""
+        zone = _dt.timezone(_dt.timedelta(minutes=self.utc_offset_minutes))
+        return _dt.datetime.fromtimestamp(self.time_unix, zone)
+
+
+@dataclass(frozen=True)
+class StoredSecret:
+    """A secret found in a stored file by :meth:`Memory.scan_secrets`; never the value."""
+
+    path: str
+    line: int
+    rule_id: str
+    masked: str
+    """At most the first 4 characters of the value, then ``…``."""
 
 
 @dataclass(frozen=True)
@@ -252,6 +354,10 @@ class OpenOptions:
     max_read_bytes: Optional[int] = None
     lock_lease_ms: Optional[int] = None
     lock_wait_ms: Optional[int] = None
+    history_max_versions: Optional[int] = None
+    history_max_bytes: Optional[int] = None
+    secret_policy: str = "block"
+    source: str = ""
     max_memory_bytes: int = DEFAULT_MAX_MEMORY_BYTES
     call_timeout: float = DEFAULT_CALL_TIMEOUT
 
@@ -377,6 +483,21 @@ def _fields(record: Any, cls: Any) -> Any:
     return cls(**{f: _get(record, f) for f in cls.__dataclass_fields__})
 
 
+def _write_receipt(record: Any) -> WriteReceipt:
+    return WriteReceipt(
+        path=_get(record, "path"),
+        bytes_written=_get(record, "bytes_written"),
+        truncated_from=_get(record, "truncated_from"),
+        warnings=list(_get(record, "warnings")),
+        message=_get(record, "message"),
+    )
+
+
+def _version(record: Any) -> Version:
+    # An enum lifts as its case name (`%import` as plain `import`).
+    return _fields(record, Version)
+
+
 def _error_kind(kind: Any) -> str:
     # `error-kind` is a variant: a case without payload, or `other(name)`.
     if isinstance(kind, Variant):
@@ -428,6 +549,7 @@ class _Member:
     fixed_unix_seconds: Optional[int]
     offset: int
     follows_system_zone: bool
+    secret_policy: str
     handle: Optional[ResourceAny] = None
     closed: bool = False
 
@@ -472,6 +594,7 @@ class _Group:
             fixed_unix_seconds=None if pinned is None else int(pinned.timestamp()),
             offset=offset,
             follows_system_zone=follows,
+            secret_policy=_word(o.secret_policy, SECRET_POLICIES, "invalid-options", "secret policy"),
         )
 
     # -- the instance --
@@ -594,7 +717,11 @@ class _Group:
                     max_read_bytes=member.options.max_read_bytes,
                     lock_lease_ms=member.options.lock_lease_ms,
                     lock_wait_ms=member.options.lock_wait_ms,
+                    history_max_versions=member.options.history_max_versions,
+                    history_max_bytes=member.options.history_max_bytes,
                 ),
+                secret_policy=member.secret_policy,
+                source=member.options.source,
             )
             member.handle = self.result("store", "[static]memory.open", options)
         elif member.follows_system_zone:
@@ -688,6 +815,17 @@ class Memory:
         abandoned (default 10000, at least 1000).
     :param lock_wait_ms: how long a write waits for the lock before ``busy``
         (default 15000).
+    :param history_max_versions: versions of each file kept in history
+        (default 50; 0 turns history off).
+    :param history_max_bytes: bytes of history in all, the oldest versions
+        pruned first (default 64 MiB).
+    :param secret_policy: what every path that stores text does with what
+        looks like a credential: ``"block"`` (default; ``secret-detected``,
+        nothing written), ``"redact"`` (each value stored as
+        ``[REDACTED:<rule-id>]``, the receipt warns) or ``"off"``.
+    :param source: who writes through this memory (an agent, a session),
+        recorded with every change in history; at most 128 bytes, no line
+        break or control character; empty for none.
     :param max_memory_bytes: cap of the instance's linear memory (default
         256 MiB); a call that needs more raises :class:`MemoryTrap` with
         ``limit == "memory"``.
@@ -695,7 +833,8 @@ class Memory:
         still running then raises :class:`MemoryTrap` with ``limit == "time"``.
     :param component: path of the ``.wasm`` (default: the packaged one).
     :raises MemoryError: ``invalid-options`` for an empty project, an offset
-        out of range or limits out of range.
+        out of range, limits out of range, an unknown secret policy or a bad
+        source label.
 
     Close a memory with :meth:`close` or a ``with`` block; one that is
     garbage-collected unclosed releases its handle then. A ``Memory`` may be
@@ -720,6 +859,10 @@ class Memory:
         max_read_bytes: Optional[int] = None,
         lock_lease_ms: Optional[int] = None,
         lock_wait_ms: Optional[int] = None,
+        history_max_versions: Optional[int] = None,
+        history_max_bytes: Optional[int] = None,
+        secret_policy: str = "block",
+        source: str = "",
         max_memory_bytes: int = DEFAULT_MAX_MEMORY_BYTES,
         call_timeout: float = DEFAULT_CALL_TIMEOUT,
         component: Optional[PathLike] = None,
@@ -734,6 +877,10 @@ class Memory:
             max_read_bytes=max_read_bytes,
             lock_lease_ms=lock_lease_ms,
             lock_wait_ms=lock_wait_ms,
+            history_max_versions=history_max_versions,
+            history_max_bytes=history_max_bytes,
+            secret_policy=secret_policy,
+            source=source,
             max_memory_bytes=max_memory_bytes,
             call_timeout=call_timeout,
         )
@@ -827,14 +974,16 @@ class Memory:
 
         ``append`` adds a newline first when the file lacks one; ``overwrite``
         replaces the file atomically. Content over the write cap is cut at a
-        UTF-8 boundary and the receipt says so.
+        UTF-8 boundary and the receipt says so. The previous content is
+        recorded in history first; the content passes the secret policy.
 
         :raises MemoryError: ``invalid-target``, ``invalid-mode``,
-            ``missing-name``, ``invalid-name``, ``not-a-file``, ``busy``, ``io``.
+            ``missing-name``, ``invalid-name``, ``secret-detected``,
+            ``not-a-file``, ``busy``, ``io``.
         """
         target = _word(target, WRITE_TARGETS, "invalid-target", "write target")
         mode = _word(mode, WRITE_MODES, "invalid-mode", "write mode")
-        return _fields(self._method("write", target, content, mode, name), WriteReceipt)
+        return _write_receipt(self._method("write", target, content, mode, name))
 
     def read(self, source: str, name: Optional[str] = None) -> Optional[str]:
         """A memory file's text (capped, with a marker when cut), or ``None``
@@ -856,15 +1005,23 @@ class Memory:
 
         :raises MemoryError: ``invalid-arguments`` for an empty or multi-line heading.
         """
-        return _fields(self._method("append-daily", heading, body), WriteReceipt)
+        return _write_receipt(self._method("append-daily", heading, body))
 
-    def search(self, query: str) -> SearchResults:
-        """Keyword search over MEMORY.md, the project's notes and daily logs.
+    def search(self, query: str, mode: str = "ranked") -> SearchResults:
+        """Searches MEMORY.md, the project's notes and daily logs.
 
-        :raises MemoryError: ``invalid-arguments`` for more distinct terms
-            than ``limits().max_query_terms``.
+        ``mode`` is ``ranked`` (words, not substrings: identifiers split,
+        light stemming, relevance with names and headings weighted, time
+        words such as ``yesterday`` restricting daily logs) or ``literal``
+        (the seeds' case-insensitive substring search). Both report per-term
+        counts and render the same way.
+
+        :raises MemoryError: ``invalid-mode`` for another mode,
+            ``invalid-arguments`` for more distinct terms than
+            ``limits().max_query_terms``.
         """
-        results = self._method("search", query)
+        mode = _word(mode, SEARCH_MODES, "invalid-mode", "search mode")
+        results = self._method("search", query, mode)
         return SearchResults(
             terms=[_fields(t, TermCount) for t in _get(results, "terms")],
             hits=[
@@ -882,6 +1039,88 @@ class Memory:
         )
         return self._group.plain_method(self._index, "render-search", record, max_bytes)
 
+    def edit(self, target: str, old_text: str, new_text: str, name: Optional[str] = None) -> EditReceipt:
+        """Replaces the one occurrence of ``old_text`` in a file with
+        ``new_text`` (may be empty), atomically. ``name`` is the note name
+        for ``note`` and the date (``YYYY-MM-DD``, default today) for
+        ``daily``. The new text passes the secret policy.
+
+        :raises MemoryError: ``invalid-arguments`` (empty ``old_text``, a too
+            long ``new_text``), ``not-found`` (no such file, or ``old_text``
+            not in it), ``ambiguous`` (more than one occurrence; the message
+            lists the lines), ``secret-detected``, the name and date errors
+            of :meth:`read`, ``not-a-file``, ``busy``, ``io``. On any error
+            the file is unchanged.
+        """
+        target = _word(target, WRITE_TARGETS, "invalid-target", "edit target")
+        record = self._method("edit", target, name, old_text, new_text)
+        return EditReceipt(
+            path=_get(record, "path"),
+            line=_get(record, "line"),
+            bytes=_get(record, "bytes"),
+            warnings=list(_get(record, "warnings")),
+            message=_get(record, "message"),
+        )
+
+    def delete_note(self, name: str) -> DeleteReceipt:
+        """Deletes a note (nested names allowed); its history stays, so
+        :meth:`restore` can bring it back. A missing note is a success whose
+        receipt says nothing was there. A topic folder left empty is removed.
+
+        :raises MemoryError: ``missing-name``, ``invalid-name``,
+            ``not-a-file``, ``busy``, ``io``.
+        """
+        return _fields(self._method("delete-note", name), DeleteReceipt)
+
+    def rename_note(self, name: str, new_name: str) -> RenameReceipt:
+        """Moves a note to a new name, creating and removing topic folders
+        as needed.
+
+        :raises MemoryError: ``not-found`` (no such note), ``already-exists``
+            (the new name is taken), ``invalid-name``, ``not-a-file``,
+            ``busy``, ``io``; the store is unchanged on any error.
+        """
+        record = self._method("rename-note", name, new_name)
+        return RenameReceipt(from_=getattr(record, "from"), to=record.to, message=record.message)
+
+    def history(self, source: str, name: Optional[str] = None, limit: Optional[int] = None) -> List[Version]:
+        """The recorded versions of one file, newest first, at most ``limit``
+        (all when ``None``). ``source`` and ``name`` as in :meth:`read`. A
+        deleted note's history stays; ``MEMORY.md``'s is shared by every
+        project.
+
+        :raises MemoryError: ``invalid-arguments`` (``limit`` 0), the name
+            and date errors of :meth:`read`.
+        """
+        source = _word(source, READ_SOURCES, "invalid-target", "history source")
+        return [_version(v) for v in self._method("history", source, name, limit)]
+
+    def restore(self, version: str) -> WriteReceipt:
+        """Puts a file back to a version from :meth:`history` (e.g. ``v12``):
+        a deleted note is recreated; a version from before the file existed
+        deletes it. The restore is recorded too, so it can be undone.
+
+        :raises MemoryError: ``not-found`` (an unknown, pruned or unreadable
+            id, or another project's), ``busy``, ``io``.
+        """
+        return _write_receipt(self._method("restore", version))
+
+    def last_change(self) -> Optional[Version]:
+        """The most recent change this project can see (its files and
+        ``MEMORY.md``), or ``None``: restore its ``id`` to undo it."""
+        version = self._method("last-change")
+        return None if version is None else _version(version)
+
+    def scan_secrets(self) -> List[StoredSecret]:
+        """Secrets already stored anywhere under the root (``MEMORY.md`` and
+        every project's files), by the rules of the write guard, in path
+        order: an audit of a store written before the guard or with it
+        ``off``. Never the values.
+
+        :raises MemoryError: ``io`` when the root cannot be listed.
+        """
+        return [_fields(s, StoredSecret) for s in self._method("scan-secrets")]
+
     def context_block(self) -> Optional[str]:
         """The ``<memory>`` block for the system prompt, or ``None`` when
         there is nothing to show."""
@@ -890,12 +1129,19 @@ class Memory:
     def flush_compaction(self, summary: str, message_count: Optional[int] = None) -> WriteReceipt:
         """Saves a compaction summary to today's log under
         ``compaction summary (N msgs)``."""
-        return _fields(self._method("flush-compaction", summary, message_count), WriteReceipt)
+        return _write_receipt(self._method("flush-compaction", summary, message_count))
 
     def call_tool(self, name: str, arguments: Union[str, Dict[str, Any]]) -> str:
         """Runs a model's tool call on this memory; ``arguments`` is its JSON
         text (a dict is serialized). Returns the text for the model. The name
         is passed through: tools the component adds need no change here.
+
+        Every tool runs whatever set :meth:`tool_definitions` gave the
+        model: ``memory_write``, ``memory_read``, ``memory_search`` (``mode``
+        ``ranked``, the default, or ``literal``), ``memory_edit``,
+        ``memory_delete``, ``memory_rename``, ``memory_history``,
+        ``memory_restore``, and ``memory`` (Anthropic's memory tool, its
+        paths under ``/memories`` mapped onto this project's notes).
 
         :raises MemoryError: ``unknown-tool``, ``invalid-arguments``,
             ``invalid-target``, ``invalid-mode``, ``not-found``, and the errors
@@ -907,14 +1153,23 @@ class Memory:
 
     # -- tools and prompt helpers (pure; run in this memory's instance) ------
 
-    def tool_definitions(self) -> List[ToolDefinition]:
-        """The model tools (``memory_write``, ``memory_read``, ``memory_search``, ...)
-        with JSON Schema."""
-        return [_fields(d, ToolDefinition) for d in self._group.free("tools", "tool-definitions")]
+    def tool_definitions(self, set: str = "full") -> List[ToolDefinition]:  # noqa: A002 - the WIT name
+        """The model tools of ``set``, with JSON Schema: ``seed``
+        (``memory_write``, ``memory_read``, ``memory_search``), ``full`` (the
+        seed's and ``memory_edit``, ``memory_delete``, ``memory_rename``,
+        ``memory_history``, ``memory_restore``) or ``anthropic`` (only
+        ``memory``, Anthropic's client-side memory tool).
 
-    def usage_prompt(self) -> str:
-        """Text for the system prompt that tells the model how to use the tools."""
-        return self._group.free("tools", "usage-prompt")
+        :raises MemoryError: ``invalid-arguments`` for another set.
+        """
+        set = _word(set, TOOL_SETS, "invalid-arguments", "tool set")
+        return [_fields(d, ToolDefinition) for d in self._group.free("tools", "tool-definitions", set)]
+
+    def usage_prompt(self, set: str = "full") -> str:  # noqa: A002 - the WIT name
+        """Text for the system prompt that tells a model how to use the
+        tools of ``set`` (see :meth:`tool_definitions`)."""
+        set = _word(set, TOOL_SETS, "invalid-arguments", "tool set")
+        return self._group.free("tools", "usage-prompt", set)
 
     def estimate_tokens(self, text: str) -> int:
         """One token per 4 bytes of UTF-8, rounded up."""
