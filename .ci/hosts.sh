@@ -9,9 +9,6 @@
 # print the same in both. Fails on the first failure. Needs python3 >= 3.10
 # and node >= 20.
 #
-# AGENT_MEMORY_PREBUILT=1 skips the cargo build and uses the component and
-# binary already in target/ (for a worktree whose target/ is another's build:
-# cargo would rebuild the workspace members from this tree's sources).
 # AGENT_MEMORY_VENV puts the virtualenv elsewhere than target/hosts-venv.
 set -euo pipefail
 cd "$(dirname "$0")/.."
