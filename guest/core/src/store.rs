@@ -526,11 +526,16 @@ impl Memory {
             ));
         }
         let mut warnings: Vec<String> = guarded.note().into_iter().collect();
-        warnings.extend(dupes::warnings(&dups, &path));
-        if !warnings.is_empty() {
+        for note in &warnings {
             message.push('\n');
-            message.push_str(&dupes::lines_text(&warnings));
+            message.push_str(note);
         }
+        let repeated = dupes::warnings(&dups, &path);
+        if !repeated.is_empty() {
+            message.push('\n');
+            message.push_str(&dupes::lines_text(&repeated));
+        }
+        warnings.extend(repeated);
         warnings.extend(warning.iter().cloned());
         history::push_warning(&mut message, warning);
         Ok(WriteReceipt {
@@ -866,8 +871,10 @@ impl Memory {
         if mode == SearchMode::Literal {
             return self.search(query);
         }
-        parse_query(query)?;
-        let mut ranker = Ranker::new(query, self.today());
+        // The ranker sees each distinct word once, in query order: a query
+        // of millions of repeats must cost what its few words cost.
+        let distinct = parse_query(query)?.terms().join(" ");
+        let mut ranker = Ranker::new(&distinct, self.today());
         self.each_search_file(&mut |meta, text| ranker.add_file(meta, text))?;
         Ok(ranker.finish(|meta| {
             fsio::read_head(&self.abs(&meta.path), MAX_SEARCH_FILE_BYTES)

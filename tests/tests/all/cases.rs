@@ -1282,3 +1282,24 @@ pub fn curation_tools_round_trip<B: Backend>() {
         "Deploy with make release.\nRollback with make undo.\n"
     );
 }
+
+/// A ranked query of two million repeats of one word costs what one word
+/// costs (it ran out of memory in the component before).
+pub fn ranked_search_of_many_repeats_is_bounded<B: Backend>() {
+    let fx = Fixture::new();
+    let mut m = fx.open::<B>();
+    m.write(Note, "deploy with make ship", Append, Some("deploy"))
+        .unwrap();
+    let query = "deploy ".repeat(2_000_000);
+    let out = m
+        .call(
+            "memory_search",
+            &serde_json::json!({ "query": query }).to_string(),
+        )
+        .unwrap();
+    assert!(
+        out.starts_with("Searched 1 term: deploy(1) across 1 file."),
+        "{}",
+        &out[..out.len().min(200)]
+    );
+}

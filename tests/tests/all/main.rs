@@ -68,4 +68,5 @@ suite! {
     query_terms_are_capped,
     pinned_time_extremes_are_rejected,
     curation_tools_round_trip,
+    ranked_search_of_many_repeats_is_bounded,
 }

@@ -168,18 +168,24 @@ impl Memory {
         let recorded = self.replace_file_locked(&lock, &rel, new.as_bytes())?;
         let dups = dupes::in_text(&new, start..start + new_text.len());
         let mut warnings: Vec<String> = guarded.note().into_iter().collect();
-        warnings.extend(dupes::warnings(&dups, &path));
-        warnings.extend(recorded);
         let line = lines[0];
         let mut message = format!(
             "Edited {path}: replaced {} bytes at line {line} with {} bytes",
             old_text.len(),
             new_text.len()
         );
-        if !warnings.is_empty() {
+        for note in &warnings {
             message.push('\n');
-            message.push_str(&dupes::lines_text(&warnings));
+            message.push_str(note);
         }
+        let repeated = dupes::warnings(&dups, &path);
+        if !repeated.is_empty() {
+            message.push('\n');
+            message.push_str(&dupes::lines_text(&repeated));
+        }
+        warnings.extend(repeated);
+        warnings.extend(recorded.iter().cloned());
+        crate::history::push_warning(&mut message, recorded);
         Ok(EditReceipt {
             path,
             line,
