@@ -10,6 +10,7 @@ pub mod context;
 pub mod dupes;
 mod error;
 mod fsio;
+mod index;
 pub mod limits;
 pub mod names;
 pub mod prompt;

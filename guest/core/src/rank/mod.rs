@@ -367,8 +367,11 @@ impl Plan {
             token
         };
         let needle: Box<[u8]> = needle.as_bytes().into();
-        if needle.is_ascii() {
-            let bit = key_bit(needle[0], needle.get(1).copied().unwrap_or(0));
+        // Keyed by its first two bytes when both are ASCII, as `may_want`
+        // looks them up: `café` is keyed `ca` like any word starting so.
+        let (b0, b1) = (needle[0], needle.get(1).copied().unwrap_or(0));
+        if b0.is_ascii() && b1.is_ascii() {
+            let bit = key_bit(b0, b1);
             self.keys[bit / 64] |= 1 << (bit % 64);
         }
         self.needles.push(needle);
