@@ -6,7 +6,10 @@ use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{self, ExitCode};
 
-use agent_memory::{Memory, OpenOptions, ReadSource, Runtime, WriteMode, WriteTarget};
+use agent_memory::{
+    Memory, OpenOptions, ReadSource, Runtime, SearchMode, SecretPolicy, ToolSet, WriteMode,
+    WriteTarget,
+};
 use anyhow::{Context as _, Result, bail};
 use chrono::{DateTime, FixedOffset, TimeDelta};
 use clap::{Parser, Subcommand, ValueEnum};
@@ -45,14 +48,42 @@ struct Cli {
     )]
     now: Option<Now>,
 
+    /// What to do with text that holds a secret (an API key, a token, a
+    /// private key, a password in a connection string): block refuses the
+    /// write, redact stores [REDACTED:<rule>] instead of the value, off
+    /// stores it
+    #[arg(
+        long,
+        global = true,
+        value_name = "POLICY",
+        env = "AGENT_MEMORY_SECRETS",
+        default_value = "block",
+        value_parser = parse_secrets
+    )]
+    secrets: SecretPolicy,
+
     #[command(subcommand)]
     command: Command,
 }
 
+fn parse_secrets(text: &str) -> Result<SecretPolicy, String> {
+    SecretPolicy::from_tool_word(text)
+        .ok_or_else(|| format!("expected {}", SecretPolicy::tool_words()))
+}
+
+fn parse_tool_set(text: &str) -> Result<ToolSet, String> {
+    ToolSet::from_tool_word(text).ok_or_else(|| format!("expected {}", ToolSet::tool_words()))
+}
+
+fn parse_search_mode(text: &str) -> Result<SearchMode, String> {
+    SearchMode::from_tool_word(text).ok_or_else(|| format!("expected {}", SearchMode::tool_words()))
+}
+
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Run a tool call (memory_write, memory_read, memory_search) and print
-    /// the text the model would get
+    /// Run a tool call (memory_write, memory_read, memory_search, memory_edit,
+    /// memory_delete, memory_rename, memory) and print the text the model
+    /// would get
     Call {
         /// The tool's name
         tool: String,
@@ -62,11 +93,15 @@ enum Command {
     },
     /// Print the <memory> block for the system prompt; nothing when memory is empty
     Context,
-    /// Print the tool definitions as JSON
+    /// Print the tool definitions of a set as JSON
     Tools {
         /// Print the usage prompt for the system prompt instead
         #[arg(long)]
         prompt: bool,
+        /// seed (memory_write, memory_read, memory_search), full (and
+        /// memory_edit, memory_delete, memory_rename) or anthropic (memory)
+        #[arg(long, value_name = "NAME", default_value = "full", value_parser = parse_tool_set)]
+        set: ToolSet,
     },
     /// Show the root, the project and its memory files
     Status,
@@ -78,6 +113,9 @@ enum Command {
         /// Cap on the printed results in bytes [default: 32768]
         #[arg(long, value_name = "N")]
         max_bytes: Option<u32>,
+        /// ranked (words, relevance, dates) or literal (the seeds' substring search)
+        #[arg(long, value_name = "MODE", default_value = "ranked", value_parser = parse_search_mode)]
+        mode: SearchMode,
     },
     /// Read a memory file, or list them (as the memory_read tool does)
     Read {
@@ -116,12 +154,16 @@ enum Command {
         #[arg(long, value_name = "N")]
         count: Option<u32>,
     },
-    /// Serve memory_write, memory_read and memory_search to an MCP client over stdio
+    /// Serve the memory tools to an MCP client over stdio
     ///
     /// Also offers the context block as the resource memory://context and as the prompt
     /// `memory`. Configure it as a stdio server, e.g. `claude mcp add agent-memory --
     /// agent-memory mcp`.
-    Mcp,
+    Mcp {
+        /// Which tools to offer: seed, full or anthropic
+        #[arg(long, value_name = "NAME", default_value = "full", value_parser = parse_tool_set)]
+        tools: ToolSet,
+    },
     /// A tour in a throwaway memory root: writes, the context block, a search, a tool call
     ///
     /// The root is <temp dir>/agent-memory-demo unless --root is given; a root from an
@@ -204,18 +246,18 @@ fn run(cli: Cli) -> Result<()> {
     let now = cli.now.and_then(|now| now.0);
     match cli.command {
         Command::Demo => demo(runtime, cli.root, now),
-        Command::Tools { prompt: true } => print_text(&runtime.usage_prompt()?),
-        Command::Tools { prompt: false } => print_tools(runtime),
+        Command::Tools { prompt: true, set } => print_text(&runtime.usage_prompt(set)?),
+        Command::Tools { prompt: false, set } => print_tools(runtime, set),
         command => {
-            let options = open_options(cli.root, cli.project, now)?;
+            let options = open_options(cli.root, cli.project, now)?.secret_policy(cli.secrets);
             let options = match command {
                 // A person edits whole files: no caps meant for a model's context.
                 Command::Edit { .. } => options.max_read_bytes(u32::MAX).max_write_bytes(u32::MAX),
                 _ => options,
             };
             let mut memory = runtime.open(options)?;
-            if let Command::Mcp = command {
-                return mcp::serve(memory);
+            if let Command::Mcp { tools } = command {
+                return mcp::serve(memory, tools);
             }
             run_on(&mut memory, command)
         }
@@ -253,17 +295,22 @@ fn run_on(memory: &mut Memory, command: Command) -> Result<()> {
             None => Ok(()),
         },
         Command::Status => status(memory),
-        Command::Search { words, max_bytes } => {
+        Command::Search {
+            words,
+            max_bytes,
+            mode,
+        } => {
             let query = words.join(" ");
             let text = match max_bytes {
                 // The tool renders inside the component: no hit bodies cross
                 // into the host and back.
                 None => {
-                    let arguments = serde_json::json!({ "query": query }).to_string();
+                    let arguments =
+                        serde_json::json!({ "query": query, "mode": mode.tool_word() }).to_string();
                     memory.call_tool("memory_search", &arguments)?
                 }
                 Some(max) => {
-                    let results = memory.search(&query)?;
+                    let results = memory.search_with(&query, mode)?;
                     memory.render_search(&results, Some(max))?
                 }
             };
@@ -298,7 +345,7 @@ fn run_on(memory: &mut Memory, command: Command) -> Result<()> {
             let summary = arg_or_stdin(summary, "the summary")?;
             print_text(&memory.flush_compaction(&summary, count)?.message)
         }
-        Command::Demo | Command::Tools { .. } | Command::Mcp => {
+        Command::Demo | Command::Tools { .. } | Command::Mcp { .. } => {
             unreachable!("handled before or right after opening a memory")
         }
     }
@@ -329,7 +376,7 @@ fn print_text(text: &str) -> Result<()> {
     Ok(())
 }
 
-fn print_tools(runtime: &Runtime) -> Result<()> {
+fn print_tools(runtime: &Runtime, set: ToolSet) -> Result<()> {
     #[derive(serde::Serialize)]
     struct Tool {
         name: String,
@@ -337,7 +384,7 @@ fn print_tools(runtime: &Runtime) -> Result<()> {
         parameters: serde_json::Value,
     }
     let tools = runtime
-        .tool_definitions()?
+        .tool_definitions(set)?
         .into_iter()
         .map(|tool| {
             let parameters = serde_json::from_str(&tool.parameters_schema)

@@ -243,13 +243,32 @@ fn now_from_the_environment_pins_the_date() {
 }
 
 #[test]
-fn tools_prints_three_tools_as_json() {
+fn tools_prints_a_set_as_json() {
     let cli = Cli::new();
-    let out = cli.ok(&["tools"]);
+    let names = |args: &[&str]| -> Vec<String> {
+        let out = cli.ok(args);
+        let tools: serde_json::Value = serde_json::from_str(&out).unwrap();
+        tools
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(
+        names(&["tools", "--set", "seed"]),
+        ["memory_write", "memory_read", "memory_search"]
+    );
+    assert_eq!(names(&["tools", "--set", "anthropic"]), ["memory"]);
+    assert_eq!(
+        names(&["tools"]),
+        names(&["tools", "--set", "full"]),
+        "full is the default"
+    );
+    let out = cli.ok(&["tools", "--set", "full"]);
     let tools: serde_json::Value = serde_json::from_str(&out).unwrap();
     let tools = tools.as_array().unwrap();
-    let names: Vec<_> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
-    assert_eq!(names, ["memory_write", "memory_read", "memory_search"]);
+    assert_eq!(tools.len(), 6);
     for tool in tools {
         assert!(tool["description"].as_str().is_some_and(|d| !d.is_empty()));
         assert_eq!(tool["parameters"]["type"], "object", "{tool}");

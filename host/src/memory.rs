@@ -14,8 +14,8 @@ use crate::error::{Error, MemoryError};
 use crate::options::{OpenOptions, local_offset_minutes};
 use crate::runtime::{Instance, Limits as InstanceLimits, sandbox};
 use crate::types::{
-    FileInfo, Limits, ReadSource, SearchResults, ToolDefinition, WriteMode, WriteReceipt,
-    WriteTarget,
+    DeleteReceipt, EditReceipt, FileInfo, Limits, ReadSource, RenameReceipt, SearchMode,
+    SearchResults, ToolDefinition, ToolSet, WriteMode, WriteReceipt, WriteTarget,
 };
 
 /// An open memory: a handle on one memory root and project, in an instance of
@@ -289,8 +289,73 @@ impl Memory {
     /// # Ok::<(), agent_memory::Error>(())
     /// ```
     pub fn search(&mut self, query: &str) -> Result<SearchResults, Error> {
+        self.search_with(query, SearchMode::Ranked)
+    }
+
+    /// Search in `mode`: [`SearchMode::Ranked`] (what [`search`](Self::search)
+    /// does) or [`SearchMode::Literal`], the seeds' substring search.
+    ///
+    /// # Errors
+    ///
+    /// As [`search`](Self::search).
+    pub fn search_with(&mut self, query: &str, mode: SearchMode) -> Result<SearchResults, Error> {
         self.call("search", |store, b, h| {
-            b.memory().call_search(store, h, query)
+            b.memory().call_search(store, h, query, mode.into())
+        })?
+        .map(Into::into)
+        .map_err(domain)
+    }
+
+    /// Replaces the one occurrence of `old_text` in a file with `new_text`
+    /// (which may be empty), atomically. `name` is the note name for
+    /// [`WriteTarget::Note`] and the date (`YYYY-MM-DD`, default today) for
+    /// [`WriteTarget::Daily`].
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Memory`] with kind `NotFound` (no such file, or `old_text` is
+    /// not in it), `Ambiguous` (it occurs more than once; the message lists
+    /// the lines), `InvalidArguments`, `SecretDetected`, the name and date
+    /// errors, `NotAFile`, `Busy`, `Io`; the file is unchanged on any error.
+    pub fn edit(
+        &mut self,
+        target: WriteTarget,
+        name: Option<&str>,
+        old_text: &str,
+        new_text: &str,
+    ) -> Result<EditReceipt, Error> {
+        self.call("edit", |store, b, h| {
+            b.memory()
+                .call_edit(store, h, target.into(), name, old_text, new_text)
+        })?
+        .map(Into::into)
+        .map_err(domain)
+    }
+
+    /// Deletes a note (`a/b/c` for a nested one); a missing note is a
+    /// success whose receipt says so. An emptied topic folder is removed.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Memory`] with kind `MissingName`, `InvalidName`, `NotAFile`,
+    /// `Busy` or `Io`.
+    pub fn delete_note(&mut self, name: &str) -> Result<DeleteReceipt, Error> {
+        self.call("delete-note", |store, b, h| {
+            b.memory().call_delete_note(store, h, name)
+        })?
+        .map(Into::into)
+        .map_err(domain)
+    }
+
+    /// Renames a note; the new name must be free.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Memory`] with kind `NotFound`, `AlreadyExists`,
+    /// `InvalidName`, `NotAFile`, `Busy` or `Io`; nothing changes on error.
+    pub fn rename_note(&mut self, name: &str, new_name: &str) -> Result<RenameReceipt, Error> {
+        self.call("rename-note", |store, b, h| {
+            b.memory().call_rename_note(store, h, name, new_name)
         })?
         .map(Into::into)
         .map_err(domain)
@@ -363,9 +428,10 @@ impl Memory {
     /// # Errors
     ///
     /// [`Error::Trap`] only.
-    pub fn tool_definitions(&mut self) -> Result<Vec<ToolDefinition>, Error> {
+    pub fn tool_definitions(&mut self, set: ToolSet) -> Result<Vec<ToolDefinition>, Error> {
         self.call_free("tool-definitions", |store, b| {
-            b.agent_memory_tools().call_tool_definitions(store)
+            b.agent_memory_tools()
+                .call_tool_definitions(store, set.into())
         })
         .map(|tools| tools.into_iter().map(Into::into).collect())
     }
@@ -375,9 +441,9 @@ impl Memory {
     /// # Errors
     ///
     /// [`Error::Trap`] only.
-    pub fn usage_prompt(&mut self) -> Result<String, Error> {
+    pub fn usage_prompt(&mut self, set: ToolSet) -> Result<String, Error> {
         self.call_free("usage-prompt", |store, b| {
-            b.agent_memory_tools().call_usage_prompt(store)
+            b.agent_memory_tools().call_usage_prompt(store, set.into())
         })
     }
 

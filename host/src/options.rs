@@ -42,6 +42,7 @@ pub struct OpenOptions {
     pub(crate) max_write_bytes: Option<u32>,
     pub(crate) max_read_bytes: Option<u32>,
     pub(crate) lock_lease: Option<Duration>,
+    pub(crate) secret_policy: crate::SecretPolicy,
     pub(crate) lock_wait: Option<Duration>,
     /// A pinned instant (Unix seconds) and the offset it came with.
     pub(crate) fixed_now: Option<(i64, i32)>,
@@ -69,6 +70,7 @@ impl OpenOptions {
             max_write_bytes: None,
             max_read_bytes: None,
             lock_lease: None,
+            secret_policy: crate::SecretPolicy::Block,
             lock_wait: None,
             fixed_now: None,
             max_memory_bytes: DEFAULT_MAX_MEMORY_BYTES,
@@ -95,6 +97,16 @@ impl OpenOptions {
     /// `invalid-options`.
     pub fn fixed_clock(mut self, unix_seconds: i64, utc_offset_minutes: i32) -> Self {
         self.fixed_now = Some((unix_seconds, utc_offset_minutes));
+        self
+    }
+
+    /// What the memory does with text that holds a secret, on every path
+    /// that stores text: [`SecretPolicy::Block`](crate::SecretPolicy::Block)
+    /// (the default) refuses the write with `secret-detected`, `Redact`
+    /// stores `[REDACTED:<rule-id>]` instead of each value, `Off` stores the
+    /// text as given. The model cannot change it.
+    pub fn secret_policy(mut self, policy: crate::SecretPolicy) -> Self {
+        self.secret_policy = policy;
         self
     }
 
@@ -221,6 +233,7 @@ impl OpenOptions {
                 lock_lease_ms: self.lock_lease.map(ms),
                 lock_wait_ms: self.lock_wait.map(ms),
             },
+            secret_policy: self.secret_policy.into(),
         }
     }
 }

@@ -410,9 +410,10 @@ impl Runtime {
     ///
     /// [`Error::Trap`], [`Error::Limit`] or [`Error::Setup`] if the helper
     /// instance fails.
-    pub fn tool_definitions(&self) -> Result<Vec<ToolDefinition>, Error> {
+    pub fn tool_definitions(&self, set: crate::ToolSet) -> Result<Vec<ToolDefinition>, Error> {
         self.with_helper("tool-definitions", |store, b| {
-            b.agent_memory_tools().call_tool_definitions(store)
+            b.agent_memory_tools()
+                .call_tool_definitions(store, set.into())
         })
         .map(|tools| tools.into_iter().map(Into::into).collect())
     }
@@ -423,9 +424,9 @@ impl Runtime {
     ///
     /// [`Error::Trap`], [`Error::Limit`] or [`Error::Setup`] if the helper
     /// instance fails.
-    pub fn usage_prompt(&self) -> Result<String, Error> {
+    pub fn usage_prompt(&self, set: crate::ToolSet) -> Result<String, Error> {
         self.with_helper("usage-prompt", |store, b| {
-            b.agent_memory_tools().call_usage_prompt(store)
+            b.agent_memory_tools().call_usage_prompt(store, set.into())
         })
     }
 

@@ -3,7 +3,9 @@
 
 use crate::bindings::wit;
 
-pub use agent_memory_vocab::{ReadSource, WriteMode, WriteTarget};
+pub use agent_memory_vocab::{
+    ReadSource, SearchMode, SecretPolicy, ToolSet, WriteMode, WriteTarget,
+};
 
 impl From<WriteTarget> for wit::WriteTarget {
     fn from(target: WriteTarget) -> Self {
@@ -21,6 +23,35 @@ impl From<WriteMode> for wit::WriteMode {
         match mode {
             WriteMode::Append => wit::WriteMode::Append,
             WriteMode::Overwrite => wit::WriteMode::Overwrite,
+        }
+    }
+}
+
+impl From<SearchMode> for wit::SearchMode {
+    fn from(mode: SearchMode) -> Self {
+        match mode {
+            SearchMode::Ranked => wit::SearchMode::Ranked,
+            SearchMode::Literal => wit::SearchMode::Literal,
+        }
+    }
+}
+
+impl From<SecretPolicy> for wit::SecretPolicy {
+    fn from(policy: SecretPolicy) -> Self {
+        match policy {
+            SecretPolicy::Block => wit::SecretPolicy::Block,
+            SecretPolicy::Redact => wit::SecretPolicy::Redact,
+            SecretPolicy::Off => wit::SecretPolicy::Off,
+        }
+    }
+}
+
+impl From<ToolSet> for wit::ToolSet {
+    fn from(set: ToolSet) -> Self {
+        match set {
+            ToolSet::Seed => wit::ToolSet::Seed,
+            ToolSet::Full => wit::ToolSet::Full,
+            ToolSet::Anthropic => wit::ToolSet::Anthropic,
         }
     }
 }
@@ -92,7 +123,10 @@ pub struct WriteReceipt {
     pub bytes_written: u64,
     /// The content's original length when it was cut to the write cap.
     pub truncated_from: Option<u64>,
-    /// One line for the model, e.g. `Wrote 12 bytes to MEMORY.md`.
+    /// Values redacted, lines that repeat an earlier one: what the model
+    /// should know. The write happened all the same.
+    pub warnings: Vec<String>,
+    /// For the model: one line, then the warnings.
     pub message: String,
 }
 
@@ -102,7 +136,83 @@ impl From<wit::WriteReceipt> for WriteReceipt {
             path: receipt.path,
             bytes_written: receipt.bytes_written,
             truncated_from: receipt.truncated_from,
+            warnings: receipt.warnings,
             message: receipt.message,
+        }
+    }
+}
+
+/// The outcome of [`Memory::edit`](crate::Memory::edit).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct EditReceipt {
+    /// Store-relative path edited.
+    pub path: String,
+    /// 1-based line where the replacement starts.
+    pub line: u32,
+    /// The file's size after the edit.
+    pub bytes: u64,
+    /// As in [`WriteReceipt::warnings`].
+    pub warnings: Vec<String>,
+    /// For the model.
+    pub message: String,
+}
+
+impl From<wit::EditReceipt> for EditReceipt {
+    fn from(r: wit::EditReceipt) -> Self {
+        EditReceipt {
+            path: r.path,
+            line: r.line,
+            bytes: r.bytes,
+            warnings: r.warnings,
+            message: r.message,
+        }
+    }
+}
+
+/// The outcome of [`Memory::delete_note`](crate::Memory::delete_note).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct DeleteReceipt {
+    /// Store-relative path of the note.
+    pub path: String,
+    /// Whether there was a note to delete.
+    pub existed: bool,
+    /// Its size (0 when there was none).
+    pub bytes: u64,
+    /// For the model.
+    pub message: String,
+}
+
+impl From<wit::DeleteReceipt> for DeleteReceipt {
+    fn from(r: wit::DeleteReceipt) -> Self {
+        DeleteReceipt {
+            path: r.path,
+            existed: r.existed,
+            bytes: r.bytes,
+            message: r.message,
+        }
+    }
+}
+
+/// The outcome of [`Memory::rename_note`](crate::Memory::rename_note).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct RenameReceipt {
+    /// Store-relative path before.
+    pub from: String,
+    /// Store-relative path after.
+    pub to: String,
+    /// For the model.
+    pub message: String,
+}
+
+impl From<wit::RenameReceipt> for RenameReceipt {
+    fn from(r: wit::RenameReceipt) -> Self {
+        RenameReceipt {
+            from: r.from,
+            to: r.to,
+            message: r.message,
         }
     }
 }

@@ -5,7 +5,8 @@ use std::fs;
 use std::time::{Duration, Instant};
 
 use agent_memory::{
-    Error, ErrorKind, Limit, Memory, OpenOptions, ReadSource, Runtime, WriteMode, WriteTarget,
+    Error, ErrorKind, Limit, Memory, OpenOptions, ReadSource, Runtime, ToolSet, WriteMode,
+    WriteTarget,
 };
 use chrono::DateTime;
 
@@ -204,13 +205,30 @@ fn setup_errors_name_the_path() {
 #[test]
 fn from_bytes_loads_the_same_component() {
     let runtime = Runtime::from_bytes(agent_memory::COMPONENT_WASM).unwrap();
-    let names: Vec<_> = runtime
-        .tool_definitions()
-        .unwrap()
-        .into_iter()
-        .map(|tool| tool.name)
-        .collect();
-    assert_eq!(names, ["memory_write", "memory_read", "memory_search"]);
+    let names = |set| -> Vec<String> {
+        runtime
+            .tool_definitions(set)
+            .unwrap()
+            .into_iter()
+            .map(|tool| tool.name)
+            .collect()
+    };
+    assert_eq!(
+        names(ToolSet::Seed),
+        ["memory_write", "memory_read", "memory_search"]
+    );
+    assert_eq!(
+        names(ToolSet::Full),
+        [
+            "memory_write",
+            "memory_read",
+            "memory_search",
+            "memory_edit",
+            "memory_delete",
+            "memory_rename"
+        ]
+    );
+    assert_eq!(names(ToolSet::Anthropic), ["memory"]);
 }
 
 #[test]
@@ -242,10 +260,12 @@ fn prompt_helpers_go_through_the_component() {
         memory.compaction_heading(None).unwrap(),
         "compaction summary"
     );
-    assert_eq!(
-        runtime.usage_prompt().unwrap(),
-        memory.usage_prompt().unwrap()
-    );
+    for set in [ToolSet::Seed, ToolSet::Full, ToolSet::Anthropic] {
+        assert_eq!(
+            runtime.usage_prompt(set).unwrap(),
+            memory.usage_prompt(set).unwrap()
+        );
+    }
 }
 
 #[test]

@@ -144,6 +144,7 @@ impl Backend for Native {
                 max_read_bytes: caps.max_read_bytes.map_or(d.max_read_bytes, |v| v as usize),
                 ..d
             },
+            secrets: core::secrets::SecretPolicy::Block,
         };
         native(core::Memory::open(root, opts)).map(Native)
     }
@@ -185,7 +186,7 @@ impl Backend for Native {
         native(core::tools::call(&self.0, tool, args))
     }
     fn tools(&mut self) -> Vec<(String, String, String)> {
-        core::tools::definitions()
+        core::tools::definitions(core::tools::ToolSet::Seed)
             .into_iter()
             .map(|d| {
                 (
@@ -235,6 +236,7 @@ fn host_receipt(r: agent_memory::WriteReceipt) -> WriteReceipt {
         path: r.path,
         bytes_written: r.bytes_written,
         truncated_from: r.truncated_from,
+        warnings: r.warnings,
         message: r.message,
     }
 }
@@ -313,10 +315,10 @@ impl Backend for Component {
         component(self.0.append_daily(heading, body)).map(host_receipt)
     }
     fn search(&mut self, query: &str) -> Outcome<SearchResults> {
-        component(self.0.search(query)).map(core_results)
+        component(self.0.search_with(query, agent_memory::SearchMode::Literal)).map(core_results)
     }
     fn search_render(&mut self, query: &str, max_bytes: Option<u32>) -> Outcome<String> {
-        let results = component(self.0.search(query))?;
+        let results = component(self.0.search_with(query, agent_memory::SearchMode::Literal))?;
         component(self.0.render_search(&results, max_bytes))
     }
     fn context(&mut self) -> Outcome<Option<String>> {
@@ -330,14 +332,16 @@ impl Backend for Component {
     }
     fn tools(&mut self) -> Vec<(String, String, String)> {
         self.0
-            .tool_definitions()
+            .tool_definitions(agent_memory::ToolSet::Seed)
             .expect("tool definitions")
             .into_iter()
             .map(|d| (d.name, d.description, d.parameters_schema))
             .collect()
     }
     fn usage_prompt(&mut self) -> String {
-        self.0.usage_prompt().expect("usage prompt")
+        self.0
+            .usage_prompt(agent_memory::ToolSet::Seed)
+            .expect("usage prompt")
     }
     fn effective_reserve(&mut self, base: u64, block: Option<&str>) -> u64 {
         self.0

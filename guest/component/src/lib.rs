@@ -6,7 +6,10 @@ use std::cell::RefCell;
 use std::time::Duration;
 
 use agent_memory_core as core;
-use core::{ErrorKind, ReadSource, WriteMode, WriteTarget, limits};
+use core::{
+    ErrorKind, ReadSource, SearchMode, WriteMode, WriteTarget, limits, secrets::SecretPolicy,
+    tools::ToolSet,
+};
 
 mod bindings {
     wit_bindgen::generate!({
@@ -91,12 +94,75 @@ impl From<types::WriteMode> for WriteMode {
     }
 }
 
+impl From<types::SearchMode> for SearchMode {
+    fn from(m: types::SearchMode) -> Self {
+        match m {
+            types::SearchMode::Ranked => SearchMode::Ranked,
+            types::SearchMode::Literal => SearchMode::Literal,
+        }
+    }
+}
+
+impl From<types::SecretPolicy> for SecretPolicy {
+    fn from(p: types::SecretPolicy) -> Self {
+        match p {
+            types::SecretPolicy::Block => SecretPolicy::Block,
+            types::SecretPolicy::Redact => SecretPolicy::Redact,
+            types::SecretPolicy::Off => SecretPolicy::Off,
+        }
+    }
+}
+
+impl From<types::ToolSet> for ToolSet {
+    fn from(t: types::ToolSet) -> Self {
+        match t {
+            types::ToolSet::Seed => ToolSet::Seed,
+            types::ToolSet::Full => ToolSet::Full,
+            types::ToolSet::Anthropic => ToolSet::Anthropic,
+        }
+    }
+}
+
 impl From<core::WriteReceipt> for types::WriteReceipt {
     fn from(r: core::WriteReceipt) -> Self {
         types::WriteReceipt {
             path: r.path,
             bytes_written: r.bytes_written,
             truncated_from: r.truncated_from,
+            warnings: r.warnings,
+            message: r.message,
+        }
+    }
+}
+
+impl From<core::EditReceipt> for types::EditReceipt {
+    fn from(r: core::EditReceipt) -> Self {
+        types::EditReceipt {
+            path: r.path,
+            line: r.line,
+            bytes: r.bytes,
+            warnings: r.warnings,
+            message: r.message,
+        }
+    }
+}
+
+impl From<core::DeleteReceipt> for types::DeleteReceipt {
+    fn from(r: core::DeleteReceipt) -> Self {
+        types::DeleteReceipt {
+            path: r.path,
+            existed: r.existed,
+            bytes: r.bytes,
+            message: r.message,
+        }
+    }
+}
+
+impl From<core::RenameReceipt> for types::RenameReceipt {
+    fn from(r: core::RenameReceipt) -> Self {
+        types::RenameReceipt {
+            from: r.from,
+            to: r.to,
             message: r.message,
         }
     }
@@ -194,6 +260,7 @@ impl store::GuestMemory for Memory {
             project: options.project,
             clock: options.clock.into(),
             limits: limits(options.limits),
+            secrets: options.secret_policy.into(),
         };
         let memory = core::Memory::open(root, opts)?;
         Ok(store::Memory::new(Memory(RefCell::new(memory))))
@@ -271,8 +338,37 @@ impl store::GuestMemory for Memory {
             .map(Into::into)
     }
 
-    fn search(&self, query: String) -> Result<types::SearchResults, types::Error> {
-        self.with(|m| m.search(&query)).map(Into::into)
+    fn search(
+        &self,
+        query: String,
+        mode: types::SearchMode,
+    ) -> Result<types::SearchResults, types::Error> {
+        self.with(|m| m.search_with(&query, mode.into()))
+            .map(Into::into)
+    }
+
+    fn edit(
+        &self,
+        target: types::WriteTarget,
+        name: Option<String>,
+        old_text: String,
+        new_text: String,
+    ) -> Result<types::EditReceipt, types::Error> {
+        self.with(|m| m.edit(target.into(), name.as_deref(), &old_text, &new_text))
+            .map(Into::into)
+    }
+
+    fn delete_note(&self, name: String) -> Result<types::DeleteReceipt, types::Error> {
+        self.with(|m| m.delete_note(&name)).map(Into::into)
+    }
+
+    fn rename_note(
+        &self,
+        name: String,
+        new_name: String,
+    ) -> Result<types::RenameReceipt, types::Error> {
+        self.with(|m| m.rename_note(&name, &new_name))
+            .map(Into::into)
     }
 
     fn render_search(&self, results: types::SearchResults, max_bytes: Option<u32>) -> String {
@@ -317,8 +413,8 @@ impl prompt::Guest for Component {
 }
 
 impl tools::Guest for Component {
-    fn tool_definitions() -> Vec<types::ToolDefinition> {
-        core::tools::definitions()
+    fn tool_definitions(set: types::ToolSet) -> Vec<types::ToolDefinition> {
+        core::tools::definitions(set.into())
             .into_iter()
             .map(|d| types::ToolDefinition {
                 name: d.name.into(),
@@ -328,8 +424,8 @@ impl tools::Guest for Component {
             .collect()
     }
 
-    fn usage_prompt() -> String {
-        core::tools::USAGE_PROMPT.to_string()
+    fn usage_prompt(set: types::ToolSet) -> String {
+        core::tools::usage_prompt(set.into())
     }
 }
 

@@ -31,6 +31,6 @@ pub use rank::SearchMode;
 pub use search::{SearchHit, SearchResults};
 pub use store::{
     DeleteReceipt, EditReceipt, FileInfo, Memory, Options, ReadSource, RenameReceipt, WriteMode,
-    WriteReceipt, WriteTarget, write_mode, write_target,
+    WriteReceipt, WriteTarget, search_mode, secret_policy, write_mode, write_target,
 };
 pub use time::{Clock, Date, LocalTime};

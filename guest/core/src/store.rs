@@ -130,6 +130,38 @@ fn parse_query(query: &str) -> Result<Query> {
     })
 }
 
+/// The search mode a tool word names (`ranked`, `literal`), exactly.
+///
+/// # Errors
+/// [`ErrorKind::InvalidMode`] for any other word.
+pub fn search_mode(word: &str) -> Result<SearchMode> {
+    SearchMode::from_tool_word(word).ok_or_else(|| {
+        Error::new(
+            ErrorKind::InvalidMode,
+            format!(
+                "unknown search mode {word:?}: expected {}",
+                SearchMode::tool_words()
+            ),
+        )
+    })
+}
+
+/// The secret policy a word names (`block`, `redact`, `off`), exactly.
+///
+/// # Errors
+/// [`ErrorKind::InvalidOptions`] for any other word.
+pub fn secret_policy(word: &str) -> Result<SecretPolicy> {
+    SecretPolicy::from_tool_word(word).ok_or_else(|| {
+        Error::new(
+            ErrorKind::InvalidOptions,
+            format!(
+                "unknown secret policy {word:?}: expected {}",
+                SecretPolicy::tool_words()
+            ),
+        )
+    })
+}
+
 /// A store-relative file: its directory and file name.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Rel {

@@ -59,10 +59,7 @@ pub mod tokenize;
 
 use std::cmp::Ordering;
 use std::collections::HashMap;
-use std::fmt;
-use std::str::FromStr;
 
-use crate::error::{Error, ErrorKind, Result};
 use crate::search::scan::{Finder, find_byte};
 use crate::search::{FileMeta, PREVIEW_LINES, SearchHit, SearchResults, render_windows};
 use crate::time::Date;
@@ -70,48 +67,9 @@ use stem::{is_stop_word, surface_prefix};
 use temporal::Span;
 use tokenize::{Fences, LineKind, Tokenizer, name_tokens};
 
-/// Which search algorithm to run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum SearchMode {
-    /// Words, relevance, time (this module).
-    #[default]
-    Ranked,
-    /// The seeds' substring search (`crate::search`), unchanged.
-    Literal,
-}
+pub use agent_memory_vocab::SearchMode;
 
-impl SearchMode {
-    /// The mode's word: `ranked` or `literal`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            SearchMode::Ranked => "ranked",
-            SearchMode::Literal => "literal",
-        }
-    }
-}
-
-impl fmt::Display for SearchMode {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl FromStr for SearchMode {
-    type Err = Error;
-    fn from_str(s: &str) -> Result<Self> {
-        match s {
-            "ranked" => Ok(SearchMode::Ranked),
-            "literal" => Ok(SearchMode::Literal),
-            _ => Err(Error::new(
-                ErrorKind::InvalidMode,
-                format!("unknown search mode {s:?}: expected ranked or literal"),
-            )),
-        }
-    }
-}
-
-/// Most terms searched from one query; later ones are ignored.
-pub const MAX_QUERY_TERMS: usize = 64;
+pub use crate::limits::MAX_QUERY_TERMS;
 /// Most names kept from one term (`a/b/c/…`).
 pub const MAX_TERM_NAMES: usize = 8;
 /// Most files returned, and re-read for the second phase.

@@ -51,16 +51,13 @@ fn filler(n: usize) -> String {
 
 #[test]
 fn search_mode_words() {
-    assert_eq!("ranked".parse::<SearchMode>().unwrap(), SearchMode::Ranked);
-    assert_eq!(
-        "literal".parse::<SearchMode>().unwrap(),
-        SearchMode::Literal
-    );
+    assert_eq!(crate::search_mode("ranked").unwrap(), SearchMode::Ranked);
+    assert_eq!(crate::search_mode("literal").unwrap(), SearchMode::Literal);
     assert_eq!(SearchMode::default(), SearchMode::Ranked);
-    assert_eq!(SearchMode::Literal.as_str(), "literal");
+    assert_eq!(SearchMode::Literal.tool_word(), "literal");
     assert_eq!(SearchMode::Ranked.to_string(), "ranked");
-    let err = "Ranked".parse::<SearchMode>().unwrap_err();
-    assert_eq!(err.kind(), ErrorKind::InvalidMode);
+    let err = crate::search_mode("Ranked").unwrap_err();
+    assert_eq!(err.kind(), crate::ErrorKind::InvalidMode);
     assert_eq!(
         err.to_string(),
         "unknown search mode \"Ranked\": expected ranked or literal"
