@@ -140,17 +140,15 @@ pub fn read_tail(path: &Path, limit: u64) -> io::Result<Option<(String, u64)>> {
     Ok(Some((decode(bytes, false), len)))
 }
 
-/// What says a file changed: its size, modification time (nanoseconds
-/// since the epoch) and inode number (0 where the platform has none). A
-/// replace through a temp file always gets a new inode.
+/// What says a file changed: its size and modification time (nanoseconds
+/// since the epoch). Not the inode: WASI's stat has none, and a native
+/// process and the component must agree on one store's signatures.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Sig {
     /// Bytes.
     pub len: u64,
     /// Modification time, nanoseconds since the Unix epoch.
     pub mtime_ns: i64,
-    /// Inode number.
-    pub ino: u64,
 }
 
 /// A directory of the store opened once, whose files are then looked at and
@@ -337,14 +335,13 @@ impl Dir {
         #[cfg(not(target_os = "wasi"))]
         let (secs, nanos) = (st.st_mtime, st.st_mtime_nsec);
         #[allow(clippy::useless_conversion)]
-        let (links, ino) = (u64::from(st.st_nlink), u64::from(st.st_ino));
+        let links = u64::from(st.st_nlink);
         let kind = Self::stat_kind(&st);
         let sig = matches!(kind, Stat::File { .. } if links <= 1).then(|| Sig {
             len: st.st_size as u64,
             mtime_ns: i64::from(secs)
                 .saturating_mul(1_000_000_000)
                 .saturating_add(i64::from(nanos)),
-            ino,
         });
         Ok((sig, kind))
     }
@@ -400,7 +397,6 @@ impl Dir {
         let sig = matches!(kind, Stat::File { links, .. } if links <= 1).then_some(Sig {
             len: meta.len(),
             mtime_ns,
-            ino: 0,
         });
         Ok((sig, kind))
     }

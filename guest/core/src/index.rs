@@ -2,8 +2,8 @@
 //! into postings, so a ranked search reads only its query's tokens.
 //!
 //! It is a cache. Nothing in it is trusted that the file system can say
-//! otherwise: an entry counts only for a file listed now whose size,
-//! modification time and inode ([`Sig`]) are still the ones recorded, and
+//! otherwise: an entry counts only for a file listed now whose size and
+//! modification time ([`Sig`]) are still the ones recorded, and
 //! whose modification time is older than the build by [`RACY_NS`] (a file
 //! changed again within the same clock tick as it was read could keep its
 //! signature; the next search re-reads it instead). Everything else is
@@ -17,7 +17,7 @@
 //! postings per term: df × (file id gap, tf name, tf headings, tf body,
 //!          lines), varints, ids ascending
 //! front    the file table: per file, path (u16 length + bytes), size,
-//!          mtime, inode, three field lengths (u32);
+//!          mtime, three field lengths (u32);
 //!          the dictionary: per term, a 32-byte record (text offset and
 //!          length, postings offset and length, df, checksum), sorted by
 //!          term; then the terms' text
@@ -41,7 +41,7 @@ use crate::rank::{FIELDS, FileStats, TermStats};
 /// The first eight bytes of an index file.
 pub const MAGIC: [u8; 8] = *b"AMIDX\0\r\n";
 /// The format version; any other is rebuilt.
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
 /// How much older than the build a file's modification time must be for
 /// its entry to be trusted: covers file systems with coarse timestamps
 /// (FAT keeps two seconds).
@@ -191,8 +191,8 @@ impl Index {
         let files = u32_at(header, 12)? as usize;
         let built_at = u64_at(header, 16)? as i64;
         let terms = u32_at(header, 24)? as usize;
-        // Each entry takes at least 38 bytes: a count cannot outgrow them.
-        if files > front.len() / 38 {
+        // Each entry takes at least 30 bytes: a count cannot outgrow them.
+        if files > front.len() / 30 {
             return None;
         }
         let mut entries = Vec::with_capacity(files);
@@ -205,14 +205,13 @@ impl Index {
             let sig = Sig {
                 len: u64_at(&front, at)?,
                 mtime_ns: u64_at(&front, at + 8)? as i64,
-                ino: u64_at(&front, at + 16)?,
             };
             let lengths = [
+                u32_at(&front, at + 16)?,
+                u32_at(&front, at + 20)?,
                 u32_at(&front, at + 24)?,
-                u32_at(&front, at + 28)?,
-                u32_at(&front, at + 32)?,
             ];
-            at += 36;
+            at += 28;
             if by_path.insert(path.to_string(), id as u32).is_some() {
                 return None;
             }
@@ -503,7 +502,6 @@ pub fn write(
             front.extend_from_slice(e.path.as_bytes());
             front.extend_from_slice(&e.sig.len.to_le_bytes());
             front.extend_from_slice(&e.sig.mtime_ns.to_le_bytes());
-            front.extend_from_slice(&e.sig.ino.to_le_bytes());
             for l in e.lengths {
                 front.extend_from_slice(&l.to_le_bytes());
             }

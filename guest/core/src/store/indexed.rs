@@ -11,15 +11,15 @@
 //! pairing a signature with what the file held then: a file is always
 //! stat'ed before it is read.
 //!
-//! Writes do not touch the index: their new size, modification time or
-//! inode is the mark that a file must be read again, and costs nothing.
+//! Writes do not touch the index: their new size or modification time is
+//! the mark that a file must be read again, and costs nothing.
 //! When the files read again pass [`REWRITE_FILES`] or [`REWRITE_BYTES`]
 //! (or there is no sound index), the search rewrites the index if it can
 //! take the store's lock at once; otherwise it answers from memory.
 //!
 //! Known limit: a file changed by hand to content of the same size with
-//! its modification time put back (and the same inode) is not seen until
-//! its entry is replaced; no cheaper check than reading it can tell.
+//! its modification time put back is not seen until its entry is
+//! replaced; no cheaper check than reading it can tell.
 
 use std::collections::BTreeMap;
 use std::fs;
