@@ -151,6 +151,9 @@ pub struct Sig {
     pub mtime_ns: i64,
 }
 
+/// Listings of one directory tried before taking what was seen.
+const LIST_ATTEMPTS: usize = 4;
+
 /// A directory of the store opened once, whose files are then looked at and
 /// read by name. Each stat or open is then one path component relative to
 /// the open directory instead of a walk from the root: in the sandbox every
@@ -205,38 +208,42 @@ impl Dir {
     /// Callers still check each with [`Dir::kind`] or [`Dir::read_head`],
     /// which also refuse hard-linked files.
     pub fn md_names(&self) -> io::Result<Vec<String>> {
-        let mut names = Vec::new();
-        for entry in fs::read_dir(&self.path)?.flatten() {
-            let Ok(name) = entry.file_name().into_string() else {
-                continue;
-            };
-            if !name.ends_with(".md") || name.starts_with('.') {
-                continue;
-            }
-            if entry.file_type().is_ok_and(|t| t.is_file()) {
-                names.push(name);
-            }
-        }
-        names.sort();
-        Ok(names)
+        self.names(|name, t| !name.starts_with('.') && name.ends_with(".md") && t.is_file())
     }
 
     /// Names of the entries that the listing types as directories (a
     /// symbolic link is not one), not starting with `.`, sorted.
     pub fn subdir_names(&self) -> io::Result<Vec<String>> {
+        self.names(|name, t| !name.starts_with('.') && t.is_dir())
+    }
+
+    /// The names `keep` accepts, sorted. A listing that fails part-way is
+    /// taken again, up to [`LIST_ATTEMPTS`] times, and the names of every
+    /// attempt are kept: in the sandbox the host looks at each entry while
+    /// listing, and an entry renamed away meanwhile (another writer's temp
+    /// file) ends the listing early, which would hide every later file.
+    fn names(&self, keep: impl Fn(&str, fs::FileType) -> bool) -> io::Result<Vec<String>> {
         let mut names = Vec::new();
-        for entry in fs::read_dir(&self.path)?.flatten() {
-            let Ok(name) = entry.file_name().into_string() else {
-                continue;
-            };
-            if name.starts_with('.') {
-                continue;
+        for _ in 0..LIST_ATTEMPTS {
+            let mut complete = true;
+            for entry in fs::read_dir(&self.path)? {
+                let Ok(entry) = entry else {
+                    complete = false;
+                    break;
+                };
+                let Ok(name) = entry.file_name().into_string() else {
+                    continue;
+                };
+                if entry.file_type().is_ok_and(|t| keep(&name, t)) {
+                    names.push(name);
+                }
             }
-            if entry.file_type().is_ok_and(|t| t.is_dir()) {
-                names.push(name);
+            if complete {
+                break;
             }
         }
         names.sort();
+        names.dedup();
         Ok(names)
     }
 

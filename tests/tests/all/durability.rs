@@ -362,10 +362,11 @@ fn ranked_searches_mixed_with_writes_see_every_finished_write<B: Ranked>() {
                     while !done.load(Ordering::Acquire) {
                         let before = finished.load(Ordering::Acquire);
                         let r = m.ranked(root, "mixword");
+                        // One write may have landed but not yet been counted.
                         let after = finished.load(Ordering::Acquire);
                         let count = r.terms[0].1;
                         assert!(
-                            (30 + before..=30 + after).contains(&count),
+                            (30 + before..=30 + after + 1).contains(&count),
                             "{count} lines, {before}..{after} notes written"
                         );
                         searches += 1;
