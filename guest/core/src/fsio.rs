@@ -140,6 +140,20 @@ pub fn read_tail(path: &Path, limit: u64) -> io::Result<Option<(String, u64)>> {
     Ok(Some((decode(bytes, false), len)))
 }
 
+/// What says a file changed: its size and modification time (nanoseconds
+/// since the epoch). Not the inode: WASI's stat has none, and a native
+/// process and the component must agree on one store's signatures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Sig {
+    /// Bytes.
+    pub len: u64,
+    /// Modification time, nanoseconds since the Unix epoch.
+    pub mtime_ns: i64,
+}
+
+/// Listings of one directory tried before taking what was seen.
+const LIST_ATTEMPTS: usize = 4;
+
 /// A directory of the store opened once, whose files are then looked at and
 /// read by name. Each stat or open is then one path component relative to
 /// the open directory instead of a walk from the root: in the sandbox every
@@ -194,38 +208,42 @@ impl Dir {
     /// Callers still check each with [`Dir::kind`] or [`Dir::read_head`],
     /// which also refuse hard-linked files.
     pub fn md_names(&self) -> io::Result<Vec<String>> {
-        let mut names = Vec::new();
-        for entry in fs::read_dir(&self.path)?.flatten() {
-            let Ok(name) = entry.file_name().into_string() else {
-                continue;
-            };
-            if !name.ends_with(".md") || name.starts_with('.') {
-                continue;
-            }
-            if entry.file_type().is_ok_and(|t| t.is_file()) {
-                names.push(name);
-            }
-        }
-        names.sort();
-        Ok(names)
+        self.names(|name, t| !name.starts_with('.') && name.ends_with(".md") && t.is_file())
     }
 
     /// Names of the entries that the listing types as directories (a
     /// symbolic link is not one), not starting with `.`, sorted.
     pub fn subdir_names(&self) -> io::Result<Vec<String>> {
+        self.names(|name, t| !name.starts_with('.') && t.is_dir())
+    }
+
+    /// The names `keep` accepts, sorted. A listing that fails part-way is
+    /// taken again, up to [`LIST_ATTEMPTS`] times, and the names of every
+    /// attempt are kept: in the sandbox the host looks at each entry while
+    /// listing, and an entry renamed away meanwhile (another writer's temp
+    /// file) ends the listing early, which would hide every later file.
+    fn names(&self, keep: impl Fn(&str, fs::FileType) -> bool) -> io::Result<Vec<String>> {
         let mut names = Vec::new();
-        for entry in fs::read_dir(&self.path)?.flatten() {
-            let Ok(name) = entry.file_name().into_string() else {
-                continue;
-            };
-            if name.starts_with('.') {
-                continue;
+        for _ in 0..LIST_ATTEMPTS {
+            let mut complete = true;
+            for entry in fs::read_dir(&self.path)? {
+                let Ok(entry) = entry else {
+                    complete = false;
+                    break;
+                };
+                let Ok(name) = entry.file_name().into_string() else {
+                    continue;
+                };
+                if entry.file_type().is_ok_and(|t| keep(&name, t)) {
+                    names.push(name);
+                }
             }
-            if entry.file_type().is_ok_and(|t| t.is_dir()) {
-                names.push(name);
+            if complete {
+                break;
             }
         }
         names.sort();
+        names.dedup();
         Ok(names)
     }
 
@@ -270,8 +288,38 @@ impl Dir {
             .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "name holds NUL"))
     }
 
+    /// The signature of the entry `name` (one path component) when it is a
+    /// regular file with no other hard link, from one stat; `Ok(None)` for
+    /// anything else or nothing.
+    pub fn file_sig(&self, name: &str) -> io::Result<Option<Sig>> {
+        match self.raw_stat(name) {
+            Ok(st) => Ok(st.0),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The text of the entry `name` whose [`Dir::file_sig`] said it holds
+    /// `len` bytes, or its first `limit` bytes, decoded as
+    /// [`Dir::read_head`] does; no second stat. A file that shrank since is
+    /// read to its end.
+    pub fn read_known(&self, name: &str, len: u64, limit: u64) -> io::Result<String> {
+        let file = self.open_file(name)?;
+        let bytes = read_prefix(&file, len.min(limit))?;
+        let cut = (bytes.len() as u64) < len;
+        Ok(decode(bytes, cut))
+    }
+
     #[cfg(any(unix, target_os = "wasi"))]
     fn stat(&self, name: &str) -> io::Result<Stat> {
+        self.raw_stat(name).map(|s| s.1)
+    }
+
+    /// One `fstatat` of `name`, as a signature (regular files with one link)
+    /// and a [`Stat`].
+    #[cfg(any(unix, target_os = "wasi"))]
+    #[allow(clippy::useless_conversion)]
+    fn raw_stat(&self, name: &str) -> io::Result<(Option<Sig>, Stat)> {
         use std::os::fd::AsRawFd;
         let c_name = Self::c_name(name)?;
         // SAFETY: `stat` is plain old data, so all-zero is a valid value.
@@ -289,7 +337,25 @@ impl Dir {
         if rc != 0 {
             return Err(io::Error::last_os_error());
         }
-        Ok(match st.st_mode & libc::S_IFMT {
+        #[cfg(target_os = "wasi")]
+        let (secs, nanos) = (st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+        #[cfg(not(target_os = "wasi"))]
+        let (secs, nanos) = (st.st_mtime, st.st_mtime_nsec);
+        #[allow(clippy::useless_conversion)]
+        let links = u64::from(st.st_nlink);
+        let kind = Self::stat_kind(&st);
+        let sig = matches!(kind, Stat::File { .. } if links <= 1).then(|| Sig {
+            len: st.st_size as u64,
+            mtime_ns: i64::from(secs)
+                .saturating_mul(1_000_000_000)
+                .saturating_add(i64::from(nanos)),
+        });
+        Ok((sig, kind))
+    }
+
+    #[cfg(any(unix, target_os = "wasi"))]
+    fn stat_kind(st: &libc::stat) -> Stat {
+        match st.st_mode & libc::S_IFMT {
             libc::S_IFREG => Stat::File {
                 len: st.st_size as u64,
                 #[allow(clippy::useless_conversion)]
@@ -298,7 +364,7 @@ impl Dir {
             libc::S_IFDIR => Stat::Dir,
             libc::S_IFLNK => Stat::Symlink,
             _ => Stat::Special,
-        })
+        }
     }
 
     /// Opens the entry for reading without following a symlink put there
@@ -327,6 +393,22 @@ impl Dir {
     }
 
     #[cfg(not(any(unix, target_os = "wasi")))]
+    fn raw_stat(&self, name: &str) -> io::Result<(Option<Sig>, Stat)> {
+        let meta = fs::symlink_metadata(self.path.join(name))?;
+        let kind = stat(&self.path.join(name))?;
+        let mtime_ns = meta
+            .modified()
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX));
+        let sig = matches!(kind, Stat::File { links, .. } if links <= 1).then_some(Sig {
+            len: meta.len(),
+            mtime_ns,
+        });
+        Ok((sig, kind))
+    }
+
+    #[cfg(not(any(unix, target_os = "wasi")))]
     fn open_file(&self, name: &str) -> io::Result<File> {
         File::open(self.path.join(name))
     }
@@ -337,7 +419,12 @@ impl Dir {
 /// chunk, where a stream read also creates and drops a stream, and `Take`
 /// stops at the length already known instead of probing for the end.
 fn read_prefix(file: &File, wanted: u64) -> io::Result<Vec<u8>> {
-    let wanted = usize::try_from(wanted).unwrap_or(usize::MAX);
+    read_range(file, 0, usize::try_from(wanted).unwrap_or(usize::MAX))
+}
+
+/// Up to `wanted` bytes of `file` from `offset`, fewer at its end, read by
+/// offset as [`read_prefix`] does.
+pub fn read_range(file: &File, offset: u64, wanted: usize) -> io::Result<Vec<u8>> {
     let mut bytes: Vec<u8> = Vec::with_capacity(wanted);
     #[cfg(any(unix, target_os = "wasi"))]
     {
@@ -352,7 +439,7 @@ fn read_prefix(file: &File, wanted: u64) -> io::Result<Vec<u8>> {
                     file.as_raw_fd(),
                     spare.as_mut_ptr().cast(),
                     spare.len(),
-                    filled as libc::off_t,
+                    (offset + filled as u64) as libc::off_t,
                 )
             };
             match n {
@@ -371,7 +458,11 @@ fn read_prefix(file: &File, wanted: u64) -> io::Result<Vec<u8>> {
         }
     }
     #[cfg(not(any(unix, target_os = "wasi")))]
-    file.take(wanted as u64).read_to_end(&mut bytes)?;
+    {
+        let mut file = file;
+        file.seek(SeekFrom::Start(offset))?;
+        file.take(wanted as u64).read_to_end(&mut bytes)?;
+    }
     Ok(bytes)
 }
 

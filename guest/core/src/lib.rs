@@ -11,6 +11,7 @@ pub mod dupes;
 mod error;
 mod fsio;
 pub mod history;
+mod index;
 pub mod limits;
 pub mod names;
 pub mod prompt;

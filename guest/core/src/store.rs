@@ -19,6 +19,7 @@ use crate::text::{cut_with_marker, prefix_at_char_boundary};
 use crate::time::{Clock, Date};
 
 mod curate;
+mod indexed;
 pub use curate::{DeleteReceipt, EditReceipt, RenameReceipt};
 
 /// Bytes of a scratchpad scanned for open items.
@@ -860,9 +861,11 @@ impl Memory {
     }
 
     /// Search in the given mode: [`SearchMode::Literal`] is
-    /// [`Memory::search`]; [`SearchMode::Ranked`] reads the same files into
-    /// a [`Ranker`], with time words resolved against today, and reads the
-    /// best ones again for their windows.
+    /// [`Memory::search`]; [`SearchMode::Ranked`] ranks the same files with
+    /// a [`Ranker`], time words resolved against today, taking unchanged
+    /// files' statistics from the index under `.store/index/` (rebuilt
+    /// when missing or unsound) and reading the best files again for their
+    /// windows.
     ///
     /// # Errors
     /// `invalid-arguments` for more than [`MAX_QUERY_TERMS`] distinct terms;
@@ -873,6 +876,16 @@ impl Memory {
         }
         // The ranker sees each distinct word once, in query order: a query
         // of millions of repeats must cost what its few words cost.
+        let distinct = parse_query(query)?.terms().join(" ");
+        self.search_ranked(&distinct)
+    }
+
+    /// Ranked search that neither reads nor writes the index: every file
+    /// is read and tokenized. What the indexed search must always equal.
+    ///
+    /// # Errors
+    /// As [`Memory::search_with`].
+    pub fn search_unindexed(&self, query: &str) -> Result<SearchResults> {
         let distinct = parse_query(query)?.terms().join(" ");
         let mut ranker = Ranker::new(&distinct, self.today());
         self.each_search_file(&mut |meta, text| ranker.add_file(meta, text))?;
@@ -891,51 +904,58 @@ impl Memory {
     /// ever held. An unreadable file is skipped: one bad file must not fail
     /// search.
     fn each_search_file(&self, add: &mut dyn FnMut(FileMeta, &str)) -> Result<()> {
-        let daily = self.daily_dir();
-        let notes = self.notes_dir();
-        let mut add_dir = |dir: &str, handle: &fsio::Dir, names: Vec<String>| {
+        self.each_search_dir(&mut |dir, handle, names| {
             for name in names {
-                if dir.is_empty() && name != "MEMORY.md" {
-                    continue;
-                }
                 let Ok(Some((text, _))) = handle.read_head(&name, MAX_SEARCH_FILE_BYTES) else {
                     continue;
                 };
-                let file_stem = name.trim_end_matches(".md");
-                let date = if dir == daily {
-                    daily_date(file_stem).ok().map(|d| d.to_string())
-                } else {
-                    None
-                };
-                let stem = match dir.strip_prefix(notes.as_str()) {
-                    Some(sub) if !sub.is_empty() => format!("{}/{file_stem}", &sub[1..]),
-                    _ => file_stem.to_string(),
-                };
-                let path = Rel {
-                    dir: dir.to_string(),
-                    file: name,
-                }
-                .path();
-                let is_memory_md = path == "MEMORY.md";
-                add(
-                    FileMeta {
-                        path,
-                        stem,
-                        date,
-                        is_memory_md,
-                    },
-                    &text,
-                );
+                add(self.search_meta(dir, name), &text);
             }
-        };
+        })
+    }
+
+    /// Call `visit` with every directory search covers, opened, and the
+    /// names of the files in it that search reads (the root gives only
+    /// `MEMORY.md`), in the order search reads them.
+    fn each_search_dir(&self, visit: &mut dyn FnMut(&str, &fsio::Dir, Vec<String>)) -> Result<()> {
+        let daily = self.daily_dir();
         if let Some((handle, names)) = self.md_names("")? {
-            add_dir("", &handle, names);
+            let names = names.into_iter().filter(|n| n == "MEMORY.md").collect();
+            visit("", &handle, names);
         }
-        self.walk_notes(&mut add_dir)?;
+        self.walk_notes(visit)?;
         if let Some((handle, names)) = self.md_names(&daily)? {
-            add_dir(&daily, &handle, names);
+            visit(&daily, &handle, names);
         }
         Ok(())
+    }
+
+    /// What search knows of the file `name` in the store-relative `dir`:
+    /// a daily log's date, a nested note's whole topic as its stem.
+    fn search_meta(&self, dir: &str, name: String) -> FileMeta {
+        let file_stem = name.trim_end_matches(".md");
+        let date = if dir == self.daily_dir() {
+            daily_date(file_stem).ok().map(|d| d.to_string())
+        } else {
+            None
+        };
+        let notes = self.notes_dir();
+        let stem = match dir.strip_prefix(notes.as_str()) {
+            Some(sub) if !sub.is_empty() => format!("{}/{file_stem}", &sub[1..]),
+            _ => file_stem.to_string(),
+        };
+        let path = Rel {
+            dir: dir.to_string(),
+            file: name,
+        }
+        .path();
+        let is_memory_md = path == "MEMORY.md";
+        FileMeta {
+            path,
+            stem,
+            date,
+            is_memory_md,
+        }
     }
 
     /// Call `visit` with every notes folder (store-relative), opened, and

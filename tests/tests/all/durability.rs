@@ -9,8 +9,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, SystemTime};
 
 use agent_memory_tests::{
-    Backend, CapsOverride, Fixture, PROJECT, ReadSource, WriteMode, WriteTarget, default_now,
-    project_dir,
+    Backend, CapsOverride, Fixture, PROJECT, ReadSource, SearchResults, WriteMode, WriteTarget,
+    default_now, project_dir,
 };
 
 /// Version `n` of a file: a header, about 60 KiB of body derived from `n`,
@@ -303,6 +303,136 @@ fn abandoned_locks_without_a_stamp_or_from_the_future_are_broken<B: Backend>() {
     assert!(!lock.exists());
 }
 
+/// Ranked search through a backend, so searches can race writes.
+trait Ranked: Backend {
+    fn ranked(&mut self, root: &std::path::Path, query: &str) -> SearchResults;
+}
+
+impl Ranked for agent_memory_tests::Native {
+    fn ranked(&mut self, root: &std::path::Path, query: &str) -> SearchResults {
+        // A core handle on the same root searches exactly as the backend's.
+        agent_memory_core::Memory::open(root, agent_memory_core::Options::new(PROJECT))
+            .unwrap()
+            .search_with(query, agent_memory_core::SearchMode::Ranked)
+            .unwrap()
+    }
+}
+
+impl Ranked for agent_memory_tests::Component {
+    fn ranked(&mut self, _: &std::path::Path, query: &str) -> SearchResults {
+        let r = self
+            .handle()
+            .search_with(query, agent_memory::SearchMode::Ranked)
+            .unwrap();
+        SearchResults {
+            terms: r
+                .terms
+                .into_iter()
+                .map(|t| (t.term, t.count as usize))
+                .collect(),
+            hits: r
+                .hits
+                .into_iter()
+                .map(|h| agent_memory_tests::SearchHit {
+                    path: h.path,
+                    matched_terms: h.matched_terms,
+                    total_hits: h.total_hits as usize,
+                    body: h.body,
+                    filename_only: h.filename_only,
+                    date: h.date,
+                    is_memory_md: h.is_memory_md,
+                })
+                .collect(),
+        }
+    }
+}
+
+/// Ranked searches racing writes (through the index, which they rewrite)
+/// count every note written before they began and none that was never
+/// written; once the writes stop, results equal a full read, with the
+/// index and after deleting it.
+fn ranked_searches_mixed_with_writes_see_every_finished_write<B: Ranked>() {
+    let fx = Fixture::new();
+    let root = fx.root().to_path_buf();
+    let notes = format!("{}/notes", project_dir());
+    // Thirty settled notes the first search indexes and trusts.
+    for i in 0..30 {
+        let rel = format!("{notes}/old-{i}.md");
+        fx.put(&rel, format!("mixword settled note {i}\nstaging deploy\n"));
+        let old = SystemTime::now() - Duration::from_secs(3600 + i);
+        std::fs::File::options()
+            .write(true)
+            .open(root.join(&rel))
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+    }
+    const WRITES: usize = 40;
+    let finished = std::sync::atomic::AtomicUsize::new(0);
+    let done = AtomicBool::new(false);
+    std::thread::scope(|s| {
+        let searchers: Vec<_> = (0..2)
+            .map(|_| {
+                let (root, finished, done) = (&root, &finished, &done);
+                s.spawn(move || {
+                    let mut m = B::open(root, PROJECT, default_now(), BIG_READS).unwrap();
+                    let mut searches = 0;
+                    while !done.load(Ordering::Acquire) {
+                        let before = finished.load(Ordering::Acquire);
+                        let r = m.ranked(root, "mixword");
+                        // One write may have landed but not yet been counted.
+                        let after = finished.load(Ordering::Acquire);
+                        let count = r.terms[0].1;
+                        assert!(
+                            (30 + before..=30 + after + 1).contains(&count),
+                            "{count} lines, {before}..{after} notes written"
+                        );
+                        searches += 1;
+                    }
+                    searches
+                })
+            })
+            .collect();
+        let mut w = B::open(&root, PROJECT, default_now(), BIG_READS).unwrap();
+        for i in 0..WRITES {
+            // New notes, and settled ones rewritten without the word.
+            w.write(
+                WriteTarget::Note,
+                &format!("mixword fresh note {i}"),
+                WriteMode::Overwrite,
+                Some(&format!("new-{i}")),
+            )
+            .unwrap();
+            finished.fetch_add(1, Ordering::AcqRel);
+            w.write(
+                WriteTarget::Note,
+                &format!("mixword settled note {i} rewritten"),
+                WriteMode::Overwrite,
+                Some(&format!("old-{}", i % 30)),
+            )
+            .unwrap();
+        }
+        done.store(true, Ordering::Release);
+        for s in searchers {
+            assert!(s.join().unwrap() > 0);
+        }
+    });
+    let native =
+        agent_memory_core::Memory::open(&root, agent_memory_core::Options::new(PROJECT)).unwrap();
+    let mut m = B::open(&root, PROJECT, default_now(), BIG_READS).unwrap();
+    for q in [
+        "mixword",
+        "settled rewritten",
+        "fresh note 7",
+        "staging deploy",
+    ] {
+        let full = native.search_unindexed(q).unwrap();
+        assert_eq!(m.ranked(&root, q), full, "{q}");
+        let _ = std::fs::remove_dir_all(root.join(".store/index"));
+        assert_eq!(m.ranked(&root, q), full, "{q}, index deleted");
+    }
+}
+
 macro_rules! both {
     ($($case:ident),* $(,)?) => {
         mod native {
@@ -320,4 +450,5 @@ both! {
     backups_keep_exactly_the_previous_version_and_stay_hidden,
     leftovers_in_every_directory_are_hidden_then_cleaned,
     abandoned_locks_without_a_stamp_or_from_the_future_are_broken,
+    ranked_searches_mixed_with_writes_see_every_finished_write,
 }

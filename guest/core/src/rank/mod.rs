@@ -147,23 +147,28 @@ pub struct CorpusStats {
 impl FileStats {
     /// Every token of a file named `name` (its stem) holding `text`.
     pub fn from_text(name: &str, text: &str) -> FileStats {
-        let mut map: HashMap<String, TermStats> = HashMap::new();
-        let mut last_line: HashMap<String, u32> = HashMap::new();
+        // Per token: its counts and the last line it was seen on (+1). A
+        // token is allocated once per file, not per occurrence.
+        let mut map: HashMap<String, (TermStats, u32)> = HashMap::new();
         let lengths = walk(
             &mut Tokenizer::default(),
             name,
             text,
             &|_| true,
-            Some(&mut |t, field, line| {
-                let s = map.entry(t.to_string()).or_default();
+            Some(&mut |t: &str, field, line: u32| {
+                let (s, last) = match map.get_mut(t) {
+                    Some(entry) => entry,
+                    None => map.entry(t.to_string()).or_default(),
+                };
                 s.tf[field] += 1;
-                if field != NAME && last_line.insert(t.to_string(), line) != Some(line) {
+                if field != NAME && *last != line.wrapping_add(1) {
+                    *last = line.wrapping_add(1);
                     s.lines += 1;
                 }
             }),
             true,
         );
-        let mut terms: Vec<_> = map.into_iter().collect();
+        let mut terms: Vec<_> = map.into_iter().map(|(t, (s, _))| (t, s)).collect();
         terms.sort_unstable_by(|a, b| a.0.cmp(&b.0));
         FileStats { lengths, terms }
     }
@@ -411,8 +416,11 @@ impl Plan {
             token
         };
         let needle: Box<[u8]> = needle.as_bytes().into();
-        if needle.is_ascii() {
-            let bit = key_bit(needle[0], needle.get(1).copied().unwrap_or(0));
+        // Keyed by its first two bytes when both are ASCII, as `may_want`
+        // looks them up: `café` is keyed `ca` like any word starting so.
+        let (b0, b1) = (needle[0], needle.get(1).copied().unwrap_or(0));
+        if b0.is_ascii() && b1.is_ascii() {
+            let bit = key_bit(b0, b1);
             self.keys[bit / 64] |= 1 << (bit % 64);
         }
         self.needles.push(needle);
