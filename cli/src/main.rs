@@ -62,6 +62,11 @@ struct Cli {
     )]
     secrets: SecretPolicy,
 
+    /// Label recorded with every change in history (which agent or session
+    /// made it), e.g. claude-code/4f2a
+    #[arg(long, global = true, value_name = "LABEL", env = "AGENT_MEMORY_SOURCE")]
+    source: Option<String>,
+
     #[command(subcommand)]
     command: Command,
 }
@@ -82,8 +87,8 @@ fn parse_search_mode(text: &str) -> Result<SearchMode, String> {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Run a tool call (memory_write, memory_read, memory_search, memory_edit,
-    /// memory_delete, memory_rename, memory) and print the text the model
-    /// would get
+    /// memory_delete, memory_rename, memory_history, memory_restore, memory)
+    /// and print the text the model would get
     Call {
         /// The tool's name
         tool: String,
@@ -99,7 +104,8 @@ enum Command {
         #[arg(long)]
         prompt: bool,
         /// seed (memory_write, memory_read, memory_search), full (and
-        /// memory_edit, memory_delete, memory_rename) or anthropic (memory)
+        /// memory_edit, memory_delete, memory_rename, memory_history,
+        /// memory_restore) or anthropic (memory)
         #[arg(long, value_name = "NAME", default_value = "full", value_parser = parse_tool_set)]
         set: ToolSet,
     },
@@ -145,6 +151,22 @@ enum Command {
         /// The note's name (for `note`)
         name: Option<String>,
     },
+    /// List the recorded versions of a memory file, newest first
+    History {
+        /// Which file [default: long_term]
+        target: Option<Target>,
+        /// The note's name, or YYYY-MM-DD for a daily log (default today)
+        name: Option<String>,
+        /// How many versions to list
+        #[arg(long, value_name = "N", default_value_t = 20)]
+        limit: u32,
+    },
+    /// Put back the version before the most recent change of this project
+    /// (itself recorded: a second undo redoes)
+    Undo,
+    /// Report secrets already stored anywhere in the memory root (rule, file,
+    /// line, a masked prefix); exit 1 when any is found
+    Scan,
     /// Save a compaction summary to today's log
     FlushCompaction {
         /// The summary [default: read from stdin; `-` too]
@@ -249,7 +271,10 @@ fn run(cli: Cli) -> Result<()> {
         Command::Tools { prompt: true, set } => print_text(&runtime.usage_prompt(set)?),
         Command::Tools { prompt: false, set } => print_tools(runtime, set),
         command => {
-            let options = open_options(cli.root, cli.project, now)?.secret_policy(cli.secrets);
+            let mut options = open_options(cli.root, cli.project, now)?.secret_policy(cli.secrets);
+            if let Some(source) = cli.source {
+                options = options.source(source);
+            }
             let options = match command {
                 // A person edits whole files: no caps meant for a model's context.
                 Command::Edit { .. } => options.max_read_bytes(u32::MAX).max_write_bytes(u32::MAX),
@@ -341,6 +366,47 @@ fn run_on(memory: &mut Memory, command: Command) -> Result<()> {
             print_text(&receipt.message)
         }
         Command::Edit { target, name } => edit(memory, target, name),
+        Command::History {
+            target,
+            name,
+            limit,
+        } => {
+            let arguments = serde_json::json!({
+                "target": target.unwrap_or(Target::LongTerm).write_target().tool_word(),
+                "name": name,
+                "limit": limit,
+            });
+            print_text(&memory.call_tool("memory_history", &arguments.to_string())?)
+        }
+        Command::Undo => match memory.last_change()? {
+            None => print_text("Nothing to undo: no change is recorded for this project."),
+            Some(change) => {
+                let receipt = memory.restore(&change.id)?;
+                print_text(&format!(
+                    "Undid the last change ({} of {}): {}",
+                    change.operation, change.path, receipt.message
+                ))
+            }
+        },
+        Command::Scan => {
+            let found = memory.scan_secrets()?;
+            if found.is_empty() {
+                return print_text("No secrets found.");
+            }
+            let mut out = String::new();
+            for f in &found {
+                out.push_str(&format!(
+                    "{}:{}: {} ({})\n",
+                    f.path, f.line, f.rule_id, f.masked
+                ));
+            }
+            out.push_str(&format!(
+                "{} secret(s) found; remove them with `agent-memory edit`, then check `agent-memory history`: earlier versions keep them until pruned",
+                found.len()
+            ));
+            print_text(&out)?;
+            process::exit(1);
+        }
         Command::FlushCompaction { summary, count } => {
             let summary = arg_or_stdin(summary, "the summary")?;
             print_text(&memory.flush_compaction(&summary, count)?.message)
@@ -458,6 +524,22 @@ fn edit(memory: &mut Memory, target: Target, name: Option<String>) -> Result<()>
         .map_err(|_| anyhow::anyhow!("the edited text is not valid UTF-8; nothing was written"))?;
     if edited == original {
         return print_text("No changes; nothing was written.");
+    }
+    // Someone (an agent, another editor) may have changed the file while the
+    // editor was open: writing back would silently drop their change.
+    let now = memory.read(target.read_source(), name)?.unwrap_or_default();
+    if now != original {
+        let recovery = std::env::temp_dir().join(format!(
+            "agent-memory-edit-{}-{}.md",
+            target.write_target().tool_word(),
+            chrono::Local::now().format("%Y%m%dT%H%M%S")
+        ));
+        fs::write(&recovery, &edited)
+            .with_context(|| format!("cannot keep your edit in `{}`", recovery.display()))?;
+        bail!(
+            "the file changed while the editor was open; nothing was written. Your edited text is kept in `{}`: run `agent-memory edit` again and merge it in",
+            recovery.display()
+        );
     }
     let receipt = memory.write(target.write_target(), &edited, WriteMode::Overwrite, name)?;
     print_text(&receipt.message)
@@ -586,6 +668,33 @@ fn demo(
     )?;
     let listing = memory.call_tool("memory_read", r#"{"source":"list"}"#)?;
     writeln!(out, "{}", listing.trim_end())?;
+
+    step(
+        &mut out,
+        "9. A correction, its history, and an undo (memory_edit, memory_history, undo)",
+    )?;
+    let edited = memory.call_tool(
+        "memory_edit",
+        r#"{"target":"note","name":"deployment","old_text":"CI deploys after approval","new_text":"CI deploys at once"}"#,
+    )?;
+    writeln!(out, "{}", edited.trim_end())?;
+    let history = memory.call_tool("memory_history", r#"{"target":"note","name":"deployment"}"#)?;
+    writeln!(out, "{}", history.trim_end())?;
+    if let Some(change) = memory.last_change()? {
+        writeln!(out, "{}", memory.restore(&change.id)?.message)?;
+    }
+
+    step(&mut out, "10. A secret is refused, never stored")?;
+    let refused = memory.write(
+        WriteTarget::Note,
+        "deploy token: ghp_Q3vN8xT2mL5pR9wK4yH7jD1sF6gB0cZ8aE3u",
+        WriteMode::Append,
+        Some("deployment"),
+    );
+    match refused {
+        Err(agent_memory::Error::Memory(e)) => writeln!(out, "{}: {}", e.kind(), e.message())?,
+        other => writeln!(out, "unexpected: {other:?}")?,
+    }
 
     writeln!(
         out,

@@ -15,7 +15,8 @@ use crate::options::{OpenOptions, local_offset_minutes};
 use crate::runtime::{Instance, Limits as InstanceLimits, sandbox};
 use crate::types::{
     DeleteReceipt, EditReceipt, FileInfo, Limits, ReadSource, RenameReceipt, SearchMode,
-    SearchResults, ToolDefinition, ToolSet, WriteMode, WriteReceipt, WriteTarget,
+    SearchResults, StoredSecret, ToolDefinition, ToolSet, Version, WriteMode, WriteReceipt,
+    WriteTarget,
 };
 
 /// An open memory: a handle on one memory root and project, in an instance of
@@ -344,6 +345,70 @@ impl Memory {
             b.memory().call_delete_note(store, h, name)
         })?
         .map(Into::into)
+        .map_err(domain)
+    }
+
+    /// The recorded versions of one file, newest first (all, or the first
+    /// `limit`). `name` is the note name, or the date of a daily log.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Memory`] with kind `InvalidArguments` (limit 0) or the name
+    /// and date errors of [`read`](Self::read).
+    pub fn history(
+        &mut self,
+        source: ReadSource,
+        name: Option<&str>,
+        limit: Option<u32>,
+    ) -> Result<Vec<Version>, Error> {
+        self.call("history", |store, b, h| {
+            b.memory()
+                .call_history(store, h, source.into(), name, limit)
+        })?
+        .map(|versions| versions.into_iter().map(Into::into).collect())
+        .map_err(domain)
+    }
+
+    /// Puts a file back to a recorded version (an id from
+    /// [`history`](Self::history)); the restore is recorded too.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Memory`] with kind `NotFound` for an unknown, pruned or
+    /// another project's id; `Busy`, `Io`.
+    pub fn restore(&mut self, version: &str) -> Result<WriteReceipt, Error> {
+        self.call("restore", |store, b, h| {
+            b.memory().call_restore(store, h, version)
+        })?
+        .map(Into::into)
+        .map_err(domain)
+    }
+
+    /// The most recent change this project can see, for an undo: restore
+    /// its [`Version::id`]. `None` when nothing was recorded.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Memory`] with kind `Io`; [`Error::Trap`].
+    pub fn last_change(&mut self) -> Result<Option<Version>, Error> {
+        self.call("last-change", |store, b, h| {
+            b.memory().call_last_change(store, h)
+        })?
+        .map(|v| v.map(Into::into))
+        .map_err(domain)
+    }
+
+    /// Secrets already stored anywhere under the root, by the rules of the
+    /// write guard: path, line, rule and a masked prefix, never the value.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Memory`] with kind `Io`; [`Error::Trap`].
+    pub fn scan_secrets(&mut self) -> Result<Vec<StoredSecret>, Error> {
+        self.call("scan-secrets", |store, b, h| {
+            b.memory().call_scan_secrets(store, h)
+        })?
+        .map(|found| found.into_iter().map(Into::into).collect())
         .map_err(domain)
     }
 

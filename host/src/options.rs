@@ -43,6 +43,9 @@ pub struct OpenOptions {
     pub(crate) max_read_bytes: Option<u32>,
     pub(crate) lock_lease: Option<Duration>,
     pub(crate) secret_policy: crate::SecretPolicy,
+    pub(crate) source: String,
+    pub(crate) history_max_versions: Option<u32>,
+    pub(crate) history_max_bytes: Option<u64>,
     pub(crate) lock_wait: Option<Duration>,
     /// A pinned instant (Unix seconds) and the offset it came with.
     pub(crate) fixed_now: Option<(i64, i32)>,
@@ -71,6 +74,9 @@ impl OpenOptions {
             max_read_bytes: None,
             lock_lease: None,
             secret_policy: crate::SecretPolicy::Block,
+            source: String::new(),
+            history_max_versions: None,
+            history_max_bytes: None,
             lock_wait: None,
             fixed_now: None,
             max_memory_bytes: DEFAULT_MAX_MEMORY_BYTES,
@@ -107,6 +113,24 @@ impl OpenOptions {
     /// text as given. The model cannot change it.
     pub fn secret_policy(mut self, policy: crate::SecretPolicy) -> Self {
         self.secret_policy = policy;
+        self
+    }
+
+    /// Labels every change made through this memory in its history
+    /// (provenance: which agent, which session), e.g. `claude-code/4f2a`. At
+    /// most 128 bytes, no line break or control character (else
+    /// `invalid-options`). Default: no label.
+    pub fn source(mut self, label: impl Into<String>) -> Self {
+        self.source = label.into();
+        self
+    }
+
+    /// History keeps at most `versions` versions of each file (default 50;
+    /// 0 turns history off) and at most `bytes` in all (default 64 MiB),
+    /// the oldest pruned first.
+    pub fn history_retention(mut self, versions: u32, bytes: u64) -> Self {
+        self.history_max_versions = Some(versions);
+        self.history_max_bytes = Some(bytes);
         self
     }
 
@@ -232,8 +256,11 @@ impl OpenOptions {
                 max_read_bytes: self.max_read_bytes,
                 lock_lease_ms: self.lock_lease.map(ms),
                 lock_wait_ms: self.lock_wait.map(ms),
+                history_max_versions: self.history_max_versions,
+                history_max_bytes: self.history_max_bytes,
             },
             secret_policy: self.secret_policy.into(),
+            source: self.source.clone(),
         }
     }
 }

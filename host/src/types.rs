@@ -4,7 +4,7 @@
 use crate::bindings::wit;
 
 pub use agent_memory_vocab::{
-    ReadSource, SearchMode, SecretPolicy, ToolSet, WriteMode, WriteTarget,
+    Operation, ReadSource, SearchMode, SecretPolicy, ToolSet, WriteMode, WriteTarget,
 };
 
 impl From<WriteTarget> for wit::WriteTarget {
@@ -93,6 +93,10 @@ pub struct Limits {
     pub lock_lease: std::time::Duration,
     /// How long a writer waits for a live lock (default 15 s).
     pub lock_wait: std::time::Duration,
+    /// Versions history keeps of each file (default 50; 0: history off).
+    pub history_max_versions: u32,
+    /// Bytes history keeps in all (default 64 MiB).
+    pub history_max_bytes: u64,
 }
 
 impl From<wit::Limits> for Limits {
@@ -109,6 +113,8 @@ impl From<wit::Limits> for Limits {
             whole_file_append_max_bytes: l.whole_file_append_max_bytes,
             lock_lease: ms(l.lock_lease_ms),
             lock_wait: ms(l.lock_wait_ms),
+            history_max_versions: l.history_max_versions,
+            history_max_bytes: l.history_max_bytes,
         }
     }
 }
@@ -368,6 +374,77 @@ impl From<wit::ToolDefinition> for ToolDefinition {
             name: tool.name,
             description: tool.description,
             parameters_schema: tool.parameters_schema,
+        }
+    }
+}
+
+/// A recorded version of a file: what it held just before a change.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Version {
+    /// The id to restore it by, e.g. `v12`.
+    pub id: String,
+    /// Store-relative path of the file.
+    pub path: String,
+    /// When the change was made, Unix seconds.
+    pub time_unix: i64,
+    /// The local offset then, minutes east of UTC.
+    pub utc_offset_minutes: i32,
+    /// The change that replaced this version.
+    pub operation: Operation,
+    /// Its size; `None` when the file did not exist.
+    pub bytes: Option<u64>,
+    /// The source label of the change (may be empty).
+    pub source: String,
+    /// For a rename, the path on the other side.
+    pub other_path: Option<String>,
+}
+
+impl From<wit::Version> for Version {
+    fn from(v: wit::Version) -> Self {
+        Version {
+            id: v.id,
+            path: v.path,
+            time_unix: v.time_unix,
+            utc_offset_minutes: v.utc_offset_minutes,
+            operation: match v.operation {
+                wit::Operation::Write => Operation::Write,
+                wit::Operation::Append => Operation::Append,
+                wit::Operation::Edit => Operation::Edit,
+                wit::Operation::Delete => Operation::Delete,
+                wit::Operation::Rename => Operation::Rename,
+                wit::Operation::Restore => Operation::Restore,
+                wit::Operation::Import => Operation::Import,
+            },
+            bytes: v.bytes,
+            source: v.source,
+            other_path: v.other_path,
+        }
+    }
+}
+
+/// A secret found in a stored file by
+/// [`Memory::scan_secrets`](crate::Memory::scan_secrets); never the value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct StoredSecret {
+    /// Store-relative path.
+    pub path: String,
+    /// 1-based line.
+    pub line: u32,
+    /// The rule that matched, e.g. `github-pat`.
+    pub rule_id: String,
+    /// At most the first 4 characters of the value, then `…`.
+    pub masked: String,
+}
+
+impl From<wit::StoredSecret> for StoredSecret {
+    fn from(s: wit::StoredSecret) -> Self {
+        StoredSecret {
+            path: s.path,
+            line: s.line,
+            rule_id: s.rule_id,
+            masked: s.masked,
         }
     }
 }

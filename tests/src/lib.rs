@@ -145,6 +145,8 @@ impl Backend for Native {
                 ..d
             },
             secrets: core::secrets::SecretPolicy::Block,
+            source: String::new(),
+            retention: core::Retention::default(),
         };
         native(core::Memory::open(root, opts)).map(Native)
     }

@@ -227,6 +227,26 @@ words! {
     }
 }
 
+words! {
+    /// The change that replaced a recorded version of a file.
+    Operation {
+        /// Overwritten whole (or created by a write).
+        Write = "write" / "write",
+        /// Added to at the end.
+        Append = "append" / "append",
+        /// Part of it replaced.
+        Edit = "edit" / "edit",
+        /// Deleted.
+        Delete = "delete" / "delete",
+        /// Moved to or from another path.
+        Rename = "rename" / "rename",
+        /// Put back to a recorded version.
+        Restore = "restore" / "restore",
+        /// Brought in from outside the store.
+        Import = "import" / "import",
+    }
+}
+
 // The first word of each of these is the default.
 #[allow(clippy::derivable_impls)]
 impl Default for SearchMode {
@@ -285,7 +305,9 @@ mod tests {
             .take_while(|l| *l != "}")
             .filter(|l| !l.is_empty() && !l.starts_with("//"))
             .map(|l| {
+                // `%` escapes a case named like a WIT keyword (`%import`).
                 l.trim_end_matches(',')
+                    .trim_start_matches('%')
                     .split('(')
                     .next()
                     .unwrap()
@@ -320,6 +342,8 @@ mod tests {
         assert_eq!(wit(&policies), wit_cases("secret-policy"));
         let sets: Vec<&str> = ToolSet::ALL.iter().map(|t| t.wit_word()).collect();
         assert_eq!(wit(&sets), wit_cases("tool-set"));
+        let ops: Vec<&str> = Operation::ALL.iter().map(|t| t.wit_word()).collect();
+        assert_eq!(wit(&ops), wit_cases("operation"));
     }
 
     #[test]

@@ -123,6 +123,30 @@ impl From<types::ToolSet> for ToolSet {
     }
 }
 
+impl From<core::Version> for types::Version {
+    fn from(v: core::Version) -> Self {
+        use types::Operation as W;
+        types::Version {
+            id: v.id,
+            path: v.path,
+            time_unix: v.time_unix,
+            utc_offset_minutes: v.utc_offset_minutes,
+            operation: match v.operation {
+                core::Operation::Write => W::Write,
+                core::Operation::Append => W::Append,
+                core::Operation::Edit => W::Edit,
+                core::Operation::Delete => W::Delete,
+                core::Operation::Rename => W::Rename,
+                core::Operation::Restore => W::Restore,
+                core::Operation::Import => W::Import,
+            },
+            bytes: v.bytes,
+            source: v.source,
+            other_path: v.other_path,
+        }
+    }
+}
+
 impl From<core::WriteReceipt> for types::WriteReceipt {
     fn from(r: core::WriteReceipt) -> Self {
         types::WriteReceipt {
@@ -229,6 +253,14 @@ impl From<types::SearchResults> for core::SearchResults {
     }
 }
 
+fn retention(o: &types::LimitOverrides) -> core::Retention {
+    let d = core::Retention::default();
+    core::Retention {
+        max_versions_per_file: o.history_max_versions.unwrap_or(d.max_versions_per_file),
+        max_total_bytes: o.history_max_bytes.unwrap_or(d.max_total_bytes),
+    }
+}
+
 fn limits(o: types::LimitOverrides) -> core::Limits {
     let d = core::Limits::default();
     let bytes = |v: Option<u32>, default: usize| v.map_or(default, |v| v as usize);
@@ -261,6 +293,8 @@ impl store::GuestMemory for Memory {
             clock: options.clock.into(),
             limits: limits(options.limits),
             secrets: options.secret_policy.into(),
+            source: options.source,
+            retention: retention(&options.limits),
         };
         let memory = core::Memory::open(root, opts)?;
         Ok(store::Memory::new(Memory(RefCell::new(memory))))
@@ -276,7 +310,8 @@ impl store::GuestMemory for Memory {
     }
 
     fn limits(&self) -> types::Limits {
-        let l = self.0.borrow().limits();
+        let m = self.0.borrow();
+        let l = m.limits();
         types::Limits {
             max_inject_bytes: clamp(l.max_inject_bytes),
             max_write_bytes: clamp(l.max_write_bytes),
@@ -288,6 +323,8 @@ impl store::GuestMemory for Memory {
             whole_file_append_max_bytes: limits::WHOLE_FILE_APPEND_MAX_BYTES,
             lock_lease_ms: millis(l.lock_lease),
             lock_wait_ms: millis(l.lock_wait),
+            history_max_versions: m.retention().max_versions_per_file,
+            history_max_bytes: m.retention().max_total_bytes,
         }
     }
 
@@ -387,6 +424,38 @@ impl store::GuestMemory for Memory {
     ) -> Result<types::WriteReceipt, types::Error> {
         self.with(|m| m.flush_compaction(&summary, message_count))
             .map(Into::into)
+    }
+
+    fn history(
+        &self,
+        source: types::ReadSource,
+        name: Option<String>,
+        limit: Option<u32>,
+    ) -> Result<Vec<types::Version>, types::Error> {
+        self.with(|m| m.history(source.into(), name.as_deref(), limit))
+            .map(|versions| versions.into_iter().map(Into::into).collect())
+    }
+
+    fn restore(&self, version: String) -> Result<types::WriteReceipt, types::Error> {
+        self.with(|m| m.restore(&version)).map(Into::into)
+    }
+
+    fn last_change(&self) -> Result<Option<types::Version>, types::Error> {
+        self.with(|m| m.last_change()).map(|v| v.map(Into::into))
+    }
+
+    fn scan_secrets(&self) -> Result<Vec<types::StoredSecret>, types::Error> {
+        self.with(|m| m.scan_secrets()).map(|found| {
+            found
+                .into_iter()
+                .map(|s| types::StoredSecret {
+                    path: s.path,
+                    line: s.line,
+                    rule_id: s.rule_id,
+                    masked: s.masked,
+                })
+                .collect()
+        })
     }
 
     fn call_tool(&self, name: String, arguments: String) -> Result<String, types::Error> {

@@ -530,13 +530,29 @@ pub fn remove_leftovers(dir: &Path) {
 /// same directory, sync it, check the writer still holds the store's lock
 /// (`fence`), rename it over the target, sync the directory.
 pub fn replace(dir: &Path, file_name: &str, bytes: &[u8], fence: &LockGuard) -> io::Result<()> {
+    replace_checked(dir, file_name, bytes, || fence.check())
+}
+
+/// [`replace`] without the lock check, for files whose content is fixed by
+/// their name (history's content-addressed objects): a writer that lost its
+/// lock can only put the same bytes there as the next one.
+pub fn replace_content_addressed(dir: &Path, file_name: &str, bytes: &[u8]) -> io::Result<()> {
+    replace_checked(dir, file_name, bytes, || Ok(()))
+}
+
+fn replace_checked(
+    dir: &Path,
+    file_name: &str,
+    bytes: &[u8],
+    before_rename: impl FnOnce() -> io::Result<()>,
+) -> io::Result<()> {
     let tmp = dir.join(temp_name(file_name));
     let result = (|| {
         let mut file = OpenOptions::new().write(true).create_new(true).open(&tmp)?;
         file.write_all(bytes)?;
         file.sync_all()?;
         drop(file);
-        fence.check()?;
+        before_rename()?;
         fs::rename(&tmp, dir.join(file_name))
     })();
     if result.is_err() {
@@ -545,44 +561,6 @@ pub fn replace(dir: &Path, file_name: &str, bytes: &[u8], fence: &LockGuard) -> 
     result?;
     sync_dir(dir);
     Ok(())
-}
-
-/// Copy `dir/file_name` to `dir/<file_name>.bak` as [`replace`] would, so
-/// the previous version of a curated file survives an overwrite; `Ok(true)`
-/// when it did. A file over `limit` bytes is not copied (that would cost a
-/// copy of an unbounded file on every overwrite): any older backup is
-/// removed instead, so the backup never passes for the previous version when
-/// it is not, and the result is `Ok(false)`. A missing file leaves any
-/// earlier backup alone.
-pub fn backup(dir: &Path, file_name: &str, limit: u64, fence: &LockGuard) -> io::Result<bool> {
-    let path = dir.join(file_name);
-    let Kind::File(len) = kind(&path)? else {
-        return Ok(true);
-    };
-    let backup = format!("{file_name}.bak");
-    if len > limit {
-        fence.check()?;
-        match fs::remove_file(dir.join(&backup)) {
-            Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
-            _ => return Ok(false),
-        }
-    }
-    let tmp = dir.join(temp_name(&backup));
-    let result = (|| {
-        let mut source = File::open(&path)?.take(limit);
-        let mut file = OpenOptions::new().write(true).create_new(true).open(&tmp)?;
-        io::copy(&mut source, &mut file)?;
-        file.sync_all()?;
-        drop(file);
-        fence.check()?;
-        fs::rename(&tmp, dir.join(&backup))
-    })();
-    if result.is_err() {
-        let _ = fs::remove_file(&tmp);
-    }
-    result?;
-    sync_dir(dir);
-    Ok(true)
 }
 
 /// Make a rename durable. Best effort: some platforms cannot open or sync a
@@ -794,15 +772,13 @@ mod tests {
         assert!(is_lock_lost(&err), "{err}");
         let err = append(&dir.path().join("f.md"), b"three", &guard).unwrap_err();
         assert!(is_lock_lost(&err), "{err}");
-        let err = backup(dir.path(), "f.md", 1 << 20, &guard).unwrap_err();
-        assert!(is_lock_lost(&err), "{err}");
         assert_eq!(fs::read(dir.path().join("f.md")).unwrap(), b"one");
         let names: Vec<_> = fs::read_dir(dir.path())
             .unwrap()
             .map(|e| e.unwrap().file_name().into_string().unwrap())
             .filter(|n| n != LOCK_FILE)
             .collect();
-        assert_eq!(names, ["f.md"], "no temp file or backup left");
+        assert_eq!(names, ["f.md"], "no temp file left");
     }
 
     #[test]

@@ -7,9 +7,9 @@ use crate::context::{self, Sources};
 use crate::dupes;
 use crate::error::{Error, ErrorKind, Result};
 use crate::fsio::{self, Kind, LockGuard, LockPolicy};
+use crate::history::{self, History, Operation, Retention};
 use crate::limits::{
-    INDEX_MAX_BYTES, Limits, MAX_BACKUP_BYTES, MAX_QUERY_TERMS, MAX_SEARCH_FILE_BYTES,
-    WHOLE_FILE_APPEND_MAX_BYTES,
+    INDEX_MAX_BYTES, Limits, MAX_QUERY_TERMS, MAX_SEARCH_FILE_BYTES, WHOLE_FILE_APPEND_MAX_BYTES,
 };
 use crate::names::{MAX_NOTE_SEGMENTS, check_segment, daily_date, note_name, project_slug};
 use crate::rank::{Ranker, SearchMode};
@@ -44,6 +44,12 @@ pub struct Options {
     /// What to do with text that holds a secret: the host's setting, never
     /// the model's.
     pub secrets: SecretPolicy,
+    /// Who is writing (an agent, a session), recorded with every change in
+    /// history: at most 128 bytes, no line break or control character.
+    /// Empty means no label.
+    pub source: String,
+    /// How much history is kept.
+    pub retention: Retention,
 }
 
 impl Options {
@@ -54,6 +60,8 @@ impl Options {
             clock: Clock::UTC,
             limits: Limits::default(),
             secrets: SecretPolicy::default(),
+            source: String::new(),
+            retention: Retention::default(),
         }
     }
 }
@@ -107,6 +115,19 @@ pub struct WriteReceipt {
     pub warnings: Vec<String>,
     /// For the model: one line, then the warnings if any.
     pub message: String,
+}
+
+/// A secret found in a stored file by [`Memory::scan_secrets`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredSecret {
+    /// Store-relative path.
+    pub path: String,
+    /// 1-based line.
+    pub line: u32,
+    /// The rule that matched, e.g. `github-pat`.
+    pub rule_id: String,
+    /// At most the first 4 characters of the value, then `…`.
+    pub masked: String,
 }
 
 /// A memory file in a listing.
@@ -187,6 +208,7 @@ pub struct Memory {
     clock: Clock,
     limits: Limits,
     secrets: SecretPolicy,
+    history: History,
 }
 
 impl Memory {
@@ -211,8 +233,12 @@ impl Memory {
         }
         options.clock.validate()?;
         options.limits.validate()?;
+        options.retention.validate()?;
+        history::validate_source(&options.source)?;
+        let root = root.into();
         Ok(Memory {
-            root: root.into(),
+            history: History::new(&root, options.retention, options.source),
+            root,
             slug: project_slug(&options.project),
             clock: options.clock,
             limits: options.limits,
@@ -288,6 +314,19 @@ impl Memory {
 
     pub(crate) fn abs(&self, rel: &str) -> PathBuf {
         self.root.join(rel)
+    }
+
+    pub(crate) fn clock(&self) -> Clock {
+        self.clock
+    }
+
+    /// How much history is kept.
+    pub fn retention(&self) -> Retention {
+        self.history.retention()
+    }
+
+    pub(crate) fn history_store(&self) -> &History {
+        &self.history
     }
 
     fn long_term_rel(&self) -> Rel {
@@ -447,33 +486,39 @@ impl Memory {
         // We hold the lock, so no other writer's temp file is in flight here.
         fsio::remove_leftovers(&dir);
         let mut dups = Vec::new();
-        let mut message = match mode {
+        // History records the previous content first, for every target; a
+        // failure to record becomes a warning, never a failed write.
+        let (mut message, warning) = match mode {
             WriteMode::Append => {
                 let len = match kind {
-                    Kind::File(len) => len,
-                    _ => 0,
+                    Kind::File(len) => Some(len),
+                    _ => None,
                 };
-                if !kept.is_empty() {
-                    dups = self.append_locked(lock, &rel, len, kept)?;
-                }
-                format!("Appended {} bytes to {path}", kept.len())
+                let warning = if kept.is_empty() {
+                    None
+                } else {
+                    let (appended, warning) = self.append_locked(lock, &rel, len, kept)?;
+                    dups = appended;
+                    warning
+                };
+                (format!("Appended {} bytes to {path}", kept.len()), warning)
             }
             WriteMode::Overwrite => {
-                let backed_up = !matches!(target, WriteTarget::LongTerm | WriteTarget::Scratchpad)
-                    || fsio::backup(&dir, &rel.file, MAX_BACKUP_BYTES, lock)
-                        .map_err(|e| Error::io("back up", &path, &e))?;
+                let warning = self.record_previous(
+                    lock,
+                    &path,
+                    kind,
+                    Operation::Write,
+                    None,
+                    Some(kept.as_bytes()),
+                );
                 fsio::replace(&dir, &rel.file, kept.as_bytes(), lock)
                     .map_err(|e| Error::io("replace", &path, &e))?;
                 dups = dupes::in_text(kept, 0..kept.len());
-                let mut message = format!("Overwrote {path} with {} bytes", kept.len());
-                if !backed_up {
-                    message.push_str(&format!(
-                        " (the previous version was over {} MiB and was not kept as {}.bak)",
-                        MAX_BACKUP_BYTES >> 20,
-                        rel.file
-                    ));
-                }
-                message
+                (
+                    format!("Overwrote {path} with {} bytes", kept.len()),
+                    warning,
+                )
             }
         };
         if let Some(original) = truncated_from {
@@ -482,11 +527,18 @@ impl Memory {
             ));
         }
         let mut warnings: Vec<String> = guarded.note().into_iter().collect();
-        warnings.extend(dupes::warnings(&dups, &path));
-        if !warnings.is_empty() {
+        for note in &warnings {
             message.push('\n');
-            message.push_str(&dupes::lines_text(&warnings));
+            message.push_str(note);
         }
+        let repeated = dupes::warnings(&dups, &path);
+        if !repeated.is_empty() {
+            message.push('\n');
+            message.push_str(&dupes::lines_text(&repeated));
+        }
+        warnings.extend(repeated);
+        warnings.extend(warning.iter().cloned());
+        history::push_warning(&mut message, warning);
         Ok(WriteReceipt {
             path,
             bytes_written: kept.len() as u64,
@@ -496,25 +548,28 @@ impl Memory {
         })
     }
 
-    /// Append `kept` to the regular (or missing) file `rel` of `len` bytes,
-    /// with a `\n` first when the file does not end with one. A file of up
-    /// to [`WHOLE_FILE_APPEND_MAX_BYTES`] is rewritten whole through
+    /// Append `kept` to the regular file `rel` of `len` bytes (`None`:
+    /// missing), with a `\n` first when the file does not end with one,
+    /// after recording the previous content in history. A file of up to
+    /// [`WHOLE_FILE_APPEND_MAX_BYTES`] is rewritten whole through
     /// [`fsio::replace`], so a crash mid-append leaves it as before or as
     /// after and readers never see half an entry; a larger one is appended
     /// to in place.
     ///
-    /// Returns the added lines that repeat lines of the file; a file
-    /// appended to in place is not read, so it gets none.
+    /// Returns the added lines that repeat lines of the file (a file
+    /// appended to in place is not read, so it gets none) and history's
+    /// warning, if any.
     fn append_locked(
         &self,
         lock: &LockGuard,
         rel: &Rel,
-        len: u64,
+        len: Option<u64>,
         kept: &str,
-    ) -> Result<Vec<dupes::Duplicate>> {
+    ) -> Result<(Vec<dupes::Duplicate>, Option<String>)> {
         let path = rel.path();
         let file = self.abs(&path);
-        if len > WHOLE_FILE_APPEND_MAX_BYTES {
+        if let Some(len) = len.filter(|&l| l > WHOLE_FILE_APPEND_MAX_BYTES) {
+            let warning = self.record_append(lock, &path, Some(len), None);
             let newline =
                 !fsio::ends_with_newline(&file, len).map_err(|e| Error::io("read", &path, &e))?;
             let mut bytes = Vec::with_capacity(kept.len() + 1);
@@ -523,13 +578,18 @@ impl Memory {
             }
             bytes.extend_from_slice(kept.as_bytes());
             fsio::append(&file, &bytes, lock).map_err(|e| Error::io("append to", &path, &e))?;
-            return Ok(Vec::new());
+            return Ok((Vec::new(), warning));
         }
-        let mut bytes = if len == 0 {
-            Vec::with_capacity(kept.len())
-        } else {
-            fs::read(&file).map_err(|e| Error::io("read", &path, &e))?
+        let mut bytes = match len {
+            None | Some(0) => Vec::with_capacity(kept.len()),
+            Some(_) => fs::read(&file).map_err(|e| Error::io("read", &path, &e))?,
         };
+        let warning = self.record_append(
+            lock,
+            &path,
+            len.map(|_| bytes.len() as u64),
+            len.map(|_| bytes.as_slice()),
+        );
         if bytes.last().is_some_and(|&b| b != b'\n') {
             bytes.push(b'\n');
         }
@@ -539,10 +599,11 @@ impl Memory {
             .map_err(|e| Error::io("append to", &path, &e))?;
         // A file with invalid UTF-8 is not compared: its lines cannot be
         // folded faithfully.
-        Ok(match std::str::from_utf8(&bytes) {
+        let dups = match std::str::from_utf8(&bytes) {
             Ok(text) => dupes::in_text(text, start..text.len()),
             Err(_) => Vec::new(),
-        })
+        };
+        Ok((dups, warning))
     }
 
     /// Read a file whole, capped. `Ok(None)` when it does not exist.
@@ -550,15 +611,7 @@ impl Memory {
     /// # Errors
     /// `missing-name`, `invalid-name`, `invalid-date`, `not-a-file`, `io`.
     pub fn read(&self, source: ReadSource, name: Option<&str>) -> Result<Option<String>> {
-        let rel = match source {
-            ReadSource::LongTerm => self.long_term_rel(),
-            ReadSource::Scratchpad => self.scratchpad_rel(),
-            ReadSource::Daily => match name {
-                Some(n) => self.daily_rel(daily_date(n)?),
-                None => self.daily_rel(self.today()),
-            },
-            ReadSource::Note => self.note_rel(name)?,
-        };
+        let rel = self.source_rel(source, name)?;
         let path = rel.path();
         if source == ReadSource::Note && !self.ensure_dir(&rel.dir, false)? {
             return Ok(None);
@@ -583,6 +636,19 @@ impl Memory {
         // The file is larger than the cap: say so even when the part read
         // lost a cut character at its end and would fit on its own.
         Ok(Some(cut_with_marker(&text, cap, &marker)))
+    }
+
+    /// The file a read (or a history listing) of `source` and `name` names.
+    pub(crate) fn source_rel(&self, source: ReadSource, name: Option<&str>) -> Result<Rel> {
+        Ok(match source {
+            ReadSource::LongTerm => self.long_term_rel(),
+            ReadSource::Scratchpad => self.scratchpad_rel(),
+            ReadSource::Daily => match name {
+                Some(n) => self.daily_rel(daily_date(n)?),
+                None => self.daily_rel(self.today()),
+            },
+            ReadSource::Note => self.note_rel(name)?,
+        })
     }
 
     /// Regular `.md` files directly in the store-relative `dir`, as
@@ -619,6 +685,73 @@ impl Memory {
         }
         files.sort();
         Ok(files)
+    }
+
+    /// Secrets already stored anywhere under the root: `MEMORY.md` and every
+    /// project's scratchpad, logs and notes (the first
+    /// [`MAX_SEARCH_FILE_BYTES`] of each), in path order. Reports never hold
+    /// a value, only its rule, line and a short masked prefix.
+    ///
+    /// # Errors
+    /// `io` when the root cannot be listed.
+    pub fn scan_secrets(&self) -> Result<Vec<StoredSecret>> {
+        let mut files = vec!["MEMORY.md".to_string()];
+        let projects = match fs::read_dir(self.abs("projects")) {
+            Ok(entries) => entries
+                .flatten()
+                .filter_map(|e| e.file_name().into_string().ok())
+                .filter(|n| !n.starts_with('.'))
+                .collect(),
+            Err(_) => Vec::new(),
+        };
+        for project in projects {
+            let dir = format!("projects/{project}");
+            if !matches!(fsio::kind(&self.abs(&dir)), Ok(Kind::Other("a directory"))) {
+                continue;
+            }
+            files.push(format!("{dir}/SCRATCHPAD.md"));
+            for sub in ["daily", "notes"] {
+                let mut pending = vec![(format!("{dir}/{sub}"), 0usize)];
+                while let Some((dir, depth)) = pending.pop() {
+                    let Ok(entries) = fs::read_dir(self.abs(&dir)) else {
+                        continue;
+                    };
+                    for entry in entries.flatten() {
+                        let Ok(name) = entry.file_name().into_string() else {
+                            continue;
+                        };
+                        if name.starts_with('.') {
+                            continue;
+                        }
+                        let path = format!("{dir}/{name}");
+                        match fsio::kind(&entry.path()) {
+                            Ok(Kind::File(_)) if name.ends_with(".md") => files.push(path),
+                            Ok(Kind::Other("a directory")) if depth < MAX_NOTE_SEGMENTS => {
+                                pending.push((path, depth + 1));
+                            }
+                            _ => {}
+                        }
+                    }
+                }
+            }
+        }
+        files.sort();
+        let mut found = Vec::new();
+        for path in files {
+            let Ok(Some((text, _))) = fsio::read_head(&self.abs(&path), MAX_SEARCH_FILE_BYTES)
+            else {
+                continue;
+            };
+            for f in secrets::scan(&text) {
+                found.push(StoredSecret {
+                    path: path.clone(),
+                    line: f.line,
+                    rule_id: f.rule_id.to_string(),
+                    masked: secrets::masked_prefix(&text[f.range.clone()]),
+                });
+            }
+        }
+        Ok(found)
     }
 
     /// Every `.md` file this project can see, sorted by path.
@@ -741,8 +874,10 @@ impl Memory {
         if mode == SearchMode::Literal {
             return self.search(query);
         }
-        parse_query(query)?;
-        self.search_ranked(query)
+        // The ranker sees each distinct word once, in query order: a query
+        // of millions of repeats must cost what its few words cost.
+        let distinct = parse_query(query)?.terms().join(" ");
+        self.search_ranked(&distinct)
     }
 
     /// Ranked search that neither reads nor writes the index: every file
@@ -751,8 +886,8 @@ impl Memory {
     /// # Errors
     /// As [`Memory::search_with`].
     pub fn search_unindexed(&self, query: &str) -> Result<SearchResults> {
-        parse_query(query)?;
-        let mut ranker = Ranker::new(query, self.today());
+        let distinct = parse_query(query)?.terms().join(" ");
+        let mut ranker = Ranker::new(&distinct, self.today());
         self.each_search_file(&mut |meta, text| ranker.add_file(meta, text))?;
         Ok(ranker.finish(|meta| {
             fsio::read_head(&self.abs(&meta.path), MAX_SEARCH_FILE_BYTES)

@@ -25,6 +25,10 @@ pub const MEMORY_EDIT: &str = "memory_edit";
 pub const MEMORY_DELETE: &str = "memory_delete";
 /// Name of the rename tool.
 pub const MEMORY_RENAME: &str = "memory_rename";
+/// Name of the history tool.
+pub const MEMORY_HISTORY: &str = "memory_history";
+/// Name of the restore tool.
+pub const MEMORY_RESTORE: &str = "memory_restore";
 /// Name of Anthropic's memory tool.
 pub const MEMORY: &str = crate::anthropic::TOOL_NAME;
 
@@ -53,6 +57,8 @@ pub fn definitions(set: ToolSet) -> Vec<ToolDefinition> {
             MEMORY_EDIT,
             MEMORY_DELETE,
             MEMORY_RENAME,
+            MEMORY_HISTORY,
+            MEMORY_RESTORE,
         ],
         ToolSet::Anthropic => &[MEMORY],
     };
@@ -196,6 +202,46 @@ fn all_definitions() -> Vec<ToolDefinition> {
             }),
         },
         ToolDefinition {
+            name: MEMORY_HISTORY,
+            description: "List the recorded versions of one memory file, newest first: version id, local time, the change that replaced it, size, and who made it. Every write, edit, delete, rename and restore records the version before it. Use it before memory_restore, e.g. after a bad overwrite.",
+            parameters: json!({
+                "type": "object",
+                "properties": {
+                    "target": {
+                        "type": "string",
+                        "enum": ["long_term", "scratchpad", "daily", "note"],
+                        "description": "Which file: long_term (MEMORY.md), scratchpad, daily (name=YYYY-MM-DD, default today), or note (name required; a deleted note's history is kept)"
+                    },
+                    "name": {
+                        "type": "string",
+                        "description": "Note name (a/b/c for nested topics) or YYYY-MM-DD for daily"
+                    },
+                    "limit": {
+                        "type": "integer",
+                        "minimum": 1,
+                        "description": "How many versions to list (default 20)"
+                    }
+                },
+                "required": ["target"],
+                "additionalProperties": false
+            }),
+        },
+        ToolDefinition {
+            name: MEMORY_RESTORE,
+            description: "Put a memory file back to a recorded version (an id from memory_history, like v12). A deleted note is recreated; a version from before the file existed deletes it. The restore is recorded too, so it can be undone the same way.",
+            parameters: json!({
+                "type": "object",
+                "properties": {
+                    "version": {
+                        "type": "string",
+                        "description": "A version id from memory_history, e.g. v12"
+                    }
+                },
+                "required": ["version"],
+                "additionalProperties": false
+            }),
+        },
+        ToolDefinition {
             name: MEMORY,
             description: "Anthropic's memory tool: a /memories directory of Markdown files that persists across conversations (this project's notes). Commands: view (a file with line numbers, or a directory listing), create, str_replace, insert, delete, rename. Check /memories before starting a task; record progress and learnings as you go. Only .md files.",
             parameters: json!({
@@ -246,6 +292,8 @@ instead of appending a contradiction. Copy old_text from the file exactly; if it
 ambiguous, include more of the surrounding text.
 - memory_delete removes an obsolete note; memory_rename files a note under a topic \
 (ops/deploy). Nested topics have at most 4 parts.
+- Nothing is lost: memory_history lists a file's earlier versions and memory_restore puts one \
+back (a deleted note too), so undo a bad overwrite or deletion that way.
 - A write's reply warns when a line repeats an earlier one, and when MEMORY.md is too full \
 for what you added to be loaded next session: then move detail into a note and keep one \
 line in MEMORY.md.";
@@ -437,6 +485,20 @@ pub enum ToolCall {
         /// Its new name.
         new_name: String,
     },
+    /// `memory_history`.
+    History {
+        /// Which file.
+        target: WriteTarget,
+        /// Note name or `YYYY-MM-DD`.
+        name: Option<String>,
+        /// How many versions (default 20).
+        limit: Option<u32>,
+    },
+    /// `memory_restore`.
+    Restore {
+        /// The version id.
+        version: String,
+    },
     /// `memory`: Anthropic's tool, its arguments kept whole (the command
     /// decides which fields it takes).
     Anthropic {
@@ -520,6 +582,47 @@ pub fn parse(name: &str, arguments: &str) -> Result<ToolCall> {
                 new_name: req_str(name, &mut map, "new_name")?,
             })
         }
+        MEMORY_HISTORY => {
+            let mut map = parse_object(name, arguments, &["target", "name", "limit"])?;
+            let target = write_target(&req_str(name, &mut map, "target")?)?;
+            let note = opt_str(name, &mut map, "name")?;
+            let limit = match map.remove("limit") {
+                None | Some(Value::Null) => None,
+                Some(Value::Number(n)) => Some(
+                    n.as_u64()
+                        .filter(|&n| n >= 1)
+                        .map(|n| u32::try_from(n).unwrap_or(u32::MAX))
+                        .ok_or_else(|| {
+                            invalid(
+                                name,
+                                format!(
+                                    "field \"limit\" must be a whole number of at least 1, got {n}"
+                                ),
+                            )
+                        })?,
+                ),
+                Some(other) => {
+                    return Err(invalid(
+                        name,
+                        format!(
+                            "field \"limit\" must be a number, got {}",
+                            type_name(&other)
+                        ),
+                    ));
+                }
+            };
+            Ok(ToolCall::History {
+                target,
+                name: note,
+                limit,
+            })
+        }
+        MEMORY_RESTORE => {
+            let mut map = parse_object(name, arguments, &["version"])?;
+            Ok(ToolCall::Restore {
+                version: req_str(name, &mut map, "version")?,
+            })
+        }
         MEMORY => Ok(ToolCall::Anthropic {
             arguments: arguments.to_string(),
         }),
@@ -534,15 +637,48 @@ pub fn parse(name: &str, arguments: &str) -> Result<ToolCall> {
 }
 
 /// Every tool name `call` executes.
-pub const TOOL_NAMES: [&str; 7] = [
+pub const TOOL_NAMES: [&str; 9] = [
     MEMORY_WRITE,
     MEMORY_READ,
     MEMORY_SEARCH,
     MEMORY_EDIT,
     MEMORY_DELETE,
     MEMORY_RENAME,
+    MEMORY_HISTORY,
+    MEMORY_RESTORE,
     MEMORY,
 ];
+
+/// Versions `memory_history` lists when no limit is given.
+pub const DEFAULT_HISTORY_LIMIT: u32 = 20;
+
+/// One version as a line for the model: `v12  2026-05-30 09:15 +02:00
+/// edit  1234 bytes  by claude-1`.
+pub fn version_line(v: &crate::history::Version) -> String {
+    let local = crate::time::LocalTime::from_unix(v.time_unix, v.utc_offset_minutes);
+    let sign = if v.utc_offset_minutes < 0 { '-' } else { '+' };
+    let off = v.utc_offset_minutes.unsigned_abs();
+    let size = match v.bytes {
+        Some(n) => format!("{n} bytes"),
+        None => "did not exist".to_string(),
+    };
+    let mut line = format!(
+        "{}  {} {} {sign}{:02}:{:02}  {}  {size}",
+        v.id,
+        local.date,
+        local.hh_mm(),
+        off / 60,
+        off % 60,
+        v.operation
+    );
+    if let Some(other) = &v.other_path {
+        line.push_str(&format!("  (rename, other side: {other})"));
+    }
+    if !v.source.is_empty() {
+        line.push_str(&format!("  by {}", v.source));
+    }
+    line
+}
 
 /// Shown for a missing or empty file.
 pub const EMPTY: &str = "(empty)";
@@ -603,6 +739,27 @@ pub fn call(memory: &Memory, name: &str, arguments: &str) -> Result<String> {
             .message),
         ToolCall::Delete { name } => Ok(memory.delete_note(&name)?.message),
         ToolCall::Rename { name, new_name } => Ok(memory.rename_note(&name, &new_name)?.message),
+        ToolCall::History {
+            target,
+            name,
+            limit,
+        } => {
+            let versions = memory.history(
+                target.into(),
+                name.as_deref(),
+                Some(limit.unwrap_or(DEFAULT_HISTORY_LIMIT)),
+            )?;
+            if versions.is_empty() {
+                return Ok("(no recorded versions)".to_string());
+            }
+            let lines: Vec<String> = versions.iter().map(version_line).collect();
+            Ok(format!(
+                "Versions of {}, newest first (each is the content before the change named; restore one with memory_restore):\n{}",
+                versions[0].path,
+                lines.join("\n")
+            ))
+        }
+        ToolCall::Restore { version } => Ok(memory.restore(&version)?.message),
         ToolCall::Anthropic { arguments } => crate::anthropic::call(memory, &arguments),
     }
 }

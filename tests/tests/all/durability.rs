@@ -1,6 +1,6 @@
 //! Durable writes, in one process, against both backends: readers racing an
 //! overwrite or an append see the old or the new file and never a mix,
-//! backups keep exactly the previous version and stay invisible, and what a
+//! history keeps every previous version and stays invisible, and what a
 //! crashed writer leaves behind (temp files, a lock moved aside, a lock with
 //! no stamp, a lock from the future) is hidden and then cleaned up. The
 //! same under `kill -9` across processes is in `host/tests/faults.rs`.
@@ -127,11 +127,24 @@ fn readers_never_see_half_an_append<B: Backend>() {
     assert_eq!(fx.text("MEMORY.md"), all);
 }
 
+/// The previous versions history saved whole (appends save none), sorted.
+fn saved_versions(fx: &Fixture) -> Vec<String> {
+    let mut saved: Vec<String> = fx
+        .tree()
+        .iter()
+        .filter(|p| p.starts_with(".store/history/objects/"))
+        .map(|p| fx.text(p))
+        .collect();
+    saved.sort();
+    saved
+}
+
+// History replaced the single `.bak`: every previous version is kept (for
+// every target), and none of it shows.
 fn backups_keep_exactly_the_previous_version_and_stay_hidden<B: Backend>() {
     let fx = Fixture::new();
     let mut m = fx.open::<B>();
-    let pd = project_dir();
-    // No backup of a file that did not exist.
+    // Nothing saved for a file that did not exist.
     m.write(
         WriteTarget::LongTerm,
         "- v1 bakmarker\n",
@@ -139,7 +152,7 @@ fn backups_keep_exactly_the_previous_version_and_stay_hidden<B: Backend>() {
         None,
     )
     .unwrap();
-    assert_eq!(fx.get("MEMORY.md.bak"), None);
+    assert_eq!(saved_versions(&fx), Vec::<String>::new());
     for n in 2..=5 {
         m.write(
             WriteTarget::LongTerm,
@@ -149,12 +162,10 @@ fn backups_keep_exactly_the_previous_version_and_stay_hidden<B: Backend>() {
         )
         .unwrap();
         assert_eq!(fx.text("MEMORY.md"), format!("- v{n} bakmarker\n"));
-        assert_eq!(
-            fx.text("MEMORY.md.bak"),
-            format!("- v{} bakmarker\n", n - 1)
-        );
+        let all: Vec<String> = (1..n).map(|k| format!("- v{k} bakmarker\n")).collect();
+        assert_eq!(saved_versions(&fx), all);
     }
-    // Appends do not touch the backup.
+    // Appends save no copy (the content before is a prefix of the file).
     m.write(
         WriteTarget::LongTerm,
         "- appended\n",
@@ -162,7 +173,7 @@ fn backups_keep_exactly_the_previous_version_and_stay_hidden<B: Backend>() {
         None,
     )
     .unwrap();
-    assert_eq!(fx.text("MEMORY.md.bak"), "- v4 bakmarker\n");
+    assert_eq!(saved_versions(&fx).len(), 4);
     for n in 1..=3 {
         m.write(
             WriteTarget::Scratchpad,
@@ -172,11 +183,7 @@ fn backups_keep_exactly_the_previous_version_and_stay_hidden<B: Backend>() {
         )
         .unwrap();
     }
-    assert_eq!(
-        fx.text(&format!("{pd}/SCRATCHPAD.md.bak")),
-        "- [ ] item v2 bakmarker\n"
-    );
-    // Notes and logs are not backed up.
+    // Notes and logs are kept too; one object serves the same content.
     m.write(WriteTarget::Note, "a", WriteMode::Overwrite, Some("n"))
         .unwrap();
     m.write(WriteTarget::Note, "b", WriteMode::Overwrite, Some("n"))
@@ -185,15 +192,24 @@ fn backups_keep_exactly_the_previous_version_and_stay_hidden<B: Backend>() {
         .unwrap();
     m.write(WriteTarget::Daily, "b", WriteMode::Overwrite, None)
         .unwrap();
+    assert_eq!(
+        saved_versions(&fx),
+        [
+            "- [ ] item v1 bakmarker\n",
+            "- [ ] item v2 bakmarker\n",
+            "- v1 bakmarker\n",
+            "- v2 bakmarker\n",
+            "- v3 bakmarker\n",
+            "- v4 bakmarker\n",
+            "a",
+        ]
+    );
     assert!(
-        fx.tree()
-            .iter()
-            .filter(|p| p.ends_with(".bak"))
-            .all(|p| p == "MEMORY.md.bak" || *p == format!("{pd}/SCRATCHPAD.md.bak")),
+        fx.tree().iter().all(|p| !p.ends_with(".bak")),
         "{:?}",
         fx.tree()
     );
-    // Backups never show: not listed, not searched, not injected.
+    // History never shows: not listed, not searched, not injected.
     let listed = m.list().unwrap();
     assert!(listed.iter().all(|(p, _)| p.ends_with(".md")), "{listed:?}");
     let found = m.search("bakmarker").unwrap();
@@ -247,6 +263,8 @@ fn leftovers_in_every_directory_are_hidden_then_cleaned<B: Backend>() {
     assert_eq!(
         fx.tree(),
         [
+            // History's journal: appends record only its lines.
+            ".store/history/journal".to_string(),
             "MEMORY.md".to_string(),
             format!("{pd}/SCRATCHPAD.md"),
             format!("{pd}/daily/2026-05-30.md"),

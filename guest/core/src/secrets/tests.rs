@@ -802,3 +802,15 @@ mod properties {
         }
     }
 }
+
+#[test]
+fn a_long_word_cut_inside_a_character_does_not_panic() {
+    // The word after `password = ` reaches the 257-byte cap inside a
+    // four-byte character.
+    let word = format!("{}{}", "a".repeat(255), "😀".repeat(4));
+    let text = format!("password = {word}");
+    let findings = scan(&text);
+    for f in &findings {
+        assert!(text.is_char_boundary(f.range.start) && text.is_char_boundary(f.range.end));
+    }
+}
