@@ -243,7 +243,8 @@ fn host_receipt(r: agent_memory::WriteReceipt) -> WriteReceipt {
     }
 }
 
-fn core_results(r: agent_memory::SearchResults) -> SearchResults {
+/// Host search results as the core's type, for comparing backends.
+pub fn core_results(r: agent_memory::SearchResults) -> SearchResults {
     SearchResults {
         terms: r
             .terms

@@ -320,30 +320,11 @@ impl Ranked for agent_memory_tests::Native {
 
 impl Ranked for agent_memory_tests::Component {
     fn ranked(&mut self, _: &std::path::Path, query: &str) -> SearchResults {
-        let r = self
-            .handle()
-            .search_with(query, agent_memory::SearchMode::Ranked)
-            .unwrap();
-        SearchResults {
-            terms: r
-                .terms
-                .into_iter()
-                .map(|t| (t.term, t.count as usize))
-                .collect(),
-            hits: r
-                .hits
-                .into_iter()
-                .map(|h| agent_memory_tests::SearchHit {
-                    path: h.path,
-                    matched_terms: h.matched_terms,
-                    total_hits: h.total_hits as usize,
-                    body: h.body,
-                    filename_only: h.filename_only,
-                    date: h.date,
-                    is_memory_md: h.is_memory_md,
-                })
-                .collect(),
-        }
+        agent_memory_tests::core_results(
+            self.handle()
+                .search_with(query, agent_memory::SearchMode::Ranked)
+                .unwrap(),
+        )
     }
 }
 
