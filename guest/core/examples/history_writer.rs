@@ -73,6 +73,17 @@ fn main() {
 /// One round of curation on the note `side`: each step changes a file that
 /// history must record before the change.
 fn curate_side(memory: &Memory, n: u64) {
+    // A kill can land between the restore and the second delete below, so a
+    // restarted writer may find `moved/side` still there: clear it first.
+    if memory
+        .read(ReadSource::Note, Some("moved/side"))
+        .expect("read moved/side")
+        .is_some()
+    {
+        memory
+            .delete_note("moved/side")
+            .expect("delete the moved/side a killed round left");
+    }
     memory
         .write(
             WriteTarget::Note,
