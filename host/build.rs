@@ -24,6 +24,7 @@ fn main() {
         "guest/component/Cargo.toml",
         "guest/component/Cargo.lock",
         "wit",
+        ".cargo/config.toml",
     ] {
         println!("cargo:rerun-if-changed={}", workspace.join(path).display());
     }
