@@ -116,6 +116,9 @@ enum Command {
         /// unstripped build, for profiling)
         #[arg(long, value_name = "WASM")]
         component: Option<PathBuf>,
+        /// `ranked` or `literal` (component and native backends)
+        #[arg(long, default_value = "ranked")]
+        mode: String,
     },
 }
 
@@ -201,6 +204,14 @@ fn run(cli: Cli) -> Result<()> {
             query,
             repeat,
             component,
-        } => run::search_once(&backend, &root, &query, repeat, component.as_deref()),
+            mode,
+        } => {
+            let mode = match mode.as_str() {
+                "ranked" => agent_memory::SearchMode::Ranked,
+                "literal" => agent_memory::SearchMode::Literal,
+                other => anyhow::bail!("unknown search mode `{other}`: use ranked or literal"),
+            };
+            run::search_once(&backend, &root, &query, repeat, component.as_deref(), mode)
+        }
     }
 }
