@@ -14,7 +14,7 @@
 //! - Notes and daily logs are documents: the text (surrounding blank lines
 //!   dropped) is appended after a blank line unless the file already
 //!   contains it.
-//! - A missing or empty file is created with the text.
+//! - A missing or blank file is created with the text, byte for byte.
 
 use std::collections::HashSet;
 use std::fs;
@@ -123,7 +123,10 @@ impl Memory {
         if outcome == ImportOutcome::Unchanged {
             return Ok(receipt(path, outcome, 0, guarded.note(), None));
         }
-        let mut bytes = old.unwrap_or_default().into_bytes();
+        let mut bytes = match outcome {
+            ImportOutcome::Created => Vec::new(),
+            _ => old.unwrap_or_default().into_bytes(),
+        };
         bytes.extend_from_slice(added.as_bytes());
         let dir = self.abs(&rel.dir);
         fsio::remove_leftovers(&dir);
@@ -170,10 +173,9 @@ fn plan(old: Option<&str>, text: &str, by_line: bool) -> (ImportOutcome, String)
         return (ImportOutcome::Unchanged, String::new());
     }
     if old.trim().is_empty() {
-        let mut all = body.to_string();
-        all.push('\n');
-        // An empty file that holds only whitespace is replaced whole.
-        return (ImportOutcome::Created, all);
+        // Verbatim, so an export and an import give back the same bytes; a
+        // file of only whitespace is replaced whole.
+        return (ImportOutcome::Created, text.to_string());
     }
     let mut added = String::new();
     if by_line {
@@ -245,8 +247,8 @@ mod tests {
             (ImportOutcome::Created, "a\nb\n".into())
         );
         assert_eq!(
-            plan(Some(" \n"), "\n\na\n", false),
-            (ImportOutcome::Created, "a\n".into())
+            plan(Some(" \n"), "\n\na", false),
+            (ImportOutcome::Created, "\n\na".into())
         );
         assert_eq!(
             plan(Some("a\nb\n"), "b\nc\nc\n\n", true),
