@@ -39,6 +39,7 @@ mod error;
 mod memory;
 mod options;
 mod project;
+mod root;
 mod runtime;
 mod types;
 
@@ -46,11 +47,15 @@ pub use error::{Error, ErrorKind, Limit, MemoryError};
 pub use memory::Memory;
 pub use options::{DEFAULT_CALL_TIMEOUT, DEFAULT_MAX_MEMORY_BYTES, OpenOptions};
 pub use project::{default_root, detect_project};
+pub use root::{
+    Disabled, ENV_CONFIG, ENV_DIR, ENV_DISABLE, RootChoice, RootError, RootErrorKind, RootResolver,
+    RootRule, resolve_root,
+};
 pub use runtime::Runtime;
 pub use types::{
-    DeleteReceipt, EditReceipt, FileInfo, Limits, ReadSource, RenameReceipt, SearchHit, SearchMode,
-    SearchResults, SecretPolicy, TermCount, ToolDefinition, ToolSet, WriteMode, WriteReceipt,
-    WriteTarget,
+    DeleteReceipt, EditReceipt, FileInfo, ImportOutcome, ImportReceipt, Limits, ReadSource,
+    RenameReceipt, SearchHit, SearchMode, SearchResults, SecretPolicy, TermCount, ToolDefinition,
+    ToolSet, WriteMode, WriteReceipt, WriteTarget,
 };
 
 /// The memory component embedded in this crate, as built from `guest/component`

@@ -14,9 +14,9 @@ use crate::error::{Error, MemoryError};
 use crate::options::{OpenOptions, local_offset_minutes};
 use crate::runtime::{Instance, Limits as InstanceLimits, sandbox};
 use crate::types::{
-    DeleteReceipt, EditReceipt, FileInfo, Limits, ReadSource, RenameReceipt, SearchMode,
-    SearchResults, StoredSecret, ToolDefinition, ToolSet, Version, WriteMode, WriteReceipt,
-    WriteTarget,
+    DeleteReceipt, EditReceipt, FileInfo, ImportReceipt, Limits, ReadSource, RenameReceipt,
+    SearchMode, SearchResults, StoredSecret, ToolDefinition, ToolSet, Version, WriteMode,
+    WriteReceipt, WriteTarget,
 };
 
 /// An open memory: a handle on one memory root and project, in an instance of
@@ -409,6 +409,35 @@ impl Memory {
             b.memory().call_scan_secrets(store, h)
         })?
         .map(|found| found.into_iter().map(Into::into).collect())
+        .map_err(domain)
+    }
+
+    /// Imports text from another memory system into the file `target`
+    /// names, adding nothing twice: `MEMORY.md` and the scratchpad get the
+    /// lines they lack, a note or daily log gets the text unless it already
+    /// contains it, a missing file is created. `name` is the note name, or
+    /// the date (`YYYY-MM-DD`, required) of a daily log. Passes the secret
+    /// guard and is recorded in history as `import`. With `dry_run` nothing
+    /// is written; the receipt says what would happen.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Memory`] with kind `MissingName`, `InvalidName`,
+    /// `InvalidDate`, `InvalidArguments` (text over the write cap: never
+    /// cut), `SecretDetected`, `NotAFile`, `Busy` or `Io`; nothing is written
+    /// on error.
+    pub fn import_file(
+        &mut self,
+        target: WriteTarget,
+        name: Option<&str>,
+        content: &str,
+        dry_run: bool,
+    ) -> Result<ImportReceipt, Error> {
+        self.call("import-file", |store, b, h| {
+            b.memory()
+                .call_import_file(store, h, target.into(), name, content, dry_run)
+        })?
+        .map(Into::into)
         .map_err(domain)
     }
 

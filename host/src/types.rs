@@ -148,6 +148,61 @@ impl From<wit::WriteReceipt> for WriteReceipt {
     }
 }
 
+/// What [`Memory::import_file`](crate::Memory::import_file) did, or would do
+/// in a dry run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ImportOutcome {
+    /// The file was missing or blank and now holds the text.
+    Created,
+    /// The part of the text the file lacked was appended.
+    Appended,
+    /// The file already held it all; nothing was written.
+    Unchanged,
+}
+
+impl ImportOutcome {
+    /// `created`, `appended` or `unchanged`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ImportOutcome::Created => "created",
+            ImportOutcome::Appended => "appended",
+            ImportOutcome::Unchanged => "unchanged",
+        }
+    }
+}
+
+/// The outcome of [`Memory::import_file`](crate::Memory::import_file).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ImportReceipt {
+    /// Store-relative path of the file.
+    pub path: String,
+    /// What happened (or would happen).
+    pub outcome: ImportOutcome,
+    /// Bytes added to the file; 0 when unchanged.
+    pub bytes_written: u64,
+    /// Values redacted, a history warning.
+    pub warnings: Vec<String>,
+    /// For people: one line, then the warnings.
+    pub message: String,
+}
+
+impl From<wit::ImportReceipt> for ImportReceipt {
+    fn from(receipt: wit::ImportReceipt) -> Self {
+        ImportReceipt {
+            path: receipt.path,
+            outcome: match receipt.outcome {
+                wit::ImportOutcome::Created => ImportOutcome::Created,
+                wit::ImportOutcome::Appended => ImportOutcome::Appended,
+                wit::ImportOutcome::Unchanged => ImportOutcome::Unchanged,
+            },
+            bytes_written: receipt.bytes_written,
+            warnings: receipt.warnings,
+            message: receipt.message,
+        }
+    }
+}
+
 /// The outcome of [`Memory::edit`](crate::Memory::edit).
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]

@@ -297,3 +297,36 @@ export declare class Memory implements Disposable {
   appendMemoryBlock(preamble: string, block?: string | null): string;
   compactionHeading(messageCount?: number | null): string;
 }
+
+/** Why the root chain failed. */
+export type RootErrorKind =
+  | 'not-absolute' | 'filesystem-root' | 'nul' | 'not-a-directory' | 'no-home' | 'config' | 'switch';
+/** The root chain failed: `kind` says how; the message names the value and its source. */
+export declare class RootError extends Error {
+  readonly kind: RootErrorKind;
+}
+/** The outcome of `resolveRoot`. */
+export interface RootChoice {
+  /** The memory root: absolute, `~` expanded, not a filesystem root. */
+  root: string;
+  /** Which rule chose it. */
+  rule: 'explicit' | 'env' | 'config' | 'default';
+  /** The config file that was read, when one exists. */
+  configFile: string | null;
+  /** Why memory is off (`AGENT_MEMORY_DISABLE=1`, `"disabled": true in <file>`), or null. */
+  disabled: string | null;
+}
+/** Inputs of the chain; by default this process's environment, home and platform dirs. */
+export interface RootOptions {
+  env?: Record<string, string | undefined>;
+  home?: string | null;
+  configDir?: string | null;
+  dataDir?: string | null;
+}
+/** The root chain: explicit, `AGENT_MEMORY_DIR`, the config file, the platform data dir; and the off switch. */
+export declare function resolveRoot(explicit?: string | null, options?: RootOptions): RootChoice;
+/** The text every tool call gets while memory is off. */
+export declare function disabledReply(reason: string): string;
+export declare const ENV_DIR: 'AGENT_MEMORY_DIR';
+export declare const ENV_DISABLE: 'AGENT_MEMORY_DISABLE';
+export declare const ENV_CONFIG: 'AGENT_MEMORY_CONFIG';

@@ -39,6 +39,8 @@ import { dirname, join } from 'node:path';
 import { Worker, MessageChannel, receiveMessageOnPort } from 'node:worker_threads';
 import { capMemories } from './memory-cap.js';
 
+export { resolveRoot, RootError, disabledReply, ENV_DIR, ENV_DISABLE, ENV_CONFIG } from './roots.js';
+
 const HERE = dirname(fileURLToPath(import.meta.url));
 const GEN_DIR = join(HERE, 'gen');
 const WORKER = new URL('./worker.js', import.meta.url);

@@ -159,6 +159,22 @@ impl From<core::WriteReceipt> for types::WriteReceipt {
     }
 }
 
+impl From<core::ImportReceipt> for types::ImportReceipt {
+    fn from(r: core::ImportReceipt) -> Self {
+        types::ImportReceipt {
+            path: r.path,
+            outcome: match r.outcome {
+                core::ImportOutcome::Created => types::ImportOutcome::Created,
+                core::ImportOutcome::Appended => types::ImportOutcome::Appended,
+                core::ImportOutcome::Unchanged => types::ImportOutcome::Unchanged,
+            },
+            bytes_written: r.bytes_written,
+            warnings: r.warnings,
+            message: r.message,
+        }
+    }
+}
+
 impl From<core::EditReceipt> for types::EditReceipt {
     fn from(r: core::EditReceipt) -> Self {
         types::EditReceipt {
@@ -343,6 +359,17 @@ impl store::GuestMemory for Memory {
         name: Option<String>,
     ) -> Result<types::WriteReceipt, types::Error> {
         self.with(|m| m.write(target.into(), &content, mode.into(), name.as_deref()))
+            .map(Into::into)
+    }
+
+    fn import_file(
+        &self,
+        target: types::WriteTarget,
+        name: Option<String>,
+        content: String,
+        dry_run: bool,
+    ) -> Result<types::ImportReceipt, types::Error> {
+        self.with(|m| m.import_file(target.into(), name.as_deref(), &content, dry_run))
             .map(Into::into)
     }
 

@@ -32,7 +32,8 @@ pub use limits::{
 pub use rank::SearchMode;
 pub use search::{SearchHit, SearchResults};
 pub use store::{
-    DeleteReceipt, EditReceipt, FileInfo, Memory, Options, ReadSource, RenameReceipt, StoredSecret,
-    WriteMode, WriteReceipt, WriteTarget, search_mode, secret_policy, write_mode, write_target,
+    DeleteReceipt, EditReceipt, FileInfo, ImportOutcome, ImportReceipt, Memory, Options,
+    ReadSource, RenameReceipt, StoredSecret, WriteMode, WriteReceipt, WriteTarget, search_mode,
+    secret_policy, write_mode, write_target,
 };
 pub use time::{Clock, Date, LocalTime};

@@ -19,8 +19,10 @@ use crate::text::{cut_with_marker, prefix_at_char_boundary};
 use crate::time::{Clock, Date};
 
 mod curate;
+mod import;
 mod indexed;
 pub use curate::{DeleteReceipt, EditReceipt, RenameReceipt};
+pub use import::{ImportOutcome, ImportReceipt};
 
 /// Bytes of a scratchpad scanned for open items.
 const MAX_SCRATCHPAD_SCAN_BYTES: u64 = 1024 * 1024;

@@ -61,7 +61,13 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 from wasmtime import Config, Engine, Store, WasiConfig, WasmtimeError
 from wasmtime.component import Component, Linker, Record, ResourceAny, Variant
 
+from .roots import RootChoice, RootError, disabled_reply, resolve_root
+
 __all__ = [
+    "resolve_root",
+    "RootChoice",
+    "RootError",
+    "disabled_reply",
     "Memory",
     "OpenOptions",
     "Runtime",
