@@ -36,6 +36,12 @@ struct Cli {
     #[arg(long, global = true, value_name = "DIR")]
     project: Option<PathBuf>,
 
+    /// The project's team memory, shared through git (tools take
+    /// "scope":"team") [default: <project>/.agent-memory when that folder
+    /// exists; `snapshot` creates it]
+    #[arg(long, global = true, value_name = "DIR", env = "AGENT_MEMORY_TEAM_DIR")]
+    team_dir: Option<PathBuf>,
+
     /// Pin "now" to this instant, RFC 3339 with an offset (e.g.
     /// 2026-05-30T09:15:00+02:00); its offset is the local time zone. Empty
     /// means unset. [default: the system clock, in the local time zone]
@@ -176,6 +182,16 @@ enum Command {
         #[arg(long, value_name = "N")]
         count: Option<u32>,
     },
+    /// Copy this project's notes into <project>/.agent-memory/snapshot/ for
+    /// teammates; `snapshot apply` applies the team's snapshot here
+    ///
+    /// A project whose personal memory is empty starts from the snapshot by itself (at its
+    /// first context block); a newer snapshot is only reported there, never applied without
+    /// `snapshot apply`. Both are recorded in history.
+    Snapshot {
+        #[command(subcommand)]
+        action: Option<SnapshotAction>,
+    },
     /// Serve the memory tools to an MCP client over stdio
     ///
     /// Also offers the context block as the resource memory://context and as the prompt
@@ -193,6 +209,14 @@ enum Command {
     /// non-empty directory is refused. The project is always /demo/my-app and --now
     /// defaults to 2026-05-30T09:15:00+02:00, so the output is the same on every run.
     Demo,
+}
+
+/// What `snapshot` does besides taking one.
+#[derive(Debug, Subcommand)]
+enum SnapshotAction {
+    /// Apply the team snapshot to this project's notes (each snapshot note
+    /// overwrites the note of its name; recorded in history, so undoable)
+    Apply,
 }
 
 /// A memory file people can write or edit.
@@ -274,6 +298,13 @@ fn run(cli: Cli) -> Result<()> {
             let mut options = open_options(cli.root, cli.project, now)?.secret_policy(cli.secrets);
             if let Some(source) = cli.source {
                 options = options.source(source);
+            }
+            let team = cli.team_dir.or_else(|| {
+                let dir = OpenOptions::team_dir_of(options.project());
+                (dir.is_dir() || matches!(command, Command::Snapshot { .. })).then_some(dir)
+            });
+            if let Some(team) = team {
+                options = options.team_dir(team);
             }
             let options = match command {
                 // A person edits whole files: no caps meant for a model's context.
@@ -411,6 +442,10 @@ fn run_on(memory: &mut Memory, command: Command) -> Result<()> {
             let summary = arg_or_stdin(summary, "the summary")?;
             print_text(&memory.flush_compaction(&summary, count)?.message)
         }
+        Command::Snapshot { action: None } => print_text(&memory.take_snapshot()?.message),
+        Command::Snapshot {
+            action: Some(SnapshotAction::Apply),
+        } => print_text(&memory.apply_snapshot()?.message),
         Command::Demo | Command::Tools { .. } | Command::Mcp { .. } => {
             unreachable!("handled before or right after opening a memory")
         }
@@ -473,6 +508,10 @@ fn status(memory: &mut Memory) -> Result<()> {
     out.push_str(&format!("project:  {}\n", memory.project().display()));
     out.push_str(&format!("slug:     {}\n", memory.project_slug()));
     out.push_str(&format!("today:    {}\n", memory.today()));
+    match memory.options().team_directory() {
+        Some(team) => out.push_str(&format!("team:     {}\n", team.display())),
+        None => out.push_str("team:     none (no .agent-memory folder in the project)\n"),
+    }
     if files.is_empty() {
         out.push_str("files:    (none)\n");
     } else {

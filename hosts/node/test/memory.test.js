@@ -67,6 +67,7 @@ test('the type declarations list the WIT cases', () => {
   assert.deepEqual(union('ToolSet'), witCases('tool-set'));
   assert.deepEqual(union('SecretPolicy'), witCases('secret-policy'));
   assert.deepEqual(union('Operation'), witCases('operation'));
+  assert.deepEqual(union('Scope'), witCases('scope'));
   // The error kinds named for editors; `other` arrives as its name (string).
   assert.deepEqual(union('ErrorKind'), witCases('error-kind').filter((k) => k !== 'other'));
   assert.match(dts, /\| \(string & \{\}\);/);

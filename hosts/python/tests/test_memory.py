@@ -41,6 +41,7 @@ def test_the_words_are_the_wit_cases():
     assert list(am.TOOL_SETS) == wit_cases("tool-set")
     assert list(am.SECRET_POLICIES) == wit_cases("secret-policy")
     assert list(am.OPERATIONS) == wit_cases("operation")
+    assert list(am.SCOPES) == wit_cases("scope")
     # The error kinds live only in the WIT: the host maps the variant.
     assert "other" in wit_cases("error-kind")
     assert not hasattr(am, "ERROR_KINDS")
