@@ -23,6 +23,8 @@ fn main() {
         "guest/component/src",
         "guest/component/Cargo.toml",
         "guest/component/Cargo.lock",
+        "vocab/src",
+        "vocab/Cargo.toml",
         "wit",
         ".cargo/config.toml",
     ] {

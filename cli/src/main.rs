@@ -39,6 +39,12 @@ struct Cli {
     #[arg(long, global = true, value_name = "DIR")]
     project: Option<PathBuf>,
 
+    /// The project's team memory, shared through git (tools take
+    /// "scope":"team") [default: <project>/.agent-memory when that folder
+    /// exists; `snapshot` creates it]
+    #[arg(long, global = true, value_name = "DIR", env = "AGENT_MEMORY_TEAM_DIR")]
+    team_dir: Option<PathBuf>,
+
     /// Pin "now" to this instant, RFC 3339 with an offset (e.g.
     /// 2026-05-30T09:15:00+02:00); its offset is the local time zone. Empty
     /// means unset. [default: the system clock, in the local time zone]
@@ -180,6 +186,16 @@ enum Command {
         #[arg(long, value_name = "N")]
         count: Option<u32>,
     },
+    /// Copy this project's notes into <project>/.agent-memory/snapshot/ for
+    /// teammates; `snapshot apply` applies the team's snapshot here
+    ///
+    /// A project whose personal memory is empty starts from the snapshot by itself (at its
+    /// first context block); a newer snapshot is only reported there, never applied without
+    /// `snapshot apply`. Both are recorded in history.
+    Snapshot {
+        #[command(subcommand)]
+        action: Option<SnapshotAction>,
+    },
     /// Serve the memory tools to an MCP client over stdio
     ///
     /// Also offers the context block as the resource memory://context and as the prompt
@@ -248,6 +264,14 @@ enum ExportTo {
         /// The directory to write (created if missing)
         out: PathBuf,
     },
+}
+
+/// What `snapshot` does besides taking one.
+#[derive(Debug, Subcommand)]
+enum SnapshotAction {
+    /// Apply the team snapshot to this project's notes (each snapshot note
+    /// overwrites the note of its name; recorded in history, so undoable)
+    Apply,
 }
 
 /// A memory file people can write or edit.
@@ -384,6 +408,23 @@ fn run(cli: Cli) -> Result<()> {
             if let Some(source) = cli.source {
                 options = options.source(source);
             }
+            let team = cli.team_dir.or_else(|| {
+                let dir = OpenOptions::team_dir_of(options.project());
+                // Taking a snapshot or importing codescout's shared
+                // memories creates the team directory.
+                let creates = matches!(
+                    command,
+                    Command::Snapshot { .. }
+                        | Command::Import {
+                            from: ImportFrom::Codescout { .. },
+                            ..
+                        }
+                );
+                (dir.is_dir() || creates).then_some(dir)
+            });
+            if let Some(team) = team {
+                options = options.team_dir(team);
+            }
             let options = match command {
                 // A person edits whole files: no caps meant for a model's
                 // context. An export copies files whole.
@@ -396,7 +437,18 @@ fn run(cli: Cli) -> Result<()> {
             match command {
                 Command::Mcp { tools } => mcp::serve(mcp::Backend::Memory(Box::new(memory)), tools),
                 Command::Status => status(&mut memory, &choice),
-                Command::Import { dry_run, from } => import(&mut memory, from, dry_run),
+                Command::Import { dry_run, from } => {
+                    // The team store, when there is one, takes codescout's
+                    // shared memories.
+                    let mut team = match memory.options().team_directory() {
+                        Some(_) => Some(
+                            runtime
+                                .open(memory.options().clone().scope(agent_memory::Scope::Team))?,
+                        ),
+                        None => None,
+                    };
+                    import(&mut memory, team.as_mut(), from, dry_run)
+                }
                 Command::Export {
                     to: ExportTo::ClaudeCode { out },
                 } => travel::export(&mut memory, &out),
@@ -420,7 +472,12 @@ fn project_path(project: Option<PathBuf>, source_dir: Option<PathBuf>) -> Result
     })
 }
 
-fn import(memory: &mut Memory, from: ImportFrom, dry_run: bool) -> Result<()> {
+fn import(
+    memory: &mut Memory,
+    team: Option<&mut Memory>,
+    from: ImportFrom,
+    dry_run: bool,
+) -> Result<()> {
     let max = u64::from(memory.limits()?.max_write_bytes);
     let (format, path) = match from {
         ImportFrom::ClaudeCode { dir } => (travel::Format::ClaudeCode, dir),
@@ -428,9 +485,7 @@ fn import(memory: &mut Memory, from: ImportFrom, dry_run: bool) -> Result<()> {
         ImportFrom::AgentsMd { file } => (travel::Format::AgentsMd, file),
     };
     let entries = travel::plan(format, &path, max)?;
-    // Team scope arrives with the team store; until then its entries are
-    // listed and skipped.
-    travel::run(memory, None, entries, dry_run)
+    travel::run(memory, team, entries, dry_run)
 }
 
 fn run_on(memory: &mut Memory, command: Command) -> Result<()> {
@@ -534,6 +589,10 @@ fn run_on(memory: &mut Memory, command: Command) -> Result<()> {
             let summary = arg_or_stdin(summary, "the summary")?;
             print_text(&memory.flush_compaction(&summary, count)?.message)
         }
+        Command::Snapshot { action: None } => print_text(&memory.take_snapshot()?.message),
+        Command::Snapshot {
+            action: Some(SnapshotAction::Apply),
+        } => print_text(&memory.apply_snapshot()?.message),
         Command::Demo
         | Command::Tools { .. }
         | Command::Mcp { .. }
@@ -667,6 +726,10 @@ fn status(memory: &mut Memory, choice: &RootChoice) -> Result<()> {
     let mut out = status_head(choice, memory.project());
     out.push_str(&format!("slug:     {}\n", memory.project_slug()));
     out.push_str(&format!("today:    {}\n", memory.today()));
+    match memory.options().team_directory() {
+        Some(team) => out.push_str(&format!("team:     {}\n", team.display())),
+        None => out.push_str("team:     none (no .agent-memory folder in the project)\n"),
+    }
     if files.is_empty() {
         out.push_str("files:    (none)\n");
     } else {

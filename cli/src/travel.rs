@@ -331,7 +331,7 @@ fn read_text(path: &Path, follow: bool, max_bytes: u64) -> Result<String, String
 
 /// Runs (or, with `dry_run`, checks) a plan through the component and prints
 /// one line per file and a summary. `team` imports into the team store; it
-/// is `None` when this build has no team scope.
+/// is `None` when the project has no team directory.
 pub fn run(
     memory: &mut Memory,
     team: Option<&mut Memory>,
@@ -358,7 +358,7 @@ pub fn run(
                 };
                 let outcome = match target {
                     None => {
-                        Err("team scope is not available in this build; not imported".to_string())
+                        Err("no team directory (<project>/.agent-memory); not imported".to_string())
                     }
                     Some(m) => m
                         .import_file(dest.target, dest.name.as_deref(), &text, dry_run)

@@ -627,7 +627,7 @@ fn a_long_import_shows_progress_on_stderr() {
 }
 
 #[test]
-fn codescout_private_topics_come_in_and_shared_ones_wait_for_team_scope() {
+fn codescout_private_topics_go_to_personal_notes_and_shared_ones_to_the_team() {
     let env = Env::new();
     let src = env.fixture("codescout");
     let out = stdout(&run(env.bare().arg("--root").arg(env.root()).args([
@@ -646,11 +646,15 @@ fn codescout_private_topics_come_in_and_shared_ones_wait_for_team_scope() {
     );
     let shared = line_of(&out, ".codescout/memories/conventions/error-handling.md");
     assert!(
-        shared.starts_with("skip")
-            && shared.contains(
-                "-> team note conventions/error-handling: team scope is not available in this build"
-            ),
+        shared.starts_with("create") && shared.contains("-> team note conventions/error-handling"),
         "{out}"
+    );
+    // Shared memories land in the project's team store, verbatim.
+    let shared_text =
+        fs::read_to_string(src.join(".codescout/memories/conventions/error-handling.md")).unwrap();
+    assert_eq!(
+        fs::read_to_string(src.join(".agent-memory/notes/conventions/error-handling.md")).unwrap(),
+        shared_text
     );
     let sidecar = line_of(&out, ".codescout/memories/architecture.anchors.toml");
     assert!(

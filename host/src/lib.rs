@@ -45,7 +45,7 @@ mod types;
 
 pub use error::{Error, ErrorKind, Limit, MemoryError};
 pub use memory::Memory;
-pub use options::{DEFAULT_CALL_TIMEOUT, DEFAULT_MAX_MEMORY_BYTES, OpenOptions};
+pub use options::{DEFAULT_CALL_TIMEOUT, DEFAULT_MAX_MEMORY_BYTES, OpenOptions, TEAM_DIR_NAME};
 pub use project::{default_root, detect_project};
 pub use root::{
     Disabled, ENV_CONFIG, ENV_DIR, ENV_DISABLE, RootChoice, RootError, RootErrorKind, RootResolver,
@@ -54,8 +54,8 @@ pub use root::{
 pub use runtime::Runtime;
 pub use types::{
     DeleteReceipt, EditReceipt, FileInfo, ImportOutcome, ImportReceipt, Limits, ReadSource,
-    RenameReceipt, SearchHit, SearchMode, SearchResults, SecretPolicy, TermCount, ToolDefinition,
-    ToolSet, WriteMode, WriteReceipt, WriteTarget,
+    RenameReceipt, Scope, SearchHit, SearchMode, SearchResults, SecretPolicy, SnapshotInfo,
+    TermCount, ToolDefinition, ToolSet, WriteMode, WriteReceipt, WriteTarget,
 };
 
 /// The memory component embedded in this crate, as built from `guest/component`

@@ -15,8 +15,8 @@ use crate::options::{OpenOptions, local_offset_minutes};
 use crate::runtime::{Instance, Limits as InstanceLimits, sandbox};
 use crate::types::{
     DeleteReceipt, EditReceipt, FileInfo, ImportReceipt, Limits, ReadSource, RenameReceipt,
-    SearchMode, SearchResults, StoredSecret, ToolDefinition, ToolSet, Version, WriteMode,
-    WriteReceipt, WriteTarget,
+    SearchMode, SearchResults, SnapshotInfo, StoredSecret, ToolDefinition, ToolSet, Version,
+    WriteMode, WriteReceipt, WriteTarget,
 };
 
 /// An open memory: a handle on one memory root and project, in an instance of
@@ -65,6 +65,8 @@ pub(crate) struct Group {
 struct Member {
     options: OpenOptions,
     guest_root: String,
+    /// Where the team directory is preopened, if there is one.
+    guest_team: Option<String>,
     handle: Option<ResourceAny>,
     utc_offset_minutes: i32,
 }
@@ -80,7 +82,28 @@ impl Memory {
         let mut members = Vec::with_capacity(options.len());
         for (i, mut o) in options.into_iter().enumerate() {
             o.root = prepare_root(&o.root, o.create_root)?;
+            if let Some(team) = &o.team_dir {
+                let team = prepare_root(team, true)?;
+                if team == o.root {
+                    return Err(Error::Setup {
+                        message: format!(
+                            "the team directory `{}` is the memory root; give the project's `.agent-memory` folder",
+                            team.display()
+                        ),
+                        source: None,
+                    });
+                }
+                o.team_dir = Some(team);
+            }
+            let guest_team = o.team_dir.as_ref().map(|_| {
+                if single {
+                    "/agent-memory-team".to_string()
+                } else {
+                    format!("/memory-{i}-team")
+                }
+            });
             members.push(Member {
+                guest_team,
                 // One memory keeps the root at `/`, as every host did before
                 // handles existed; several get one directory each.
                 guest_root: if single {
@@ -441,6 +464,40 @@ impl Memory {
         .map_err(domain)
     }
 
+    /// Copies the project's personal notes into the team directory's
+    /// `snapshot/` (replacing the previous snapshot) with a `TAKEN`
+    /// timestamp, for teammates to start from. Notes only; every note passes
+    /// the secret guard with `block`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Memory`] with kind `NoTeamDir`, `SecretDetected` (nothing
+    /// written), `Busy` or `Io`; [`Error::Trap`].
+    pub fn take_snapshot(&mut self) -> Result<SnapshotInfo, Error> {
+        self.call("take-snapshot", |store, b, h| {
+            b.memory().call_take_snapshot(store, h)
+        })?
+        .map(Into::into)
+        .map_err(domain)
+    }
+
+    /// Applies the team snapshot to the project's personal notes, recorded
+    /// in history as imports. The context block reports a snapshot newer
+    /// than the last applied; this applies it.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Memory`] with kind `NoTeamDir`, `NotFound` (no snapshot),
+    /// `Conflict` (a snapshot file has conflict markers; nothing applied),
+    /// `Busy` or `Io`; [`Error::Trap`].
+    pub fn apply_snapshot(&mut self) -> Result<SnapshotInfo, Error> {
+        self.call("apply-snapshot", |store, b, h| {
+            b.memory().call_apply_snapshot(store, h)
+        })?
+        .map(Into::into)
+        .map_err(domain)
+    }
+
     /// Renames a note; the new name must be free.
     ///
     /// # Errors
@@ -705,6 +762,15 @@ impl Group {
                         e,
                     )
                 })?;
+            if let (Some(team), Some(guest)) = (&member.options.team_dir, &member.guest_team) {
+                wasi.preopened_dir(team, guest, FsPerms::ReadWrite)
+                    .map_err(|e| {
+                        Error::setup_wasmtime(
+                            format!("cannot open the team directory `{}`", team.display()),
+                            e,
+                        )
+                    })?;
+            }
         }
         if self.members.iter().any(|m| m.options.inherit_stderr) {
             wasi.inherit_stderr();
@@ -735,7 +801,11 @@ impl Group {
             Some(handle) => handle,
             None => {
                 let clock = member.options.clock();
-                let options = member.options.wit_options(&member.guest_root, clock);
+                let options = member.options.wit_options(
+                    &member.guest_root,
+                    member.guest_team.as_deref(),
+                    clock,
+                );
                 let instance = self.live.as_mut().expect("started above");
                 instance.arm();
                 let result = instance

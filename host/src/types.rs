@@ -4,8 +4,43 @@
 use crate::bindings::wit;
 
 pub use agent_memory_vocab::{
-    Operation, ReadSource, SearchMode, SecretPolicy, ToolSet, WriteMode, WriteTarget,
+    Operation, ReadSource, Scope, SearchMode, SecretPolicy, ToolSet, WriteMode, WriteTarget,
 };
+
+impl From<Scope> for wit::Scope {
+    fn from(scope: Scope) -> Self {
+        match scope {
+            Scope::Personal => wit::Scope::Personal,
+            Scope::Team => wit::Scope::Team,
+        }
+    }
+}
+
+/// A snapshot of the project's personal notes in the team directory: what
+/// [`Memory::take_snapshot`](crate::Memory::take_snapshot) wrote or
+/// [`Memory::apply_snapshot`](crate::Memory::apply_snapshot) applied.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SnapshotInfo {
+    /// When it was taken, Unix seconds.
+    pub taken_unix: i64,
+    /// The taker's UTC offset then, minutes east.
+    pub utc_offset_minutes: i32,
+    /// Notes it holds (or notes applied).
+    pub notes: u32,
+    /// One line for people.
+    pub message: String,
+}
+
+impl From<wit::SnapshotInfo> for SnapshotInfo {
+    fn from(s: wit::SnapshotInfo) -> Self {
+        SnapshotInfo {
+            taken_unix: s.taken_unix,
+            utc_offset_minutes: s.utc_offset_minutes,
+            notes: s.notes,
+            message: s.message,
+        }
+    }
+}
 
 impl From<WriteTarget> for wit::WriteTarget {
     fn from(target: WriteTarget) -> Self {

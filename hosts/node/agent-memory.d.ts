@@ -17,6 +17,10 @@ export declare const SEARCH_MODES: readonly SearchMode[];
 export declare const TOOL_SETS: readonly ToolSet[];
 /** The WIT `secret-policy` cases. */
 export declare const SECRET_POLICIES: readonly SecretPolicy[];
+/** The WIT `scope` cases. */
+export declare const SCOPES: readonly Scope[];
+/** The team directory's name in a project: `.agent-memory`. */
+export declare const TEAM_DIR_NAME: string;
 /** The WIT `operation` cases. */
 export declare const OPERATIONS: readonly Operation[];
 
@@ -43,6 +47,20 @@ export type ToolSet = 'seed' | 'full' | 'anthropic';
  * value, or store it as given.
  */
 export type SecretPolicy = 'block' | 'redact' | 'off';
+/** Which store: the personal memory root, or the project's team directory. */
+export type Scope = 'personal' | 'team';
+
+/** A snapshot of the project's personal notes in the team directory. */
+export interface SnapshotInfo {
+  /** When it was taken, Unix seconds. */
+  takenUnix: number;
+  /** The taker's UTC offset then, minutes east. */
+  utcOffsetMinutes: number;
+  /** Notes it holds, or notes applied. */
+  notes: number;
+  /** One line for people. */
+  message: string;
+}
 /** The change that replaced a recorded version. */
 export type Operation = 'write' | 'append' | 'edit' | 'delete' | 'rename' | 'restore' | 'import';
 
@@ -67,6 +85,8 @@ export type ErrorKind =
   | 'ambiguous'
   | 'already-exists'
   | 'secret-detected'
+  | 'conflict'
+  | 'no-team-dir'
   | (string & {});
 
 /** The memory refused an operation. */
@@ -115,6 +135,15 @@ export interface MemoryOptions {
   maxMemoryBytes?: number;
   /** Bound of one call (default 30 000 ms). */
   callTimeoutMs?: number;
+  /**
+   * The project's team memory, normally `<project root>/.agent-memory`
+   * (created if missing), shared through git and preopened read-write:
+   * tools then take `"scope": "team"`, the context block gets a team
+   * section and search covers it.
+   */
+  teamDir?: string | null;
+  /** Which store the typed methods act on (default `personal`; `team` needs `teamDir`). */
+  scope?: Scope;
 }
 
 /** One memory of `openGroup`. */
@@ -287,6 +316,8 @@ export declare class Memory implements Disposable {
   restore(version: string): WriteReceipt;
   lastChange(): Version | null;
   scanSecrets(): StoredSecret[];
+  takeSnapshot(): SnapshotInfo;
+  applySnapshot(): SnapshotInfo;
   contextBlock(): string | null;
   flushCompaction(summary: string, messageCount?: number | null): WriteReceipt;
   callTool(name: string, args: string | Record<string, unknown>): string;

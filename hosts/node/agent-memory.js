@@ -63,6 +63,10 @@ export const TOOL_SETS = Object.freeze(['seed', 'full', 'anthropic']);
 /** The WIT `secret-policy` cases: what a write does with a credential. */
 export const SECRET_POLICIES = Object.freeze(['block', 'redact', 'off']);
 /** The WIT `operation` cases: the change that replaced a recorded version. */
+/** The WIT `scope` cases: which store an opened memory's methods act on. */
+export const SCOPES = Object.freeze(['personal', 'team']);
+/** The team directory's name in a project: `<project root>/.agent-memory`. */
+export const TEAM_DIR_NAME = '.agent-memory';
 export const OPERATIONS = Object.freeze(['write', 'append', 'edit', 'delete', 'rename', 'restore', 'import']);
 
 /**
@@ -193,7 +197,10 @@ class Group {
       workerData: {
         port: port2,
         flag,
-        roots: this.members.map((m) => ({ root: m.root, guestRoot: m.guestRoot })),
+        roots: this.members.flatMap((m) => [
+          { root: m.root, guestRoot: m.guestRoot },
+          ...(m.team ? [{ root: m.team, guestRoot: m.guestTeam }] : []),
+        ]),
         modules: coreModules(this.maxMemoryBytes),
         workaround: this.workaround,
       },
@@ -311,11 +318,26 @@ class Group {
   }
 }
 
+const snapshotInfo = (s) => ({
+  takenUnix: Number(s.takenUnix),
+  utcOffsetMinutes: s.utcOffsetMinutes,
+  notes: s.notes,
+  message: s.message,
+});
+
 const kebab = (name) => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 
 function member(spec, guestRoot) {
   if (!spec || typeof spec !== 'object') throw new TypeError('each memory needs an options object {root, project, ...}');
   mkdirSync(spec.root, { recursive: true });
+  let team;
+  if (spec.teamDir !== undefined && spec.teamDir !== null) {
+    mkdirSync(spec.teamDir, { recursive: true });
+    team = realpathSync(spec.teamDir);
+    if (team === realpathSync(spec.root)) {
+      throw new MemoryError('invalid-options', `the team directory \`${team}\` is the memory root; give the project's \`.agent-memory\` folder`);
+    }
+  }
   const pinned = parseNow(spec.now);
   let offset;
   let followsSystemZone = false;
@@ -343,6 +365,10 @@ function member(spec, guestRoot) {
     },
     secretPolicy: word(spec.secretPolicy ?? 'block', SECRET_POLICIES, 'invalid-options', 'secret policy'),
     source: spec.source ?? '',
+    team,
+    // Beside the root, never the root itself.
+    guestTeam: team === undefined ? undefined : guestRoot === '/' ? '/agent-memory-team' : `${guestRoot}-team`,
+    scope: word(spec.scope ?? 'personal', SCOPES, 'invalid-options', 'scope'),
     open: false,
     closed: false,
   };
@@ -356,6 +382,8 @@ const witOptions = (m) => ({
   limits: m.limits,
   secretPolicy: m.secretPolicy,
   source: m.source,
+  teamDir: m.guestTeam,
+  scope: m.scope,
 });
 
 // Releases the handles of memories that were never closed, when collected.
@@ -607,6 +635,25 @@ export class Memory {
    */
   scanSecrets() {
     return this.#call('scanSecrets').map((s) => ({ path: s.path, line: s.line, ruleId: s.ruleId, masked: s.masked }));
+  }
+
+  /**
+   * Copies the project's personal notes into the team directory's
+   * `snapshot/` (replacing the previous one) with a `TAKEN` time:
+   * `{takenUnix, utcOffsetMinutes, notes, message}`. Errors: `no-team-dir`,
+   * `secret-detected` (nothing written), `busy`, `io`.
+   */
+  takeSnapshot() {
+    return snapshotInfo(this.#call('takeSnapshot'));
+  }
+
+  /**
+   * Applies the team snapshot to the project's notes, recorded in history
+   * as imports. Errors: `no-team-dir`, `not-found`, `conflict` (nothing
+   * applied), `busy`, `io`.
+   */
+  applySnapshot() {
+    return snapshotInfo(this.#call('applySnapshot'));
   }
 
   /** The `<memory>` block for the system prompt, or `null` when there is nothing to show. */

@@ -74,7 +74,17 @@ pub trait Backend: Sized {
     /// A label for failure messages.
     const NAME: &'static str;
     /// Open `root` for `project` at the pinned time.
-    fn open(root: &Path, project: &str, now: Now, caps: CapsOverride) -> Outcome<Self>;
+    fn open(root: &Path, project: &str, now: Now, caps: CapsOverride) -> Outcome<Self> {
+        Self::open_team(root, None, project, now, caps)
+    }
+    /// Open `root` with the team directory `team`, if any.
+    fn open_team(
+        root: &Path,
+        team: Option<&Path>,
+        project: &str,
+        now: Now,
+        caps: CapsOverride,
+    ) -> Outcome<Self>;
     /// The project slug.
     fn slug(&self) -> String;
     /// `memory.write`.
@@ -126,7 +136,13 @@ fn native<T>(r: core::Result<T>) -> Outcome<T> {
 impl Backend for Native {
     const NAME: &'static str = "native";
 
-    fn open(root: &Path, project: &str, now: Now, caps: CapsOverride) -> Outcome<Self> {
+    fn open_team(
+        root: &Path,
+        team: Option<&Path>,
+        project: &str,
+        now: Now,
+        caps: CapsOverride,
+    ) -> Outcome<Self> {
         let d = core::Limits::default();
         let opts = core::Options {
             project: project.to_string(),
@@ -148,7 +164,11 @@ impl Backend for Native {
             source: String::new(),
             retention: core::Retention::default(),
         };
-        native(core::Memory::open(root, opts)).map(Native)
+        let memory = native(core::Memory::open(root, opts))?;
+        Ok(Native(match team {
+            Some(team) => memory.with_team(team),
+            None => memory,
+        }))
     }
     fn slug(&self) -> String {
         self.0.slug().to_string()
@@ -281,7 +301,13 @@ impl Component {
 impl Backend for Component {
     const NAME: &'static str = "component";
 
-    fn open(root: &Path, project: &str, now: Now, caps: CapsOverride) -> Outcome<Self> {
+    fn open_team(
+        root: &Path,
+        team: Option<&Path>,
+        project: &str,
+        now: Now,
+        caps: CapsOverride,
+    ) -> Outcome<Self> {
         let mut opts =
             agent_memory::OpenOptions::new(root, project).fixed_clock(now.unix, now.offset_minutes);
         if let Some(v) = caps.max_inject_bytes {
@@ -292,6 +318,9 @@ impl Backend for Component {
         }
         if let Some(v) = caps.max_read_bytes {
             opts = opts.max_read_bytes(v);
+        }
+        if let Some(team) = team {
+            opts = opts.team_dir(team);
         }
         component(Self::runtime().open(opts)).map(Component)
     }

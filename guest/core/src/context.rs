@@ -27,6 +27,12 @@ pub struct Sources {
     pub earlier: Option<(String, String)>,
     /// Today's date and log text.
     pub today: Option<(String, String)>,
+    /// The team's MEMORY.md (at least its first `INDEX_MAX_BYTES` + 1
+    /// bytes) and its full size in bytes.
+    pub team: Option<(String, u64)>,
+    /// One line each: what needs the reader's attention (team files with
+    /// conflict markers, a newer snapshot). Shown first, kept first.
+    pub notices: Vec<String>,
 }
 
 struct Section {
@@ -118,12 +124,24 @@ pub fn build(sources: &Sources, max_bytes: usize) -> Option<String> {
         }
     };
     // Display order follows the seeds; priority says what survives the cap:
-    // open items, today's log, the index, then the earlier log.
+    // notices, open items, today's log, the index, the team's index, then
+    // the earlier log.
+    if !sources.notices.is_empty() {
+        push("Notices".into(), &sources.notices.join("\n"), 0, false);
+    }
     if let Some((text, total)) = &sources.long_term {
         push(
             "Long-term memory (MEMORY.md)".into(),
             &index_section(text, *total),
-            2,
+            3,
+            false,
+        );
+    }
+    if let Some((text, total)) = &sources.team {
+        push(
+            "Team memory (.agent-memory/MEMORY.md)".into(),
+            &index_section(text, *total),
+            4,
             false,
         );
     }
@@ -131,15 +149,15 @@ pub fn build(sources: &Sources, max_bytes: usize) -> Option<String> {
         push(
             "Scratchpad (open items)".into(),
             &open_items(text),
-            0,
+            1,
             false,
         );
     }
     if let Some((date, text)) = &sources.earlier {
-        push(format!("Daily log {date}"), text, 3, true);
+        push(format!("Daily log {date}"), text, 5, true);
     }
     if let Some((date, text)) = &sources.today {
-        push(format!("Daily log {date} (today)"), text, 1, true);
+        push(format!("Daily log {date} (today)"), text, 2, true);
     }
     if sections.is_empty() {
         return None;
@@ -227,6 +245,7 @@ mod tests {
             scratchpad: Some("- [x] done\nnotes".into()),
             earlier: None,
             today: today("\n"),
+            ..Default::default()
         };
         assert_eq!(build(&blank, 32768), None);
     }
@@ -238,6 +257,7 @@ mod tests {
             scratchpad: Some("- [ ] write tests\n- [x] done\n  * [ ] nested\n".into()),
             earlier: Some(("2026-05-29".into(), "### 17:00 — wrap\nshipped\n".into())),
             today: today("### 09:00 — start\nplanning\n"),
+            ..Default::default()
         };
         let block = build(&s, 32768).unwrap();
         assert_eq!(
@@ -274,6 +294,7 @@ mod tests {
             scratchpad: Some("- [ ] open item\n".into()),
             earlier: Some(("2026-05-29".into(), big("e"))),
             today: today(&format!("{}### 23:59 — last\nnewest entry\n", big("t"))),
+            ..Default::default()
         };
         let block = build(&s, 32768).unwrap();
         assert!(block.len() <= 32768, "{}", block.len());

@@ -425,6 +425,12 @@ fn decode_line(line: &[u8]) -> Option<&str> {
 /// `projects/`, with no empty, dot-led or odd component. The journal is a
 /// file on disk anyone can edit; restore writes only where this allows.
 fn valid_store_path(path: &str) -> bool {
+    // A team store's journal names its files `team:MEMORY.md`,
+    // `team:notes/…` and `team:snapshot/…`.
+    let (path, first, min) = match path.strip_prefix(crate::store::TEAM_PREFIX) {
+        Some(rest) => (rest, &["notes", "snapshot"][..], 2),
+        None => (path, &["projects"][..], 3),
+    };
     if path == "MEMORY.md" {
         return true;
     }
@@ -432,9 +438,9 @@ fn valid_store_path(path: &str) -> bool {
         return false;
     }
     let parts: Vec<&str> = path.split('/').collect();
-    parts.len() >= 3
+    parts.len() >= min
         && parts.len() <= 12
-        && parts[0] == "projects"
+        && first.contains(&parts[0])
         && parts.iter().all(|part| {
             !part.is_empty()
                 && !part.starts_with('.')
@@ -616,6 +622,18 @@ impl History {
 
     fn dir(&self) -> PathBuf {
         self.root.join(HISTORY_DIR)
+    }
+
+    /// The host path of the store file `path`; a team store's `team:`
+    /// paths lie under its root.
+    fn file(&self, path: &str) -> PathBuf {
+        self.root
+            .join(path.strip_prefix(crate::store::TEAM_PREFIX).unwrap_or(path))
+    }
+
+    /// The source label changes are recorded with.
+    pub(crate) fn source(&self) -> &str {
+        &self.source
     }
 
     fn objects(&self) -> PathBuf {
@@ -810,7 +828,7 @@ impl History {
 
     /// SHA-256 of the first `len` bytes of the store file `path`, streamed.
     fn hash_file(&self, path: &str, len: u64) -> io::Result<[u8; 32]> {
-        let mut file = File::open(self.root.join(path))?.take(len);
+        let mut file = File::open(self.file(path))?.take(len);
         let mut hasher = Sha256::new();
         let mut buf = vec![0u8; 64 * 1024];
         let mut seen = 0u64;
@@ -1002,7 +1020,7 @@ impl History {
                 self.read_object(&sha, size)?
             }
             Anchor::File => {
-                let file = self.root.join(path);
+                let file = self.file(path);
                 let Kind::File(have) = fsio::kind(&file).ok()? else {
                     return None;
                 };
@@ -1105,7 +1123,7 @@ impl History {
                 Some(bytes)
             }
             Anchor::File => {
-                let file = self.root.join(path);
+                let file = self.file(path);
                 let Kind::File(_) = fsio::kind(&file).ok()? else {
                     return None;
                 };
@@ -1166,6 +1184,9 @@ impl Memory {
     /// Is `path` a file this project sees: the global `MEMORY.md` (shared by
     /// every project, so its history is too) or one of its own?
     fn in_view(&self, path: &str) -> bool {
+        if self.is_team() {
+            return path.starts_with(crate::store::TEAM_PREFIX);
+        }
         path == "MEMORY.md"
             || path
                 .strip_prefix(&self.project_dir())
@@ -1304,9 +1325,15 @@ impl Memory {
             (path, content)
         };
         let kind = self.file_kind(&path)?;
-        let abs = self.root().join(&path);
-        let (dir_rel, file) = path.rsplit_once('/').unwrap_or(("", path.as_str()));
-        let dir = self.root().join(dir_rel);
+        let abs = self.abs(&path);
+        let (dir_rel, file) = match path.rsplit_once('/') {
+            Some(split) => split,
+            None => match path.strip_prefix(crate::store::TEAM_PREFIX) {
+                Some(file) => (crate::store::TEAM_PREFIX, file),
+                None => ("", path.as_str()),
+            },
+        };
+        let dir = self.abs(dir_rel);
         let Some(bytes) = content else {
             if kind == Kind::Missing {
                 return Ok(WriteReceipt {
@@ -1378,7 +1405,7 @@ impl Memory {
             }
             Kind::File(len) => {
                 let mut bytes = Vec::with_capacity(len as usize);
-                let read = File::open(self.root().join(path))
+                let read = File::open(self.abs(path))
                     .and_then(|f| f.take(len + 1).read_to_end(&mut bytes));
                 match read {
                     Ok(_) if new == Some(bytes.as_slice()) => None,

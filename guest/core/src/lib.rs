@@ -23,6 +23,7 @@ pub mod text;
 pub mod time;
 pub mod tools;
 
+pub use agent_memory_vocab::Scope;
 pub use error::{Error, ErrorKind, Result};
 pub use history::{Operation, Retention, Version};
 pub use limits::{
@@ -31,9 +32,10 @@ pub use limits::{
 };
 pub use rank::SearchMode;
 pub use search::{SearchHit, SearchResults};
+pub use store::conflict_line;
 pub use store::{
     DeleteReceipt, EditReceipt, FileInfo, ImportOutcome, ImportReceipt, Memory, Options,
-    ReadSource, RenameReceipt, StoredSecret, WriteMode, WriteReceipt, WriteTarget, search_mode,
-    secret_policy, write_mode, write_target,
+    ReadSource, RenameReceipt, SnapshotInfo, StoredSecret, TEAM_PREFIX, WriteMode, WriteReceipt,
+    WriteTarget, search_mode, secret_policy, write_mode, write_target,
 };
 pub use time::{Clock, Date, LocalTime};

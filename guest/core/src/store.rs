@@ -3,7 +3,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::context::{self, Sources};
+use crate::context::Sources;
 use crate::dupes;
 use crate::error::{Error, ErrorKind, Result};
 use crate::fsio::{self, Kind, LockGuard, LockPolicy};
@@ -21,8 +21,10 @@ use crate::time::{Clock, Date};
 mod curate;
 mod import;
 mod indexed;
+mod team;
 pub use curate::{DeleteReceipt, EditReceipt, RenameReceipt};
 pub use import::{ImportOutcome, ImportReceipt};
+pub use team::{SnapshotInfo, TEAM_PREFIX, conflict_line};
 
 /// Bytes of a scratchpad scanned for open items.
 const MAX_SCRATCHPAD_SCAN_BYTES: u64 = 1024 * 1024;
@@ -196,6 +198,9 @@ impl Rel {
     pub(crate) fn path(&self) -> String {
         if self.dir.is_empty() {
             self.file.clone()
+        } else if self.dir.ends_with(':') {
+            // The top of the team store, `team:`.
+            format!("{}{}", self.dir, self.file)
         } else {
             format!("{}/{}", self.dir, self.file)
         }
@@ -211,6 +216,18 @@ pub struct Memory {
     limits: Limits,
     secrets: SecretPolicy,
     history: History,
+    /// Whether this is the personal store or the team store of a project.
+    layout: Layout,
+    /// The project's team store, when the host gave a team directory.
+    team: Option<Box<Memory>>,
+}
+
+/// Which store a [`Memory`] is: the personal layout under the root, or the
+/// team layout (`MEMORY.md`, `notes/`) whose paths start with `team:`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Layout {
+    Personal,
+    Team,
 }
 
 impl Memory {
@@ -245,6 +262,8 @@ impl Memory {
             clock: options.clock,
             limits: options.limits,
             secrets: options.secrets,
+            layout: Layout::Personal,
+            team: None,
         })
     }
 
@@ -267,6 +286,9 @@ impl Memory {
         })?;
         // Broken locks moved aside by a writer that then crashed.
         fsio::remove_leftovers(&self.root);
+        if self.layout == Layout::Team {
+            self.ensure_git_files();
+        }
         Ok(guard)
     }
 
@@ -277,6 +299,9 @@ impl Memory {
     pub fn set_clock(&mut self, clock: Clock) -> Result<()> {
         clock.validate()?;
         self.clock = clock;
+        if let Some(team) = &mut self.team {
+            team.clock = clock;
+        }
         Ok(())
     }
 
@@ -301,7 +326,13 @@ impl Memory {
     /// # Errors
     /// [`ErrorKind::SecretDetected`] under [`SecretPolicy::Block`].
     pub(crate) fn guard<'a>(&self, text: &'a str, path: &str) -> Result<secrets::Guarded<'a>> {
-        secrets::guard(text, self.secrets, path)
+        // Team files are committed and pushed: a secret there is a leak
+        // whatever the host's policy.
+        let policy = match self.layout {
+            Layout::Personal => self.secrets,
+            Layout::Team => SecretPolicy::Block,
+        };
+        secrets::guard(text, policy, path)
     }
 
     /// The secret policy in force.
@@ -314,8 +345,27 @@ impl Memory {
         self.limits
     }
 
+    /// The host path of the store-relative `rel`; a `team:` path is under
+    /// the team directory.
     pub(crate) fn abs(&self, rel: &str) -> PathBuf {
-        self.root.join(rel)
+        match rel.strip_prefix(team::TEAM_PREFIX) {
+            Some(rest) if self.layout == Layout::Team => self.root.join(rest),
+            Some(rest) => match &self.team {
+                Some(team) => team.root.join(rest),
+                // Never a real file: `:` is in no name the store makes.
+                None => self.root.join(rel),
+            },
+            None => self.root.join(rel),
+        }
+    }
+
+    /// The store-relative directory of the top of this store: `` or
+    /// `team:`.
+    fn top_dir(&self) -> &'static str {
+        match self.layout {
+            Layout::Personal => "",
+            Layout::Team => team::TEAM_PREFIX,
+        }
     }
 
     pub(crate) fn clock(&self) -> Clock {
@@ -333,7 +383,7 @@ impl Memory {
 
     fn long_term_rel(&self) -> Rel {
         Rel {
-            dir: String::new(),
+            dir: self.top_dir().to_string(),
             file: "MEMORY.md".into(),
         }
     }
@@ -350,7 +400,10 @@ impl Memory {
     }
 
     pub(crate) fn notes_dir(&self) -> String {
-        format!("{}/notes", self.project_dir())
+        match self.layout {
+            Layout::Personal => format!("{}/notes", self.project_dir()),
+            Layout::Team => format!("{}notes", team::TEAM_PREFIX),
+        }
     }
 
     fn daily_rel(&self, date: Date) -> Rel {
@@ -426,6 +479,7 @@ impl Memory {
     }
 
     fn target_rel(&self, target: WriteTarget, name: Option<&str>) -> Result<Rel> {
+        self.team_target(target.into())?;
         Ok(match target {
             WriteTarget::LongTerm => self.long_term_rel(),
             WriteTarget::Scratchpad => self.scratchpad_rel(),
@@ -485,6 +539,9 @@ impl Memory {
             fs::create_dir_all(&dir).map_err(|e| Error::io("create directory", &rel.dir, &e))?;
         }
         let kind = self.file_kind(&path)?;
+        if self.layout == Layout::Team {
+            self.refuse_conflict_write(&path, kind, mode, kept)?;
+        }
         // We hold the lock, so no other writer's temp file is in flight here.
         fsio::remove_leftovers(&dir);
         let mut dups = Vec::new();
@@ -642,6 +699,7 @@ impl Memory {
 
     /// The file a read (or a history listing) of `source` and `name` names.
     pub(crate) fn source_rel(&self, source: ReadSource, name: Option<&str>) -> Result<Rel> {
+        self.team_target(source)?;
         Ok(match source {
             ReadSource::LongTerm => self.long_term_rel(),
             ReadSource::Scratchpad => self.scratchpad_rel(),
@@ -763,10 +821,27 @@ impl Memory {
     pub fn list_files(&self) -> Result<Vec<FileInfo>> {
         let mut out = Vec::new();
         let top = self
-            .md_files("")?
+            .md_files(self.top_dir())?
             .into_iter()
             .filter(|(n, _)| n == "MEMORY.md");
-        out.extend(top.map(|(n, bytes)| FileInfo { path: n, bytes }));
+        out.extend(top.map(|(n, bytes)| FileInfo {
+            path: format!("{}{n}", self.top_dir()),
+            bytes,
+        }));
+        if self.layout == Layout::Team {
+            self.walk_notes(&mut |dir, handle, names| {
+                for name in names {
+                    if let Ok(Kind::File(bytes)) = handle.kind(&name) {
+                        out.push(FileInfo {
+                            path: format!("{dir}/{name}"),
+                            bytes,
+                        });
+                    }
+                }
+            })?;
+            out.sort_by(|a, b| a.path.cmp(&b.path));
+            return Ok(out);
+        }
         let pd = self.project_dir();
         let pad = self
             .md_files(&pd)?
@@ -920,14 +995,22 @@ impl Memory {
     /// names of the files in it that search reads (the root gives only
     /// `MEMORY.md`), in the order search reads them.
     fn each_search_dir(&self, visit: &mut dyn FnMut(&str, &fsio::Dir, Vec<String>)) -> Result<()> {
-        let daily = self.daily_dir();
-        if let Some((handle, names)) = self.md_names("")? {
+        if let Some((handle, names)) = self.md_names(self.top_dir())? {
             let names = names.into_iter().filter(|n| n == "MEMORY.md").collect();
-            visit("", &handle, names);
+            visit(self.top_dir(), &handle, names);
         }
         self.walk_notes(visit)?;
+        if self.layout == Layout::Team {
+            return Ok(());
+        }
+        let daily = self.daily_dir();
         if let Some((handle, names)) = self.md_names(&daily)? {
             visit(&daily, &handle, names);
+        }
+        if let Some(team) = &self.team {
+            // A team directory that cannot be read leaves the personal
+            // results whole: one bad file or folder never fails search.
+            let _ = team.each_search_dir(visit);
         }
         Ok(())
     }
@@ -936,13 +1019,17 @@ impl Memory {
     /// a daily log's date, a nested note's whole topic as its stem.
     fn search_meta(&self, dir: &str, name: String) -> FileMeta {
         let file_stem = name.trim_end_matches(".md");
-        let date = if dir == self.daily_dir() {
+        let date = if dir == self.daily_dir() && self.layout == Layout::Personal {
             daily_date(file_stem).ok().map(|d| d.to_string())
         } else {
             None
         };
         let notes = self.notes_dir();
-        let stem = match dir.strip_prefix(notes.as_str()) {
+        let team_notes = format!("{}notes", team::TEAM_PREFIX);
+        let sub = dir
+            .strip_prefix(notes.as_str())
+            .or_else(|| dir.strip_prefix(team_notes.as_str()));
+        let stem = match sub {
             Some(sub) if !sub.is_empty() => format!("{}/{file_stem}", &sub[1..]),
             _ => file_stem.to_string(),
         };
@@ -1023,6 +1110,12 @@ impl Memory {
     /// # Errors
     /// None in practice: unreadable files are skipped.
     pub fn context_block(&self) -> Result<Option<String>> {
+        if self.layout == Layout::Team {
+            return Ok(None);
+        }
+        // Before anything is read: a project with no personal memory may
+        // start from the team snapshot here.
+        let notices = self.snapshot_on_open();
         let max = self.limits.max_inject_bytes;
         let today = self.today();
         let head = |rel: &Rel, limit: u64| {
@@ -1054,15 +1147,14 @@ impl Memory {
             }
         });
         if recent.is_some() {
-            return Ok(context::build(
-                &Sources {
-                    long_term,
-                    scratchpad,
-                    earlier: recent,
-                    today: today_log,
-                },
-                max,
-            ));
+            let sources = Sources {
+                long_term,
+                scratchpad,
+                earlier: recent,
+                today: today_log,
+                ..Sources::default()
+            };
+            return Ok(self.build_context(sources, notices));
         }
         // Logs are listed by name only; each one tried is checked to be a
         // regular file first, as a listing that stats every log would.
@@ -1090,8 +1182,9 @@ impl Memory {
             scratchpad,
             earlier,
             today: today_log,
+            ..Sources::default()
         };
-        Ok(context::build(&sources, max))
+        Ok(self.build_context(sources, notices))
     }
 
     /// The root directory.

@@ -123,8 +123,9 @@ const results = (r) => ({
 });
 
 class Session {
-  constructor(c, root, memoryOptions) {
+  constructor(c, root, memoryOptions, team) {
     this.root = root;
+    this.team = team;
     this.project = text(c.project);
     this.now = c.now;
     this.caps = c.caps ?? {};
@@ -135,6 +136,7 @@ class Session {
   open(project, now, caps) {
     const names = { max_inject_bytes: 'maxInjectBytes', max_write_bytes: 'maxWriteBytes', max_read_bytes: 'maxReadBytes' };
     const options = { ...this.memoryOptions, now };
+    if (this.team) options.teamDir = this.team;
     for (const [k, v] of Object.entries(caps)) {
       if (!(k in names)) throw new Error(`unknown cap ${k}`);
       options[names[k]] = Number(number(v));
@@ -205,10 +207,18 @@ class Session {
 
 /** Runs one case; throws an Error naming the step that failed. */
 export function runCase(c, memoryOptions = {}) {
-  const root = mkdtempSync(join(tmpdir(), 'agent-memory-vector-'));
+  const base = mkdtempSync(join(tmpdir(), 'agent-memory-vector-'));
+  const root = join(base, 'root');
+  mkdirSync(root);
   try {
     plant(root, c);
-    const session = new Session(c, root, memoryOptions);
+    let team;
+    if ('team_files' in c) {
+      team = join(base, 'team');
+      mkdirSync(team);
+      plant(team, { files: c.team_files });
+    }
+    const session = new Session(c, root, memoryOptions, team);
     try {
       c.steps.forEach((step, i) => {
         const at = `step ${i + 1} (${step.op})`;
@@ -225,21 +235,28 @@ export function runCase(c, memoryOptions = {}) {
     } finally {
       session.memory.close();
     }
-    for (const [rel, want] of Object.entries(c.expect_files ?? {})) {
-      const path = safe(root, rel);
-      const at = `expect_files ${JSON.stringify(rel)}`;
-      if (want === null) {
-        assert(!existsSync(path), `${at}: exists but should not`);
-      } else {
-        assert(existsSync(path) && lstatSync(path).isFile(), `${at}: missing`);
-        const have = readFileSync(path);
-        const wantBytes = textBytes(want);
-        assert(have.equals(wantBytes), `${at}:\n  expected ${show(wantBytes.toString())}\n  actual   ${show(have.toString())}`);
+    const expected = [[root, 'expect_files']];
+    if ('expect_team_files' in c) {
+      assert(team, '`expect_team_files` without `team_files`');
+      expected.push([team, 'expect_team_files']);
+    }
+    for (const [dir, key] of expected) {
+      for (const [rel, want] of Object.entries(c[key] ?? {})) {
+        const path = safe(dir, rel);
+        const at = `${key} ${JSON.stringify(rel)}`;
+        if (want === null) {
+          assert(!existsSync(path), `${at}: exists but should not`);
+        } else {
+          assert(existsSync(path) && lstatSync(path).isFile(), `${at}: missing`);
+          const have = readFileSync(path);
+          const wantBytes = textBytes(want);
+          assert(have.equals(wantBytes), `${at}:\n  expected ${show(wantBytes.toString())}\n  actual   ${show(have.toString())}`);
+        }
       }
     }
     if ('expect_tree' in c) match(c.expect_tree, tree(root), 'expect_tree');
   } finally {
-    rmSync(root, { recursive: true, force: true });
+    rmSync(base, { recursive: true, force: true });
   }
 }
 

@@ -67,6 +67,7 @@ test('the type declarations list the WIT cases', () => {
   assert.deepEqual(union('ToolSet'), witCases('tool-set'));
   assert.deepEqual(union('SecretPolicy'), witCases('secret-policy'));
   assert.deepEqual(union('Operation'), witCases('operation'));
+  assert.deepEqual(union('Scope'), witCases('scope'));
   // The error kinds named for editors; `other` arrives as its name (string).
   assert.deepEqual(union('ErrorKind'), witCases('error-kind').filter((k) => k !== 'other'));
   assert.match(dts, /\| \(string & \{\}\);/);
@@ -463,4 +464,39 @@ test('the three tool sets', () => {
   memory.callTool('memory', { command: 'create', path: '/memories/plan.md', file_text: '- ship' });
   assert.equal(memory.read('note', 'plan'), '- ship');
   memory.close();
+});
+
+test('a team directory gives team scope and snapshots', () => {
+  const dir = tempDir();
+  const team = join(dir, 'repo', api.TEAM_DIR_NAME);
+  const alice = Memory.open(join(dir, 'alice'), PROJECT, { now: NOW, teamDir: team });
+  try {
+    alice.write('note', 'Run make ship.\n', 'append', 'deploy');
+    const reply = alice.callTool('memory_write', { target: 'long_term', content: '- shared', scope: 'team' });
+    assert.equal(reply, 'Appended 8 bytes to team:MEMORY.md');
+    const info = alice.takeSnapshot();
+    assert.equal(info.notes, 1);
+    assert.equal(info.utcOffsetMinutes, 120);
+  } finally {
+    alice.close();
+  }
+  assert.equal(readFileSync(join(team, 'MEMORY.md'), 'utf8'), '- shared');
+  assert.equal(readFileSync(join(team, 'snapshot', 'notes', 'deploy.md'), 'utf8'), 'Run make ship.\n');
+  const bob = Memory.open(join(dir, 'bob'), PROJECT, { now: NOW, teamDir: team, scope: 'team' });
+  try {
+    assert.equal(bob.write('note', 'shared note\n', 'append', 'ops').path, 'team:notes/ops.md');
+    assert.throws(() => bob.write('scratchpad', '- [ ] mine'), (e) => e instanceof MemoryError && e.kind === 'invalid-target');
+    assert.equal(bob.applySnapshot().notes, 1);
+  } finally {
+    bob.close();
+  }
+  const carol = Memory.open(join(dir, 'carol'), PROJECT, { now: NOW });
+  try {
+    assert.throws(
+      () => carol.callTool('memory_read', { source: 'list', scope: 'team' }),
+      (e) => e instanceof MemoryError && e.kind === 'no-team-dir',
+    );
+  } finally {
+    carol.close();
+  }
 });

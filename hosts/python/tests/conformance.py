@@ -158,8 +158,9 @@ def results(r: am.SearchResults) -> Dict[str, Any]:
 # -- running ---------------------------------------------------------------------
 
 class Session:
-    def __init__(self, case: Dict[str, Any], root: Path) -> None:
+    def __init__(self, case: Dict[str, Any], root: Path, team: "Path | None" = None) -> None:
         self.root = root
+        self.team = team
         self.project = text(case["project"])
         self.now = case["now"]
         self.caps = case.get("caps", {})
@@ -169,7 +170,7 @@ class Session:
         unknown = set(caps) - {"max_inject_bytes", "max_write_bytes", "max_read_bytes"}
         if unknown:
             raise VectorError(f"unknown caps {sorted(unknown)}")
-        return am.Memory(self.root, project, now=now, **{k: number(v) for k, v in caps.items()})
+        return am.Memory(self.root, project, now=now, team_dir=self.team, **{k: number(v) for k, v in caps.items()})
 
     def close(self) -> None:
         self.memory.close()
@@ -244,9 +245,15 @@ class Session:
 def run_case(case: Dict[str, Any]) -> None:
     """Runs one case; raises ``AssertionError`` naming the step that failed."""
     with tempfile.TemporaryDirectory(prefix="agent-memory-vector-") as tmp:
-        root = Path(tmp)
+        root = Path(tmp) / "root"
+        root.mkdir()
         plant(root, case)
-        session = Session(case, root)
+        team = None
+        if "team_files" in case:
+            team = Path(tmp) / "team"
+            team.mkdir()
+            plant(team, {"files": case["team_files"]})
+        session = Session(case, root, team)
         try:
             for i, step in enumerate(case["steps"], 1):
                 at = f"step {i} ({step['op']})"
@@ -258,15 +265,20 @@ def run_case(case: Dict[str, Any]) -> None:
                 check(step.get("expect", _UNSET), outcome, failed, at)
         finally:
             session.close()
-        for rel, want in case.get("expect_files", {}).items():
-            path = safe(root, rel)
-            at = f"expect_files {rel!r}"
-            if want is None:
-                assert not path.exists(), f"{at}: exists but should not"
-            else:
-                assert path.is_file(), f"{at}: missing"
-                have, want_bytes = path.read_bytes(), text_bytes(want)
-                assert have == want_bytes, f"{at}:\n  expected {show(want_bytes)}\n  actual   {show(have)}"
+        expected = [(root, "expect_files")]
+        if "expect_team_files" in case:
+            assert team is not None, "`expect_team_files` without `team_files`"
+            expected.append((team, "expect_team_files"))
+        for base, key in expected:
+            for rel, want in case.get(key, {}).items():
+                path = safe(base, rel)
+                at = f"{key} {rel!r}"
+                if want is None:
+                    assert not path.exists(), f"{at}: exists but should not"
+                else:
+                    assert path.is_file(), f"{at}: missing"
+                    have, want_bytes = path.read_bytes(), text_bytes(want)
+                    assert have == want_bytes, f"{at}:\n  expected {show(want_bytes)}\n  actual   {show(have)}"
         if "expect_tree" in case:
             match(case["expect_tree"], tree(root), "expect_tree")
 

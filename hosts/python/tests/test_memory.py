@@ -41,6 +41,7 @@ def test_the_words_are_the_wit_cases():
     assert list(am.TOOL_SETS) == wit_cases("tool-set")
     assert list(am.SECRET_POLICIES) == wit_cases("secret-policy")
     assert list(am.OPERATIONS) == wit_cases("operation")
+    assert list(am.SCOPES) == wit_cases("scope")
     # The error kinds live only in the WIT: the host maps the variant.
     assert "other" in wit_cases("error-kind")
     assert not hasattr(am, "ERROR_KINDS")
@@ -512,3 +513,26 @@ def test_the_three_tool_sets(memory):
     # Every tool runs whatever set the model was given.
     memory.call_tool("memory", {"command": "create", "path": "/memories/plan.md", "file_text": "- ship"})
     assert memory.read("note", "plan") == "- ship"
+
+
+def test_a_team_dir_gives_team_scope_and_snapshots(tmp_path):
+    team = tmp_path / "repo" / am.TEAM_DIR_NAME
+    with am.Memory(tmp_path / "alice", PROJECT, now=NOW, team_dir=team) as alice:
+        alice.write("note", "Run make ship.\n", name="deploy")
+        reply = alice.call_tool("memory_write", {"target": "long_term", "content": "- shared", "scope": "team"})
+        assert reply == "Appended 8 bytes to team:MEMORY.md"
+        info = alice.take_snapshot()
+        assert (info.notes, info.utc_offset_minutes) == (1, 120)
+    assert (team / "MEMORY.md").read_text() == "- shared"
+    assert (team / "snapshot" / "notes" / "deploy.md").read_text() == "Run make ship.\n"
+    assert "MEMORY.md merge=union" in (team / ".gitattributes").read_text()
+    with am.Memory(tmp_path / "bob", PROJECT, now=NOW, team_dir=team, scope="team") as bob:
+        assert bob.write("note", "shared note\n", name="ops").path == "team:notes/ops.md"
+        with pytest.raises(am.MemoryError) as info:
+            bob.write("scratchpad", "- [ ] mine")
+        assert info.value.kind == "invalid-target"
+        assert bob.apply_snapshot().notes == 1
+    with am.Memory(tmp_path / "carol", PROJECT, now=NOW) as carol:
+        with pytest.raises(am.MemoryError) as info:
+            carol.call_tool("memory_read", {"source": "list", "scope": "team"})
+        assert info.value.kind == "no-team-dir"

@@ -9,6 +9,7 @@ mod durability;
 mod golden;
 mod hostile;
 mod sandbox;
+mod team;
 mod vectors;
 
 /// Instantiate each case once per backend.

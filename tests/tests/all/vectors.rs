@@ -158,6 +158,8 @@ fn run_all<B: Backend>() {
 /// Where the memory under test lives and what it was opened with.
 struct Session<B> {
     root: tempfile::TempDir,
+    /// The team directory, for a case with `team_files`.
+    team: Option<tempfile::TempDir>,
     memory: B,
     project: String,
     now: Now,
@@ -170,10 +172,25 @@ fn run_case<B: Backend>(case: &Value) -> Result<(), String> {
     let project = text(field(case, "project")?)?;
     let now = parse_now(field(case, "now")?)?;
     let caps = parse_caps(case.get("caps"))?;
-    let memory = B::open(root.path(), &project, now, caps)
-        .map_err(|f| format!("open failed: {} {}", wit_kind(&f.kind), f.message))?;
+    let team = match case.get("team_files") {
+        None => None,
+        Some(files) => {
+            let team = tempfile::tempdir().map_err(|e| format!("temp dir: {e}"))?;
+            plant(team.path(), &serde_json::json!({ "files": files }))?;
+            Some(team)
+        }
+    };
+    let memory = B::open_team(
+        root.path(),
+        team.as_ref().map(|t| t.path()),
+        &project,
+        now,
+        caps,
+    )
+    .map_err(|f| format!("open failed: {} {}", wit_kind(&f.kind), f.message))?;
     let mut session = Session {
         root,
+        team,
         memory,
         project,
         now,
@@ -199,8 +216,27 @@ fn run_case<B: Backend>(case: &Value) -> Result<(), String> {
             }
         }
     }
+    if let Some(files) = case.get("expect_team_files") {
+        let team = session
+            .team
+            .as_ref()
+            .ok_or("`expect_team_files` without `team_files`")?;
+        expect_files(team.path(), files)?;
+    }
     let root = session.root.path();
     if let Some(files) = case.get("expect_files") {
+        expect_files(root, files)?;
+    }
+    if let Some(want) = case.get("expect_tree") {
+        let have = Value::from(tree(root));
+        match_value(want, &have, "expect_tree")?;
+    }
+    Ok(())
+}
+
+/// Each file's exact text under `root`, or `null` for one that must not exist.
+fn expect_files(root: &Path, files: &Value) -> Result<(), String> {
+    {
         let files = files.as_object().ok_or("`expect_files` is not an object")?;
         for (path, want) in files {
             let have = fs::read(root.join(safe_relative(path)?)).ok();
@@ -221,10 +257,6 @@ fn run_case<B: Backend>(case: &Value) -> Result<(), String> {
                 }
             }
         }
-    }
-    if let Some(want) = case.get("expect_tree") {
-        let have = Value::from(tree(root));
-        match_value(want, &have, "expect_tree")?;
     }
     Ok(())
 }
@@ -254,7 +286,8 @@ fn execute<B: Backend>(s: &mut Session<B>, step: &Value) -> Result<Outcome<Value
                 Some(c) => parse_caps(Some(c))?,
                 None => s.caps,
             };
-            match B::open(s.root.path(), &project, now, caps) {
+            let team = s.team.as_ref().map(|t| t.path());
+            match B::open_team(s.root.path(), team, &project, now, caps) {
                 Ok(memory) => {
                     s.memory = memory;
                     Ok(Value::from(s.memory.slug()))

@@ -103,6 +103,7 @@ impl Memory {
         old_text: &str,
         new_text: &str,
     ) -> Result<EditReceipt> {
+        self.team_target(target.into())?;
         let rel = match (target, name) {
             (WriteTarget::Daily, Some(date)) => self.daily_rel(daily_date(date)?),
             _ => self.target_rel(target, name)?,
@@ -344,6 +345,7 @@ impl Memory {
         let path = rel.path();
         fsio::remove_leftovers(&dir);
         let kind = self.file_kind(&path)?;
+        self.refuse_conflict_text(&path, bytes)?;
         let op = if kind == Kind::Missing {
             Operation::Write
         } else {
@@ -377,6 +379,13 @@ impl Memory {
     ) -> Result<Option<String>> {
         let (from_path, to_path) = (from.path(), to.path());
         let kind = self.file_kind(&from_path)?;
+        if self.is_team() {
+            let text = fsio::read_head(&self.abs(&from_path), MAX_EDIT_FILE_BYTES)
+                .map_err(|e| Error::io("read", &from_path, &e))?;
+            if let Some((text, _)) = text {
+                self.refuse_conflict_text(&from_path, text.as_bytes())?;
+            }
+        }
         let warning = self
             .record_previous(
                 lock,
@@ -437,7 +446,7 @@ impl Memory {
 
     /// The notes in the folder `dir` and its topic folders (as deep as a
     /// note name reaches), never through a link; at most 10,000.
-    fn notes_under(&self, dir: &str) -> Vec<Rel> {
+    pub(crate) fn notes_under(&self, dir: &str) -> Vec<Rel> {
         let mut out = Vec::new();
         let mut pending = vec![(dir.to_string(), 0usize)];
         while let Some((dir, depth)) = pending.pop() {

@@ -83,6 +83,7 @@ __all__ = [
     "RenameReceipt",
     "Version",
     "StoredSecret",
+    "SnapshotInfo",
     "FileInfo",
     "TermCount",
     "SearchHit",
@@ -94,7 +95,9 @@ __all__ = [
     "SEARCH_MODES",
     "TOOL_SETS",
     "SECRET_POLICIES",
+    "SCOPES",
     "OPERATIONS",
+    "TEAM_DIR_NAME",
     "DEFAULT_MAX_MEMORY_BYTES",
     "DEFAULT_CALL_TIMEOUT",
     "default_component_path",
@@ -128,6 +131,10 @@ SEARCH_MODES: Tuple[str, ...] = ("ranked", "literal")
 TOOL_SETS: Tuple[str, ...] = ("seed", "full", "anthropic")
 #: The WIT ``secret-policy`` cases: what a write does with a credential.
 SECRET_POLICIES: Tuple[str, ...] = ("block", "redact", "off")
+#: Which store an opened memory's methods act on (see ``OpenOptions.scope``).
+SCOPES: Tuple[str, ...] = ("personal", "team")
+#: The team directory's name in a project: ``<project root>/.agent-memory``.
+TEAM_DIR_NAME = ".agent-memory"
 #: The WIT ``operation`` cases: the change that replaced a recorded version.
 OPERATIONS: Tuple[str, ...] = ("write", "append", "edit", "delete", "rename", "restore", "import")
 
@@ -289,6 +296,18 @@ class StoredSecret:
 
 
 @dataclass(frozen=True)
+class SnapshotInfo:
+    """A snapshot of the project's personal notes in the team directory, as
+    :meth:`Memory.take_snapshot` wrote or :meth:`Memory.apply_snapshot`
+    applied it."""
+
+    taken_unix: int
+    utc_offset_minutes: int
+    notes: int
+    message: str
+
+
+@dataclass(frozen=True)
 class FileInfo:
     """A memory file as ``list_files`` reports it."""
 
@@ -366,6 +385,8 @@ class OpenOptions:
     source: str = ""
     max_memory_bytes: int = DEFAULT_MAX_MEMORY_BYTES
     call_timeout: float = DEFAULT_CALL_TIMEOUT
+    team_dir: Optional[PathLike] = None
+    scope: str = "personal"
 
 
 def default_component_path() -> Path:
@@ -556,6 +577,9 @@ class _Member:
     offset: int
     follows_system_zone: bool
     secret_policy: str
+    team: Optional[Path] = None
+    guest_team: Optional[str] = None
+    scope: str = "personal"
     handle: Optional[ResourceAny] = None
     closed: bool = False
 
@@ -585,6 +609,13 @@ class _Group:
     def _member(o: OpenOptions, guest_root: str) -> _Member:
         root = Path(o.root)
         root.mkdir(parents=True, exist_ok=True)
+        team = None
+        if o.team_dir is not None:
+            team = Path(o.team_dir)
+            team.mkdir(parents=True, exist_ok=True)
+            team = team.resolve(strict=True)
+            if team == root.resolve(strict=True):
+                raise MemoryError("invalid-options", f"the team directory `{team}` is the memory root; give the project's `.agent-memory` folder")
         pinned = _parse_now(o.now)
         if o.utc_offset_minutes is not None:
             offset, follows = int(o.utc_offset_minutes), False
@@ -601,6 +632,10 @@ class _Group:
             offset=offset,
             follows_system_zone=follows,
             secret_policy=_word(o.secret_policy, SECRET_POLICIES, "invalid-options", "secret policy"),
+            team=team,
+            # Beside the root, never the root itself.
+            guest_team=None if team is None else ("/agent-memory-team" if guest_root == "/" else f"{guest_root}-team"),
+            scope=_word(o.scope, SCOPES, "invalid-options", "scope"),
         )
 
     # -- the instance --
@@ -625,6 +660,8 @@ class _Group:
         # only into a buffer that explains a trap.
         for member in self.members:
             wasi.preopen_dir(str(member.root), member.guest_root)
+            if member.team is not None and member.guest_team is not None:
+                wasi.preopen_dir(str(member.team), member.guest_team)
         wasi.stderr_custom = keep
         store.set_wasi(wasi)
         try:
@@ -728,6 +765,8 @@ class _Group:
                 ),
                 secret_policy=member.secret_policy,
                 source=member.options.source,
+                team_dir=member.guest_team,
+                scope=member.scope,
             )
             member.handle = self.result("store", "[static]memory.open", options)
         elif member.follows_system_zone:
@@ -837,6 +876,13 @@ class Memory:
         ``limit == "memory"``.
     :param call_timeout: bound of one call in seconds (default 30); a call
         still running then raises :class:`MemoryTrap` with ``limit == "time"``.
+    :param team_dir: the project's team memory, normally
+        ``<project root>/.agent-memory`` (created if missing): Markdown
+        shared through git, preopened read-write as a second directory.
+        Tools then take ``"scope": "team"``, the context block gets a team
+        section and search covers it.
+    :param scope: ``"personal"`` (default) or ``"team"`` (needs
+        ``team_dir``): which store the typed methods act on.
     :param component: path of the ``.wasm`` (default: the packaged one).
     :raises MemoryError: ``invalid-options`` for an empty project, an offset
         out of range, limits out of range, an unknown secret policy or a bad
@@ -871,6 +917,8 @@ class Memory:
         source: str = "",
         max_memory_bytes: int = DEFAULT_MAX_MEMORY_BYTES,
         call_timeout: float = DEFAULT_CALL_TIMEOUT,
+        team_dir: Optional[PathLike] = None,
+        scope: str = "personal",
         component: Optional[PathLike] = None,
     ) -> None:
         options = OpenOptions(
@@ -889,6 +937,8 @@ class Memory:
             source=source,
             max_memory_bytes=max_memory_bytes,
             call_timeout=call_timeout,
+            team_dir=team_dir,
+            scope=scope,
         )
         self._attach(_Group(Runtime.shared(component), [options]), 0)
 
@@ -1126,6 +1176,24 @@ class Memory:
         :raises MemoryError: ``io`` when the root cannot be listed.
         """
         return [_fields(s, StoredSecret) for s in self._method("scan-secrets")]
+
+    def take_snapshot(self) -> SnapshotInfo:
+        """Copies the project's personal notes into the team directory's
+        ``snapshot/`` (replacing the previous one) with a ``TAKEN`` time.
+
+        :raises MemoryError: ``no-team-dir``, ``secret-detected`` (nothing
+            written), ``busy``, ``io``.
+        """
+        return _fields(self._method("take-snapshot"), SnapshotInfo)
+
+    def apply_snapshot(self) -> SnapshotInfo:
+        """Applies the team snapshot to the project's notes, recorded in
+        history as imports.
+
+        :raises MemoryError: ``no-team-dir``, ``not-found`` (no snapshot),
+            ``conflict`` (nothing applied), ``busy``, ``io``.
+        """
+        return _fields(self._method("apply-snapshot"), SnapshotInfo)
 
     def context_block(self) -> Optional[str]:
         """The ``<memory>`` block for the system prompt, or ``None`` when
