@@ -6,6 +6,7 @@
 #![deny(missing_docs)]
 
 pub mod anthropic;
+pub mod budget;
 pub mod context;
 pub mod dupes;
 mod error;
@@ -23,6 +24,7 @@ pub mod text;
 pub mod time;
 pub mod tools;
 
+pub use budget::{Budget, Reach};
 pub use error::{Error, ErrorKind, Result};
 pub use history::{Operation, Retention, Version};
 pub use limits::{
