@@ -48,9 +48,9 @@ pub use options::{DEFAULT_CALL_TIMEOUT, DEFAULT_MAX_MEMORY_BYTES, OpenOptions};
 pub use project::{default_root, detect_project};
 pub use runtime::Runtime;
 pub use types::{
-    DeleteReceipt, EditReceipt, FileInfo, Limits, ReadSource, RenameReceipt, SearchHit, SearchMode,
-    SearchResults, SecretPolicy, TermCount, ToolDefinition, ToolSet, WriteMode, WriteReceipt,
-    WriteTarget,
+    Budget, DeleteReceipt, EditReceipt, FileInfo, Limits, Reach, ReadSource, RenameReceipt,
+    SearchHit, SearchMode, SearchResults, SecretPolicy, TermCount, ToolDefinition, ToolSet,
+    WriteMode, WriteReceipt, WriteTarget,
 };
 
 /// The memory component embedded in this crate, as built from `guest/component`
