@@ -21,6 +21,13 @@ fn trimmed(text: &str, range: Range<usize>) -> Range<usize> {
 }
 
 impl Memory {
+    /// How full the injected memory is now: the budget a change that wrote
+    /// nothing would get (reach [`Reach::Whole`], no warning). Costs what
+    /// the budget of a write costs: the block is rendered once.
+    pub fn budget(&self) -> Budget {
+        self.budget_after("MEMORY.md", 0..0)
+    }
+
     /// The budget after a call that wrote the bytes `range` (offsets in the
     /// file after the change; empty when it added nothing, e.g. a delete)
     /// of the store file `path`. Call it with the lock still held, so the
