@@ -7,6 +7,7 @@ mod measure;
 mod rng;
 mod run;
 mod words;
+mod writes;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -83,6 +84,18 @@ enum Command {
         /// system
         #[arg(long)]
         per_question: bool,
+    },
+    /// Write latency through the component (warm, in-process) with history
+    /// on and off, and the cost of the budget feedback of every write
+    Writes {
+        /// Where the scratch stores go (a tmpfs such as /dev/shm measures
+        /// the code, a disk the fsyncs) [default: target/bench-writes of
+        /// this workspace]
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
+        /// A smoke run: three rounds
+        #[arg(long)]
+        quick: bool,
     },
     /// Run a command and report its peak RSS (the peak-memory wrapper)
     #[command(hide = true)]
@@ -193,6 +206,10 @@ fn run(cli: Cli) -> Result<()> {
             }
             Ok(())
         }
+        Command::Writes { dir, quick } => writes::run(
+            &dir.unwrap_or_else(|| run::default_dir().with_file_name("bench-writes")),
+            quick,
+        ),
         Command::PeakRss {
             report,
             dir,

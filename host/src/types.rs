@@ -154,6 +154,68 @@ impl From<wit::Limits> for Limits {
     }
 }
 
+/// Whether the text a call just wrote reaches the next context block; see
+/// [`Budget`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Reach {
+    /// All of it is in the block (also when nothing visible was written).
+    Whole,
+    /// Some of it is cut, by `MEMORY.md`'s index limits or the block's cap.
+    Partly,
+    /// None of it is in the block.
+    Cut,
+    /// The file is never in the block: a note, a scratchpad line that is not
+    /// an open item, a daily log other than today's and the latest earlier
+    /// one.
+    NotInjected,
+}
+
+/// How full the injected memory is after a change, as every receipt
+/// reports it (the WIT `budget` record documents the rules).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Budget {
+    /// Lines of `MEMORY.md`.
+    pub index_lines: u64,
+    /// The index's line limit (200).
+    pub index_max_lines: u32,
+    /// Bytes of `MEMORY.md`.
+    pub index_bytes: u64,
+    /// The index's byte limit (25,000).
+    pub index_max_bytes: u32,
+    /// Bytes of the context block as [`Memory::context_block`](crate::Memory::context_block)
+    /// returns it now; 0 when there is none.
+    pub block_bytes: u32,
+    /// The block's cap.
+    pub block_max_bytes: u32,
+    /// Whether what the call wrote reaches the next block.
+    pub reach: Reach,
+    /// For [`Reach::Partly`] and [`Reach::Cut`]: what was cut, why, and what
+    /// to do instead.
+    pub warning: Option<String>,
+}
+
+impl From<wit::Budget> for Budget {
+    fn from(b: wit::Budget) -> Self {
+        Budget {
+            index_lines: b.index_lines,
+            index_max_lines: b.index_max_lines,
+            index_bytes: b.index_bytes,
+            index_max_bytes: b.index_max_bytes,
+            block_bytes: b.block_bytes,
+            block_max_bytes: b.block_max_bytes,
+            reach: match b.reach {
+                wit::Reach::Whole => Reach::Whole,
+                wit::Reach::Partly => Reach::Partly,
+                wit::Reach::Cut => Reach::Cut,
+                wit::Reach::NotInjected => Reach::NotInjected,
+            },
+            warning: b.warning,
+        }
+    }
+}
+
 /// The outcome of a write.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -167,7 +229,11 @@ pub struct WriteReceipt {
     /// Values redacted, lines that repeat an earlier one: what the model
     /// should know. The write happened all the same.
     pub warnings: Vec<String>,
-    /// For the model: one line, then the warnings.
+    /// How full the injected memory is now, and whether this write reaches
+    /// the next context block.
+    pub budget: Budget,
+    /// For the model: one line, then the warnings, then the budget line and
+    /// its warning.
     pub message: String,
 }
 
@@ -178,6 +244,7 @@ impl From<wit::WriteReceipt> for WriteReceipt {
             bytes_written: receipt.bytes_written,
             truncated_from: receipt.truncated_from,
             warnings: receipt.warnings,
+            budget: receipt.budget.into(),
             message: receipt.message,
         }
     }
@@ -250,7 +317,9 @@ pub struct EditReceipt {
     pub bytes: u64,
     /// As in [`WriteReceipt::warnings`].
     pub warnings: Vec<String>,
-    /// For the model.
+    /// As in [`WriteReceipt::budget`]: whether the new text reaches the block.
+    pub budget: Budget,
+    /// For the model, ending with the budget line.
     pub message: String,
 }
 
@@ -261,6 +330,7 @@ impl From<wit::EditReceipt> for EditReceipt {
             line: r.line,
             bytes: r.bytes,
             warnings: r.warnings,
+            budget: r.budget.into(),
             message: r.message,
         }
     }
@@ -276,7 +346,9 @@ pub struct DeleteReceipt {
     pub existed: bool,
     /// Its size (0 when there was none).
     pub bytes: u64,
-    /// For the model.
+    /// How full the injected memory is (notes are never in it).
+    pub budget: Budget,
+    /// For the model, ending with the budget line.
     pub message: String,
 }
 
@@ -286,6 +358,7 @@ impl From<wit::DeleteReceipt> for DeleteReceipt {
             path: r.path,
             existed: r.existed,
             bytes: r.bytes,
+            budget: r.budget.into(),
             message: r.message,
         }
     }
@@ -299,7 +372,9 @@ pub struct RenameReceipt {
     pub from: String,
     /// Store-relative path after.
     pub to: String,
-    /// For the model.
+    /// How full the injected memory is (notes are never in it).
+    pub budget: Budget,
+    /// For the model, ending with the budget line.
     pub message: String,
 }
 
@@ -308,6 +383,7 @@ impl From<wit::RenameReceipt> for RenameReceipt {
         RenameReceipt {
             from: r.from,
             to: r.to,
+            budget: r.budget.into(),
             message: r.message,
         }
     }

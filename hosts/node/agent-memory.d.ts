@@ -178,13 +178,34 @@ export interface Limits {
 }
 
 /** The outcome of a write (also of an append, a flush and a restore). */
+/** Whether the text a call just wrote reaches the next context block. */
+export type Reach = 'whole' | 'partly' | 'cut' | 'not-injected';
+
+/** How full the injected memory is after a change (the WIT `budget` record). */
+export interface Budget {
+  /** Lines of MEMORY.md. */
+  indexLines: number;
+  indexMaxLines: number;
+  /** Bytes of MEMORY.md. */
+  indexBytes: number;
+  indexMaxBytes: number;
+  /** Bytes of the context block as `contextBlock()` returns it now; 0 when there is none. */
+  blockBytes: number;
+  blockMaxBytes: number;
+  reach: Reach;
+  /** For `partly` and `cut`: what was cut, why, and what to do instead. */
+  warning: string | null;
+}
+
 export interface WriteReceipt {
   path: string;
   bytesWritten: number;
   truncatedFrom: number | null;
   /** What the model should know: values redacted, added lines that repeat an earlier one. */
   warnings: string[];
-  /** For the model: one line, then the warnings, one a line. */
+  /** How full the injected memory is now, and whether this write reaches the next block. */
+  budget: Budget;
+  /** For the model: one line, then the warnings, one a line, then the budget line and its warning. */
   message: string;
 }
 
@@ -195,6 +216,7 @@ export interface EditReceipt {
   /** The file's size after the edit. */
   bytes: number;
   warnings: string[];
+  budget: Budget;
   message: string;
 }
 
@@ -203,12 +225,14 @@ export interface DeleteReceipt {
   /** Whether there was a note to delete. */
   existed: boolean;
   bytes: number;
+  budget: Budget;
   message: string;
 }
 
 export interface RenameReceipt {
   from: string;
   to: string;
+  budget: Budget;
   message: string;
 }
 

@@ -144,12 +144,27 @@ function word(value, choices, kind, what) {
   throw new MemoryError(kind, `unknown ${what} \`${value}\`; expected one of ${choices.join(', ')}`);
 }
 
+// How full the injected memory is after a change (the WIT `budget` record).
+function budget(b) {
+  return {
+    indexLines: Number(b.indexLines),
+    indexMaxLines: b.indexMaxLines,
+    indexBytes: Number(b.indexBytes),
+    indexMaxBytes: b.indexMaxBytes,
+    blockBytes: b.blockBytes,
+    blockMaxBytes: b.blockMaxBytes,
+    reach: b.reach,
+    warning: b.warning ?? null,
+  };
+}
+
 function receipt(r) {
   return {
     path: r.path,
     bytesWritten: Number(r.bytesWritten),
     truncatedFrom: toNumber(r.truncatedFrom),
     warnings: [...r.warnings],
+    budget: budget(r.budget),
     message: r.message,
   };
 }
@@ -581,7 +596,14 @@ export class Memory {
   edit(target, oldText, newText, name = undefined) {
     const t = word(target, WRITE_TARGETS, 'invalid-target', 'edit target');
     const r = this.#call('edit', t, name ?? undefined, oldText, newText);
-    return { path: r.path, line: r.line, bytes: Number(r.bytes), warnings: [...r.warnings], message: r.message };
+    return {
+      path: r.path,
+      line: r.line,
+      bytes: Number(r.bytes),
+      warnings: [...r.warnings],
+      budget: budget(r.budget),
+      message: r.message,
+    };
   }
 
   /**
@@ -591,7 +613,7 @@ export class Memory {
    */
   deleteNote(name) {
     const r = this.#call('deleteNote', name);
-    return { path: r.path, existed: r.existed, bytes: Number(r.bytes), message: r.message };
+    return { path: r.path, existed: r.existed, bytes: Number(r.bytes), budget: budget(r.budget), message: r.message };
   }
 
   /**
@@ -600,7 +622,7 @@ export class Memory {
    */
   renameNote(name, newName) {
     const r = this.#call('renameNote', name, newName);
-    return { from: r.from, to: r.to, message: r.message };
+    return { from: r.from, to: r.to, budget: budget(r.budget), message: r.message };
   }
 
   /**

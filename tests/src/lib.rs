@@ -5,9 +5,7 @@
 use std::path::Path;
 
 use agent_memory_core as core;
-pub use core::{
-    MAX_READ_BYTES, ReadSource, SearchHit, SearchResults, WriteMode, WriteReceipt, WriteTarget,
-};
+pub use core::{MAX_READ_BYTES, ReadSource, SearchHit, SearchResults, WriteMode, WriteTarget};
 
 /// A pinned local time: Unix seconds and the UTC offset in minutes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -53,6 +51,73 @@ pub struct Failure {
     pub kind: String,
     /// The message.
     pub message: String,
+}
+
+/// A write's receipt as both backends report it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WriteReceipt {
+    /// Store-relative path written.
+    pub path: String,
+    /// Content bytes stored.
+    pub bytes_written: u64,
+    /// The original length when the content was cut.
+    pub truncated_from: Option<u64>,
+    /// Redactions, near-duplicates, history warnings.
+    pub warnings: Vec<String>,
+    /// The receipt's budget.
+    pub budget: Budget,
+    /// For the model.
+    pub message: String,
+}
+
+/// A receipt's budget as both backends report it; `reach` is the WIT
+/// spelling (`whole`, `partly`, `cut`, `not-injected`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Budget {
+    /// Lines of MEMORY.md.
+    pub index_lines: u64,
+    /// Its line limit.
+    pub index_max_lines: u32,
+    /// Bytes of MEMORY.md.
+    pub index_bytes: u64,
+    /// Its byte limit.
+    pub index_max_bytes: u32,
+    /// Bytes of the context block.
+    pub block_bytes: u32,
+    /// The block's cap.
+    pub block_max_bytes: u32,
+    /// Whether the write reaches the block.
+    pub reach: &'static str,
+    /// What to do when it does not.
+    pub warning: Option<String>,
+}
+
+impl From<core::WriteReceipt> for WriteReceipt {
+    fn from(r: core::WriteReceipt) -> Self {
+        let b = r.budget;
+        WriteReceipt {
+            path: r.path,
+            bytes_written: r.bytes_written,
+            truncated_from: r.truncated_from,
+            warnings: r.warnings,
+            budget: Budget {
+                index_lines: b.index_lines,
+                index_max_lines: b.index_max_lines,
+                index_bytes: b.index_bytes,
+                index_max_bytes: b.index_max_bytes,
+                block_bytes: b.block_bytes,
+                block_max_bytes: b.block_max_bytes,
+                reach: match b.reach {
+                    core::Reach::Whole => "whole",
+                    core::Reach::Partly => "partly",
+                    core::Reach::Cut => "cut",
+                    core::Reach::NotInjected => "not-injected",
+                },
+                warning: b.warning,
+            },
+            message: r.message,
+        }
+    }
 }
 
 /// Result of a backend call.
@@ -180,7 +245,7 @@ impl Backend for Native {
         mode: WriteMode,
         name: Option<&str>,
     ) -> Outcome<WriteReceipt> {
-        native(self.0.write(target, content, mode, name))
+        native(self.0.write(target, content, mode, name)).map(Into::into)
     }
     fn read(&mut self, source: ReadSource, name: Option<&str>) -> Outcome<Option<String>> {
         native(self.0.read(source, name))
@@ -189,7 +254,7 @@ impl Backend for Native {
         native(self.0.list_files()).map(|v| v.into_iter().map(|f| (f.path, f.bytes)).collect())
     }
     fn append_daily(&mut self, heading: &str, body: &str) -> Outcome<WriteReceipt> {
-        native(self.0.append_daily(heading, body))
+        native(self.0.append_daily(heading, body)).map(Into::into)
     }
     fn search(&mut self, query: &str) -> Outcome<SearchResults> {
         native(self.0.search(query))
@@ -202,7 +267,7 @@ impl Backend for Native {
         native(self.0.context_block())
     }
     fn flush(&mut self, summary: &str, count: Option<u32>) -> Outcome<WriteReceipt> {
-        native(self.0.flush_compaction(summary, count))
+        native(self.0.flush_compaction(summary, count)).map(Into::into)
     }
     fn call(&mut self, tool: &str, args: &str) -> Outcome<String> {
         native(core::tools::call(&self.0, tool, args))
@@ -254,11 +319,28 @@ fn memory_message(e: &agent_memory::Error) -> String {
 }
 
 fn host_receipt(r: agent_memory::WriteReceipt) -> WriteReceipt {
+    let b = r.budget;
     WriteReceipt {
         path: r.path,
         bytes_written: r.bytes_written,
         truncated_from: r.truncated_from,
         warnings: r.warnings,
+        budget: Budget {
+            index_lines: b.index_lines,
+            index_max_lines: b.index_max_lines,
+            index_bytes: b.index_bytes,
+            index_max_bytes: b.index_max_bytes,
+            block_bytes: b.block_bytes,
+            block_max_bytes: b.block_max_bytes,
+            reach: match b.reach {
+                agent_memory::Reach::Whole => "whole",
+                agent_memory::Reach::Partly => "partly",
+                agent_memory::Reach::Cut => "cut",
+                agent_memory::Reach::NotInjected => "not-injected",
+                _ => "unknown",
+            },
+            warning: b.warning,
+        },
         message: r.message,
     }
 }

@@ -150,6 +150,26 @@ impl From<core::Version> for types::Version {
     }
 }
 
+impl From<core::Budget> for types::Budget {
+    fn from(b: core::Budget) -> Self {
+        types::Budget {
+            index_lines: b.index_lines,
+            index_max_lines: b.index_max_lines,
+            index_bytes: b.index_bytes,
+            index_max_bytes: b.index_max_bytes,
+            block_bytes: b.block_bytes,
+            block_max_bytes: b.block_max_bytes,
+            reach: match b.reach {
+                core::Reach::Whole => types::Reach::Whole,
+                core::Reach::Partly => types::Reach::Partly,
+                core::Reach::Cut => types::Reach::Cut,
+                core::Reach::NotInjected => types::Reach::NotInjected,
+            },
+            warning: b.warning,
+        }
+    }
+}
+
 impl From<core::WriteReceipt> for types::WriteReceipt {
     fn from(r: core::WriteReceipt) -> Self {
         types::WriteReceipt {
@@ -157,6 +177,7 @@ impl From<core::WriteReceipt> for types::WriteReceipt {
             bytes_written: r.bytes_written,
             truncated_from: r.truncated_from,
             warnings: r.warnings,
+            budget: r.budget.into(),
             message: r.message,
         }
     }
@@ -185,6 +206,7 @@ impl From<core::EditReceipt> for types::EditReceipt {
             line: r.line,
             bytes: r.bytes,
             warnings: r.warnings,
+            budget: r.budget.into(),
             message: r.message,
         }
     }
@@ -196,6 +218,7 @@ impl From<core::DeleteReceipt> for types::DeleteReceipt {
             path: r.path,
             existed: r.existed,
             bytes: r.bytes,
+            budget: r.budget.into(),
             message: r.message,
         }
     }
@@ -206,6 +229,7 @@ impl From<core::RenameReceipt> for types::RenameReceipt {
         types::RenameReceipt {
             from: r.from,
             to: r.to,
+            budget: r.budget.into(),
             message: r.message,
         }
     }

@@ -1336,13 +1336,17 @@ impl Memory {
         let dir = self.abs(dir_rel);
         let Some(bytes) = content else {
             if kind == Kind::Missing {
+                let budget = self.budget_after(&path, 0..0);
+                let mut message = format!(
+                    "{path} did not exist at version v{n} and does not exist now; nothing changed"
+                );
+                crate::store::push_budget(&mut message, &budget);
                 return Ok(WriteReceipt {
                     bytes_written: 0,
                     truncated_from: None,
                     warnings: Vec::new(),
-                    message: format!(
-                        "{path} did not exist at version v{n} and does not exist now; nothing changed"
-                    ),
+                    budget,
+                    message,
                     path,
                 });
             }
@@ -1355,11 +1359,14 @@ impl Memory {
             );
             let warnings = warning.iter().cloned().collect();
             push_warning(&mut message, warning);
+            let budget = self.budget_after(&path, 0..0);
+            crate::store::push_budget(&mut message, &budget);
             return Ok(WriteReceipt {
                 path,
                 bytes_written: 0,
                 truncated_from: None,
                 warnings,
+                budget,
                 message,
             });
         };
@@ -1370,11 +1377,14 @@ impl Memory {
         let mut message = format!("Restored {path} to version v{n} ({} bytes)", bytes.len());
         let warnings = warning.iter().cloned().collect();
         push_warning(&mut message, warning);
+        let budget = self.budget_after(&path, 0..bytes.len() as u64);
+        crate::store::push_budget(&mut message, &budget);
         Ok(WriteReceipt {
             path,
             bytes_written: bytes.len() as u64,
             truncated_from: None,
             warnings,
+            budget,
             message,
         })
     }
@@ -1462,6 +1472,9 @@ mod tests {
     use crate::store::{Options, WriteMode, WriteTarget};
 
     const NOW: i64 = 1_780_125_300;
+    /// The budget line after a change to a note in a store with nothing
+    /// injected.
+    const NOTE_BUDGET: &str = "Budget: MEMORY.md 0/200 lines, 0/25000 bytes; context block 0/32768 bytes (notes are not in it; memory_search finds them)";
 
     fn open_with(root: &Path, project: &str, retention: Retention, source: &str) -> Memory {
         let mut options = Options::new(project);
@@ -1563,7 +1576,7 @@ mod tests {
         let r = m.restore("v2").unwrap();
         assert_eq!(
             r.message,
-            format!("Restored {path} to version v2 (4 bytes)")
+            format!("Restored {path} to version v2 (4 bytes)\n{NOTE_BUDGET}")
         );
         assert_eq!(note_text(&m, "n").as_deref(), Some("one\n"));
         // The restore is a change like any other: recorded, and undoable.
@@ -1588,13 +1601,17 @@ mod tests {
         let path = format!("{}/notes/gone.md", m.project_dir());
         assert_eq!(
             r.message,
-            format!("Restored {path} to version v1: it did not exist then, so it was deleted")
+            format!(
+                "Restored {path} to version v1: it did not exist then, so it was deleted\n{NOTE_BUDGET}"
+            )
         );
         assert_eq!(note_text(&m, "gone"), None);
         let again = m.restore("v1").unwrap();
         assert_eq!(
             again.message,
-            format!("{path} did not exist at version v1 and does not exist now; nothing changed")
+            format!(
+                "{path} did not exist at version v1 and does not exist now; nothing changed\n{NOTE_BUDGET}"
+            )
         );
         let listed = note_history(&m, "gone");
         assert_eq!(ids(&listed), ["v2", "v1"]);
@@ -1760,7 +1777,7 @@ mod tests {
         assert_eq!(
             r.message,
             format!(
-                "Overwrote {path} with 6 bytes (warning: history did not save the previous version of {path} (it is 5000 bytes, more than the 4096 bytes a saved version may have); the change was made anyway)"
+                "Overwrote {path} with 6 bytes (warning: history did not save the previous version of {path} (it is 5000 bytes, more than the 4096 bytes a saved version may have); the change was made anyway)\n{NOTE_BUDGET}"
             )
         );
         assert_eq!(note_text(&m, "big").as_deref(), Some("small\n"));
@@ -1882,7 +1899,9 @@ mod tests {
             assert!(
                 r.message.starts_with(
                     "Appended 7 bytes to MEMORY.md (warning: history did not save the previous version of MEMORY.md ("
-                ) && r.message.ends_with("); the change was made anyway)"),
+                ) && r.message.ends_with(
+                    "); the change was made anyway)\nBudget: MEMORY.md 1/200 lines, 7/25000 bytes; context block 122/32768 bytes"
+                ),
                 "{what}: {}",
                 r.message
             );

@@ -6,6 +6,7 @@
 #![deny(missing_docs)]
 
 pub mod anthropic;
+pub mod budget;
 pub mod context;
 pub mod dupes;
 mod error;
@@ -24,6 +25,7 @@ pub mod time;
 pub mod tools;
 
 pub use agent_memory_vocab::Scope;
+pub use budget::{Budget, Reach};
 pub use error::{Error, ErrorKind, Result};
 pub use history::{Operation, Retention, Version};
 pub use limits::{

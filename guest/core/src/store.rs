@@ -3,6 +3,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use crate::budget::Budget;
 use crate::context::Sources;
 use crate::dupes;
 use crate::error::{Error, ErrorKind, Result};
@@ -18,6 +19,7 @@ use crate::secrets::{self, SecretPolicy};
 use crate::text::{cut_with_marker, prefix_at_char_boundary};
 use crate::time::{Clock, Date};
 
+mod budget;
 mod curate;
 mod import;
 mod indexed;
@@ -117,7 +119,11 @@ pub struct WriteReceipt {
     /// Added lines that repeat a line already in the file (see
     /// [`crate::dupes`]); written anyway.
     pub warnings: Vec<String>,
-    /// For the model: one line, then the warnings if any.
+    /// How full the injected memory is now, and whether this write
+    /// reaches the next context block.
+    pub budget: Budget,
+    /// For the model: one line, then the warnings if any, then the budget
+    /// line and its warning if any.
     pub message: String,
 }
 
@@ -141,6 +147,12 @@ pub struct FileInfo {
     pub path: String,
     /// Size in bytes.
     pub bytes: u64,
+}
+
+/// Ends a receipt's message with the budget line (and its warning).
+pub(crate) fn push_budget(message: &mut String, budget: &Budget) {
+    message.push('\n');
+    message.push_str(&budget.text());
 }
 
 /// The query's distinct terms, refusing more than [`MAX_QUERY_TERMS`].
@@ -205,6 +217,14 @@ impl Rel {
             format!("{}/{}", self.dir, self.file)
         }
     }
+}
+
+/// What the context block is made of: its sources, and the file offsets
+/// where the logs' tails start.
+pub(crate) struct Gathered {
+    pub(crate) sources: Sources,
+    pub(crate) earlier_at: u64,
+    pub(crate) today_at: u64,
 }
 
 /// The memory store for one project under one root.
@@ -545,6 +565,7 @@ impl Memory {
         // We hold the lock, so no other writer's temp file is in flight here.
         fsio::remove_leftovers(&dir);
         let mut dups = Vec::new();
+        let mut written = 0..kept.len() as u64;
         // History records the previous content first, for every target; a
         // failure to record becomes a warning, never a failed write.
         let (mut message, warning) = match mode {
@@ -554,9 +575,11 @@ impl Memory {
                     _ => None,
                 };
                 let warning = if kept.is_empty() {
+                    written = 0..0;
                     None
                 } else {
-                    let (appended, warning) = self.append_locked(lock, &rel, len, kept)?;
+                    let (start, appended, warning) = self.append_locked(lock, &rel, len, kept)?;
+                    written = start..start + kept.len() as u64;
                     dups = appended;
                     warning
                 };
@@ -598,11 +621,14 @@ impl Memory {
         warnings.extend(repeated);
         warnings.extend(warning.iter().cloned());
         history::push_warning(&mut message, warning);
+        let budget = self.budget_after(&path, written);
+        push_budget(&mut message, &budget);
         Ok(WriteReceipt {
             path,
             bytes_written: kept.len() as u64,
             truncated_from,
             warnings,
+            budget,
             message,
         })
     }
@@ -615,16 +641,16 @@ impl Memory {
     /// after and readers never see half an entry; a larger one is appended
     /// to in place.
     ///
-    /// Returns the added lines that repeat lines of the file (a file
-    /// appended to in place is not read, so it gets none) and history's
-    /// warning, if any.
+    /// Returns the offset where `kept` starts in the file, the added lines
+    /// that repeat lines of the file (a file appended to in place is not
+    /// read, so it gets none) and history's warning, if any.
     fn append_locked(
         &self,
         lock: &LockGuard,
         rel: &Rel,
         len: Option<u64>,
         kept: &str,
-    ) -> Result<(Vec<dupes::Duplicate>, Option<String>)> {
+    ) -> Result<(u64, Vec<dupes::Duplicate>, Option<String>)> {
         let path = rel.path();
         let file = self.abs(&path);
         if let Some(len) = len.filter(|&l| l > WHOLE_FILE_APPEND_MAX_BYTES) {
@@ -637,7 +663,7 @@ impl Memory {
             }
             bytes.extend_from_slice(kept.as_bytes());
             fsio::append(&file, &bytes, lock).map_err(|e| Error::io("append to", &path, &e))?;
-            return Ok((Vec::new(), warning));
+            return Ok((len + u64::from(newline), Vec::new(), warning));
         }
         let mut bytes = match len {
             None | Some(0) => Vec::with_capacity(kept.len()),
@@ -662,7 +688,7 @@ impl Memory {
             Ok(text) => dupes::in_text(text, start..text.len()),
             Err(_) => Vec::new(),
         };
-        Ok((dups, warning))
+        Ok((start as u64, dups, warning))
     }
 
     /// Read a file whole, capped. `Ok(None)` when it does not exist.
@@ -1116,6 +1142,11 @@ impl Memory {
         // Before anything is read: a project with no personal memory may
         // start from the team snapshot here.
         let notices = self.snapshot_on_open();
+        Ok(self.build_context(self.gather().sources, notices))
+    }
+
+    /// What the context block is made of, read from disk now.
+    pub(crate) fn gather(&self) -> Gathered {
         let max = self.limits.max_inject_bytes;
         let today = self.today();
         let head = |rel: &Rel, limit: u64| {
@@ -1123,15 +1154,16 @@ impl Memory {
                 .ok()
                 .flatten()
         };
+        // A log's tail, and the file offset it starts at.
         let tail = |rel: &Rel| {
             fsio::read_tail(&self.abs(&rel.path()), max as u64)
                 .ok()
                 .flatten()
-                .map(|(t, _)| t)
+                .map(|(t, total)| (total.saturating_sub(t.len() as u64), t))
         };
         let long_term = head(&self.long_term_rel(), INDEX_MAX_BYTES as u64 + 8);
         let scratchpad = head(&self.scratchpad_rel(), MAX_SCRATCHPAD_SCAN_BYTES).map(|(t, _)| t);
-        let today_log = tail(&self.daily_rel(today)).map(|t| (today.to_string(), t));
+        let today_log = tail(&self.daily_rel(today)).map(|(at, t)| (at, (today.to_string(), t)));
         // The most recent earlier log with content: yesterday, or across a
         // gap. The last week is looked up by name first; only a longer gap
         // (or a week of blank logs) lists the directory, which costs a call
@@ -1141,50 +1173,47 @@ impl Memory {
             let rel = self.daily_rel(date);
             match fsio::kind(&self.abs(&rel.path())) {
                 Ok(Kind::File(_)) => tail(&rel)
-                    .filter(|t| !t.trim().is_empty())
-                    .map(|t| (date.to_string(), t)),
+                    .filter(|(_, t)| !t.trim().is_empty())
+                    .map(|(at, t)| (at, (date.to_string(), t))),
                 _ => None,
             }
         });
-        if recent.is_some() {
-            let sources = Sources {
+        let earlier = recent.or_else(|| {
+            // Logs are listed by name only; each one tried is checked to be
+            // a regular file first, as a listing that stats every log would.
+            let listed = self.md_names(&self.daily_dir()).ok().flatten();
+            let mut dates: Vec<Date> = listed
+                .iter()
+                .flat_map(|(_, names)| names)
+                .filter_map(|n| daily_date(&n[..n.len() - 3]).ok())
+                .filter(|d| *d < today)
+                .collect();
+            dates.sort_unstable_by(|a, b| b.cmp(a));
+            let is_file = |d: &Date| {
+                listed.as_ref().is_some_and(|(dir, _)| {
+                    matches!(dir.kind(&format!("{d}.md")), Ok(Kind::File(_)))
+                })
+            };
+            dates
+                .into_iter()
+                .filter(is_file)
+                .take(MAX_EARLIER_LOGS_TRIED)
+                .filter_map(|d| tail(&self.daily_rel(d)).map(|(at, t)| (at, (d.to_string(), t))))
+                .find(|(_, (_, t))| !t.trim().is_empty())
+        });
+        let (earlier_at, earlier) = earlier.unzip();
+        let (today_at, today_log) = today_log.unzip();
+        Gathered {
+            sources: Sources {
                 long_term,
                 scratchpad,
-                earlier: recent,
+                earlier,
                 today: today_log,
                 ..Sources::default()
-            };
-            return Ok(self.build_context(sources, notices));
+            },
+            earlier_at: earlier_at.unwrap_or(0),
+            today_at: today_at.unwrap_or(0),
         }
-        // Logs are listed by name only; each one tried is checked to be a
-        // regular file first, as a listing that stats every log would.
-        let listed = self.md_names(&self.daily_dir()).ok().flatten();
-        let mut dates: Vec<Date> = listed
-            .iter()
-            .flat_map(|(_, names)| names)
-            .filter_map(|n| daily_date(&n[..n.len() - 3]).ok())
-            .filter(|d| *d < today)
-            .collect();
-        dates.sort_unstable_by(|a, b| b.cmp(a));
-        let is_file = |d: &Date| {
-            listed
-                .as_ref()
-                .is_some_and(|(dir, _)| matches!(dir.kind(&format!("{d}.md")), Ok(Kind::File(_))))
-        };
-        let earlier = dates
-            .into_iter()
-            .filter(is_file)
-            .take(MAX_EARLIER_LOGS_TRIED)
-            .filter_map(|d| tail(&self.daily_rel(d)).map(|t| (d.to_string(), t)))
-            .find(|(_, t)| !t.trim().is_empty());
-        let sources = Sources {
-            long_term,
-            scratchpad,
-            earlier,
-            today: today_log,
-            ..Sources::default()
-        };
-        Ok(self.build_context(sources, notices))
     }
 
     /// The root directory.

@@ -112,7 +112,23 @@ function tree(root) {
 const json = (v) => (typeof v === 'bigint' ? (v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v.toString()) : v);
 
 // As the Rust runner: the warnings are in the message too.
-const receipt = (r) => ({ path: r.path, bytes_written: r.bytesWritten, truncated_from: r.truncatedFrom, message: r.message });
+const budget = (b) => ({
+  index_lines: b.indexLines,
+  index_max_lines: b.indexMaxLines,
+  index_bytes: b.indexBytes,
+  index_max_bytes: b.indexMaxBytes,
+  block_bytes: b.blockBytes,
+  block_max_bytes: b.blockMaxBytes,
+  reach: b.reach,
+  warning: b.warning,
+});
+const receipt = (r) => ({
+  path: r.path,
+  bytes_written: r.bytesWritten,
+  truncated_from: r.truncatedFrom,
+  budget: budget(r.budget),
+  message: r.message,
+});
 
 const results = (r) => ({
   terms: r.terms.map((t) => ({ term: t.term, count: t.count })),

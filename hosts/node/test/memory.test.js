@@ -105,7 +105,10 @@ test('the preview2-shim workaround is still needed: without it every write fails
   assert.equal(readFileSync(join(root, 'MEMORY.md'), 'utf8'), '- planted');
   // The same write through the default (patched) host goes through.
   const memory = Memory.open(root, PROJECT, { now: NOW });
-  assert.equal(memory.write('long-term', '- kept').message, 'Appended 6 bytes to MEMORY.md');
+  assert.equal(
+    memory.write('long-term', '- kept').message,
+    'Appended 6 bytes to MEMORY.md\nBudget: MEMORY.md 2/200 lines, 16/25000 bytes; context block 132/32768 bytes',
+  );
   assert.equal(readFileSync(join(root, 'MEMORY.md'), 'utf8'), '- planted\n- kept');
 });
 
@@ -197,7 +200,19 @@ test('typed results: numbers for sizes, bigint for token arithmetic', () => {
     bytesWritten: 21,
     truncatedFrom: null,
     warnings: [],
-    message: `Appended 21 bytes to ${memory.projectDir}/notes/auth.md`,
+    budget: {
+      indexLines: 0,
+      indexMaxLines: 200,
+      indexBytes: 0,
+      indexMaxBytes: 25000,
+      blockBytes: 0,
+      blockMaxBytes: 32768,
+      reach: 'not-injected',
+      warning: null,
+    },
+    message:
+      `Appended 21 bytes to ${memory.projectDir}/notes/auth.md\n` +
+      'Budget: MEMORY.md 0/200 lines, 0/25000 bytes; context block 0/32768 bytes (notes are not in it; memory_search finds them)',
   });
   assert.deepEqual(memory.listFiles(), [{ path: `${memory.projectDir}/notes/auth.md`, bytes: 21 }]);
   const results = memory.search('rotate');
@@ -310,8 +325,21 @@ test('edit, rename, delete, history and restore round trip', () => {
   const notes = `${memory.projectDir}/notes`;
   memory.write('note', 'Tokens rotate hourly.\nOwner: ops', 'append', 'auth');
   assert.deepEqual(memory.edit('note', 'hourly', 'daily', 'auth'), {
-    path: `${notes}/auth.md`, line: 1, bytes: 31, warnings: [],
-    message: `Edited ${notes}/auth.md: replaced 6 bytes at line 1 with 5 bytes`,
+    path: `${notes}/auth.md`,
+    line: 1,
+    bytes: 31,
+    warnings: [],
+    budget: {
+      indexLines: 0,
+      indexMaxLines: 200,
+      indexBytes: 0,
+      indexMaxBytes: 25000,
+      blockBytes: 0,
+      blockMaxBytes: 32768,
+      reach: 'not-injected',
+      warning: null,
+    },
+    message: `Edited ${notes}/auth.md: replaced 6 bytes at line 1 with 5 bytes\nBudget: MEMORY.md 0/200 lines, 0/25000 bytes; context block 0/32768 bytes (notes are not in it; memory_search finds them)`,
   });
   const renamed = memory.renameNote('auth', 'infra/auth');
   assert.deepEqual([renamed.from, renamed.to], [`${notes}/auth.md`, `${notes}/infra/auth.md`]);
@@ -339,7 +367,10 @@ test('edit, rename, delete, history and restore round trip', () => {
   // Undo the delete: the note is back, and the restore is history too.
   const restored = memory.restore(last.id);
   assert.deepEqual([restored.path, restored.bytesWritten], [`${notes}/infra/auth.md`, 31]);
-  assert.equal(restored.message, `Restored ${notes}/infra/auth.md to version ${last.id} (31 bytes)`);
+  const [first, line] = restored.message.split('\n');
+  assert.equal(first, `Restored ${notes}/infra/auth.md to version ${last.id} (31 bytes)`);
+  assert.equal(restored.budget.reach, 'not-injected');
+  assert.ok(line.endsWith('(notes are not in it; memory_search finds them)'));
   assert.equal(memory.read('note', 'infra/auth'), 'Tokens rotate daily.\nOwner: ops');
   assert.equal(memory.lastChange().operation, 'restore');
   // Back to before the edit, under the old name.

@@ -142,8 +142,13 @@ def tree(root: Path) -> List[str]:
 
 def receipt(r: am.WriteReceipt) -> Dict[str, Any]:
     # As the Rust runner: the warnings are in the message too.
+    b = r.budget
+    budget = {"index_lines": b.index_lines, "index_max_lines": b.index_max_lines,
+              "index_bytes": b.index_bytes, "index_max_bytes": b.index_max_bytes,
+              "block_bytes": b.block_bytes, "block_max_bytes": b.block_max_bytes,
+              "reach": b.reach, "warning": b.warning}
     return {"path": r.path, "bytes_written": r.bytes_written,
-            "truncated_from": r.truncated_from, "message": r.message}
+            "truncated_from": r.truncated_from, "budget": budget, "message": r.message}
 
 
 def results(r: am.SearchResults) -> Dict[str, Any]:

@@ -382,10 +382,21 @@ fn execute<B: Backend>(s: &mut Session<B>, step: &Value) -> Result<Outcome<Value
 }
 
 fn receipt(r: WriteReceipt) -> Value {
+    let b = r.budget;
     json!({
         "path": r.path,
         "bytes_written": r.bytes_written,
         "truncated_from": r.truncated_from,
+        "budget": {
+            "index_lines": b.index_lines,
+            "index_max_lines": b.index_max_lines,
+            "index_bytes": b.index_bytes,
+            "index_max_bytes": b.index_max_bytes,
+            "block_bytes": b.block_bytes,
+            "block_max_bytes": b.block_max_bytes,
+            "reach": b.reach,
+            "warning": b.warning,
+        },
         "message": r.message,
     })
 }

@@ -356,6 +356,13 @@ impl Memory {
         notices: Vec<String>,
     ) -> Option<String> {
         sources.notices = notices;
+        self.add_team_sources(&mut sources);
+        crate::context::build(&sources, self.limits.max_inject_bytes)
+    }
+
+    /// Adds what the team directory puts in the block: its conflict
+    /// notices and its MEMORY.md.
+    pub(crate) fn add_team_sources(&self, sources: &mut crate::context::Sources) {
         if let Some(team) = &self.team {
             sources.notices.extend(team.conflict_notices());
             sources.team = fsio::read_head(
@@ -365,7 +372,6 @@ impl Memory {
             .ok()
             .flatten();
         }
-        crate::context::build(&sources, self.limits.max_inject_bytes)
     }
 
     /// The snapshot in the team directory, if any: `None` when there is no

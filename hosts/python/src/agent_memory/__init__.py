@@ -77,6 +77,7 @@ __all__ = [
     "MemoryTrap",
     "MemoryInfo",
     "Limits",
+    "Budget",
     "WriteReceipt",
     "EditReceipt",
     "DeleteReceipt",
@@ -213,6 +214,28 @@ class Limits:
 
 
 @dataclass(frozen=True)
+class Budget:
+    """How full the injected memory is after a change (every receipt has
+    one; the WIT ``budget`` record documents the rules)."""
+
+    index_lines: int
+    """Lines of ``MEMORY.md``."""
+    index_max_lines: int
+    index_bytes: int
+    """Bytes of ``MEMORY.md``."""
+    index_max_bytes: int
+    block_bytes: int
+    """Bytes of the context block as :meth:`Memory.context_block` returns it
+    now; 0 when there is none."""
+    block_max_bytes: int
+    reach: str
+    """Whether what the call wrote reaches the next context block:
+    ``whole``, ``partly``, ``cut`` or ``not-injected``."""
+    warning: Optional[str]
+    """For ``partly`` and ``cut``: what was cut, why, and what to do."""
+
+
+@dataclass(frozen=True)
 class WriteReceipt:
     """The outcome of a write (also of an append, a flush and a restore)."""
 
@@ -222,8 +245,12 @@ class WriteReceipt:
     warnings: List[str]
     """What the model should know: values redacted, added lines that repeat
     an earlier one. The write happened all the same."""
+    budget: Budget
+    """How full the injected memory is now, and whether this write reaches
+    the next context block."""
     message: str
-    """For the model: one line, then the warnings, one a line."""
+    """For the model: one line, then the warnings, one a line, then the
+    budget line and its warning."""
 
 
 @dataclass(frozen=True)
@@ -236,6 +263,7 @@ class EditReceipt:
     bytes: int
     """The file's size after the edit."""
     warnings: List[str]
+    budget: Budget
     message: str
 
 
@@ -247,6 +275,7 @@ class DeleteReceipt:
     existed: bool
     """Whether there was a note to delete (deleting a missing one succeeds)."""
     bytes: int
+    budget: Budget
     message: str
 
 
@@ -256,6 +285,7 @@ class RenameReceipt:
 
     from_: str
     to: str
+    budget: Budget
     message: str
 
 
@@ -510,12 +540,18 @@ def _fields(record: Any, cls: Any) -> Any:
     return cls(**{f: _get(record, f) for f in cls.__dataclass_fields__})
 
 
+def _budget(record: Any) -> Budget:
+    # An enum lifts as its case name (`not-injected`).
+    return _fields(_get(record, "budget"), Budget)
+
+
 def _write_receipt(record: Any) -> WriteReceipt:
     return WriteReceipt(
         path=_get(record, "path"),
         bytes_written=_get(record, "bytes_written"),
         truncated_from=_get(record, "truncated_from"),
         warnings=list(_get(record, "warnings")),
+        budget=_budget(record),
         message=_get(record, "message"),
     )
 
@@ -1115,6 +1151,7 @@ class Memory:
             line=_get(record, "line"),
             bytes=_get(record, "bytes"),
             warnings=list(_get(record, "warnings")),
+            budget=_budget(record),
             message=_get(record, "message"),
         )
 
@@ -1126,7 +1163,14 @@ class Memory:
         :raises MemoryError: ``missing-name``, ``invalid-name``,
             ``not-a-file``, ``busy``, ``io``.
         """
-        return _fields(self._method("delete-note", name), DeleteReceipt)
+        record = self._method("delete-note", name)
+        return DeleteReceipt(
+            path=_get(record, "path"),
+            existed=_get(record, "existed"),
+            bytes=_get(record, "bytes"),
+            budget=_budget(record),
+            message=_get(record, "message"),
+        )
 
     def rename_note(self, name: str, new_name: str) -> RenameReceipt:
         """Moves a note to a new name, creating and removing topic folders
@@ -1137,7 +1181,9 @@ class Memory:
             ``busy``, ``io``; the store is unchanged on any error.
         """
         record = self._method("rename-note", name, new_name)
-        return RenameReceipt(from_=getattr(record, "from"), to=record.to, message=record.message)
+        return RenameReceipt(
+            from_=getattr(record, "from"), to=record.to, budget=_budget(record), message=record.message
+        )
 
     def history(self, source: str, name: Optional[str] = None, limit: Optional[int] = None) -> List[Version]:
         """The recorded versions of one file, newest first, at most ``limit``
