@@ -690,7 +690,10 @@ fn snapshot_shares_notes_through_the_team_folder_and_apply_applies_it() {
         .arg(r#"{"target":"long_term","content":"- shared","scope":"team"}"#);
     let output = run(&mut command, None);
     assert_success(&output, &["--team-dir"]);
-    assert_eq!(stdout(&output), "Appended 8 bytes to team:MEMORY.md\n");
+    assert_eq!(
+        stdout(&output),
+        "Appended 8 bytes to team:MEMORY.md\nBudget: team MEMORY.md 1/200 lines, 8/25000 bytes; team section of the context block 133/32768 bytes\n"
+    );
     assert_eq!(
         fs::read_to_string(elsewhere.join("MEMORY.md")).unwrap(),
         "- shared"

@@ -79,14 +79,21 @@ pub struct Budget {
     pub warning: Option<String>,
     /// For a file the block never shows, the line says so.
     note: Option<&'static str>,
+    /// Measured on a team store: its MEMORY.md and the team section alone.
+    team: bool,
 }
 
 impl Budget {
     /// The budget line, then the warning on its own line when there is
     /// one: what the receipts' messages end with.
     pub fn text(&self) -> String {
+        let (index, block) = if self.team {
+            ("team MEMORY.md", "team section of the context block")
+        } else {
+            ("MEMORY.md", "context block")
+        };
         let mut out = format!(
-            "Budget: MEMORY.md {}/{} lines, {}/{} bytes; context block {}/{} bytes",
+            "Budget: {index} {}/{} lines, {}/{} bytes; {block} {}/{} bytes",
             self.index_lines,
             self.index_max_lines,
             self.index_bytes,
@@ -104,6 +111,12 @@ impl Budget {
             out.push_str(warning);
         }
         out
+    }
+
+    /// The same budget, measured on a team store.
+    pub(crate) fn on_team(mut self) -> Budget {
+        self.team = true;
+        self
     }
 
     /// A budget for sizes and a reach, with the line's note on hidden
@@ -126,6 +139,7 @@ impl Budget {
             reach,
             warning: None,
             note: None,
+            team: false,
         };
         if let Target::Other(hidden) = target {
             budget.reach = Reach::NotInjected;

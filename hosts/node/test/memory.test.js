@@ -504,7 +504,7 @@ test('a team directory gives team scope and snapshots', () => {
   try {
     alice.write('note', 'Run make ship.\n', 'append', 'deploy');
     const reply = alice.callTool('memory_write', { target: 'long_term', content: '- shared', scope: 'team' });
-    assert.equal(reply, 'Appended 8 bytes to team:MEMORY.md');
+    assert.equal(reply, 'Appended 8 bytes to team:MEMORY.md\nBudget: team MEMORY.md 1/200 lines, 8/25000 bytes; team section of the context block 133/32768 bytes');
     const info = alice.takeSnapshot();
     assert.equal(info.notes, 1);
     assert.equal(info.utcOffsetMinutes, 120);

@@ -539,7 +539,7 @@ def test_a_team_dir_gives_team_scope_and_snapshots(tmp_path):
     with am.Memory(tmp_path / "alice", PROJECT, now=NOW, team_dir=team) as alice:
         alice.write("note", "Run make ship.\n", name="deploy")
         reply = alice.call_tool("memory_write", {"target": "long_term", "content": "- shared", "scope": "team"})
-        assert reply == "Appended 8 bytes to team:MEMORY.md"
+        assert reply == "Appended 8 bytes to team:MEMORY.md\nBudget: team MEMORY.md 1/200 lines, 8/25000 bytes; team section of the context block 133/32768 bytes"
         info = alice.take_snapshot()
         assert (info.notes, info.utc_offset_minutes) == (1, 120)
     assert (team / "MEMORY.md").read_text() == "- shared"

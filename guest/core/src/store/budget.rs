@@ -25,7 +25,7 @@ impl Memory {
     /// nothing would get (reach [`Reach::Whole`], no warning). Costs what
     /// the budget of a write costs: the block is rendered once.
     pub fn budget(&self) -> Budget {
-        self.budget_after("MEMORY.md", 0..0)
+        self.budget_after(&self.long_term_rel().path(), 0..0)
     }
 
     /// The budget after a call that wrote the bytes `range` (offsets in the
@@ -34,20 +34,36 @@ impl Memory {
     /// block is the one this change made.
     pub(crate) fn budget_after(&self, path: &str, range: Range<u64>) -> Budget {
         let mut gathered = self.gather();
-        // The personal block also shows the team's index and notices. A
-        // team store's own figures are those of its MEMORY.md, which the
-        // block shows under the same index limits.
-        if self.layout == super::Layout::Personal {
+        let team = self.layout == super::Layout::Team;
+        if team {
+            // A team store's MEMORY.md is the team section of every
+            // teammate's block: measured as that section alone, under the
+            // same index limits (this store cannot see the personal one).
+            let sources = &mut gathered.sources;
+            *sources = context::Sources {
+                team: sources.long_term.take(),
+                ..context::Sources::default()
+            };
+        } else {
+            // The personal block also shows the team's index and notices.
             self.add_team_sources(&mut gathered.sources);
         }
         let cap = self.limits.max_inject_bytes;
         let (block, layout) = context::build_with_layout(&gathered.sources, cap);
         let sources = &gathered.sources;
-        let (index_lines, index_bytes) = match &sources.long_term {
+        let index = if team {
+            &sources.team
+        } else {
+            &sources.long_term
+        };
+        let (index_lines, index_bytes) = match index {
             None => (0, 0),
             Some((text, total)) if text.len() as u64 == *total => (line_count(text), *total),
             Some((_, total)) => {
-                let counted = fsio::count_lines(&self.abs("MEMORY.md"), MAX_SEARCH_FILE_BYTES);
+                let counted = fsio::count_lines(
+                    &self.abs(&self.long_term_rel().path()),
+                    MAX_SEARCH_FILE_BYTES,
+                );
                 (counted.unwrap_or(0), *total)
             }
         };
@@ -57,13 +73,19 @@ impl Memory {
             block.as_ref().map_or(0, String::len),
             cap,
         );
-        let budget = |target, reach, cause| Budget::new(sizes, target, reach, cause, path);
+        let budget = |target, reach, cause| {
+            let budget = Budget::new(sizes, target, reach, cause, path);
+            if team { budget.on_team() } else { budget }
+        };
         // Which section shows the file, its text, and where that text starts
         // in the file.
         let today = self.daily_rel(self.today()).path();
-        let (target, part, text, at) = if path == "MEMORY.md" {
-            let text = sources.long_term.as_ref().map(|(t, _)| t.as_str());
-            (Target::LongTerm, Part::LongTerm, text, 0)
+        let (target, part, text, at) = if path == self.long_term_rel().path() {
+            let text = index.as_ref().map(|(t, _)| t.as_str());
+            let part = if team { Part::Team } else { Part::LongTerm };
+            (Target::LongTerm, part, text, 0)
+        } else if team {
+            return budget(Target::Other(Hidden::Note), Reach::NotInjected, Cause::Cap);
         } else if path == self.scratchpad_rel().path() {
             let text = sources.scratchpad.as_deref();
             (Target::Scratchpad, Part::Scratchpad, text, 0)
@@ -121,7 +143,7 @@ impl Memory {
         };
         // MEMORY.md text past what the index limits let through is cut by
         // them; anything else by the cap.
-        let cause = match layout.long_term.as_ref().and_then(|s| s.index_cut) {
+        let cause = match layout.get(part).and_then(|s| s.index_cut) {
             Some((end, lines)) if target == Target::LongTerm && (outside || written.end > end) => {
                 if lines {
                     Cause::IndexLines
