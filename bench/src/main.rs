@@ -223,11 +223,9 @@ fn run(cli: Cli) -> Result<()> {
             component,
             mode,
         } => {
-            let mode = match mode.as_str() {
-                "ranked" => agent_memory::SearchMode::Ranked,
-                "literal" => agent_memory::SearchMode::Literal,
-                other => anyhow::bail!("unknown search mode `{other}`: use ranked or literal"),
-            };
+            let mode = agent_memory::SearchMode::from_tool_word(&mode).ok_or_else(|| {
+                anyhow::anyhow!("unknown search mode `{mode}`: use ranked or literal")
+            })?;
             run::search_once(&backend, &root, &query, repeat, component.as_deref(), mode)
         }
     }

@@ -1264,10 +1264,6 @@ pub fn search_once(
         }
         "native" => {
             let memory = core::Memory::open(root, native_options()?)?;
-            let mode = match mode {
-                agent_memory::SearchMode::Ranked => core::SearchMode::Ranked,
-                agent_memory::SearchMode::Literal => core::SearchMode::Literal,
-            };
             for _ in 0..repeat {
                 hits = memory.search_with(query, mode)?.hits.len();
             }
