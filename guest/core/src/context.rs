@@ -29,6 +29,16 @@ pub struct Sources {
     pub today: Option<(String, String)>,
 }
 
+/// Staleness lines for the block (see [`crate::anchors`]).
+#[derive(Debug, Default, Clone)]
+pub struct Marks {
+    /// Lines for MEMORY.md: shown right under its heading, so a cut keeps
+    /// them; dropped when MEMORY.md is blank.
+    pub long_term: Vec<String>,
+    /// Lines for notes: their own section after MEMORY.md's.
+    pub notes: Vec<String>,
+}
+
 struct Section {
     title: String,
     body: String,
@@ -105,6 +115,11 @@ fn tidy(s: &str) -> &str {
 /// The block, or `None` when every source is missing or blank. The result is
 /// at most `max_bytes` long (`max_bytes` must be at least 512).
 pub fn build(sources: &Sources, max_bytes: usize) -> Option<String> {
+    build_marked(sources, &Marks::default(), max_bytes)
+}
+
+/// [`build`] with staleness `marks`, under the same cap and wrapper rules.
+pub fn build_marked(sources: &Sources, marks: &Marks, max_bytes: usize) -> Option<String> {
     let mut sections = Vec::new();
     let mut push = |title: String, body: &str, priority: u8, keep_tail: bool| {
         let body = tidy(body);
@@ -120,13 +135,16 @@ pub fn build(sources: &Sources, max_bytes: usize) -> Option<String> {
     // Display order follows the seeds; priority says what survives the cap:
     // open items, today's log, the index, then the earlier log.
     if let Some((text, total)) = &sources.long_term {
-        push(
-            "Long-term memory (MEMORY.md)".into(),
-            &index_section(text, *total),
-            2,
-            false,
-        );
+        let index = index_section(text, *total);
+        let body = if marks.long_term.is_empty() || tidy(&index).is_empty() {
+            index
+        } else {
+            format!("{}\n{}", marks.long_term.join("\n"), tidy(&index))
+        };
+        push("Long-term memory (MEMORY.md)".into(), &body, 2, false);
     }
+    // After the index it complements; cut with the earlier log.
+    push("Stale notes".into(), &marks.notes.join("\n"), 3, false);
     if let Some(text) = &sources.scratchpad {
         push(
             "Scratchpad (open items)".into(),

@@ -270,8 +270,9 @@ impl Dir {
             .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "name holds NUL"))
     }
 
+    /// `lstat` of the entry `name`, relative to the open directory.
     #[cfg(any(unix, target_os = "wasi"))]
-    fn stat(&self, name: &str) -> io::Result<Stat> {
+    fn lstat_at(&self, name: &str) -> io::Result<libc::stat> {
         use std::os::fd::AsRawFd;
         let c_name = Self::c_name(name)?;
         // SAFETY: `stat` is plain old data, so all-zero is a valid value.
@@ -289,6 +290,12 @@ impl Dir {
         if rc != 0 {
             return Err(io::Error::last_os_error());
         }
+        Ok(st)
+    }
+
+    #[cfg(any(unix, target_os = "wasi"))]
+    fn stat(&self, name: &str) -> io::Result<Stat> {
+        let st = self.lstat_at(name)?;
         Ok(match st.st_mode & libc::S_IFMT {
             libc::S_IFREG => Stat::File {
                 len: st.st_size as u64,
@@ -321,6 +328,52 @@ impl Dir {
         Ok(unsafe { File::from_raw_fd(fd) })
     }
 
+    /// The [`Stamp`] of the entry `name` (one path component) when it is a
+    /// regular file, never following a symbolic link; `Ok(None)` when it is
+    /// missing or anything else. Unlike [`Dir::kind`], a file with other
+    /// hard links counts: this serves the read-only project directory,
+    /// where another name for a file reveals nothing new.
+    pub fn stamp(&self, name: &str) -> io::Result<Option<Stamp>> {
+        #[cfg(any(unix, target_os = "wasi"))]
+        let found = self.lstat_at(name).map(|st| regular_stamp(&st));
+        #[cfg(not(any(unix, target_os = "wasi")))]
+        let found = fs::symlink_metadata(self.path.join(name)).map(|m| std_stamp(&m));
+        match found {
+            Ok(stamp) => Ok(stamp),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Open the regular file `name` (one path component) for reading,
+    /// never through a symbolic link, with the [`Stamp`] of what was
+    /// opened; `Ok(None)` when it is missing or not a regular file.
+    pub fn open_stamped(&self, name: &str) -> io::Result<Option<(File, Stamp)>> {
+        // Looked at first so a FIFO is never opened (that would block).
+        if self.stamp(name)?.is_none() {
+            return Ok(None);
+        }
+        let file = match self.open_file(name) {
+            Ok(file) => file,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        #[cfg(any(unix, target_os = "wasi"))]
+        let stamp = {
+            use std::os::fd::AsRawFd;
+            // SAFETY: `stat` is plain old data, so all-zero is a valid value.
+            let mut st: libc::stat = unsafe { std::mem::zeroed() };
+            // SAFETY: the descriptor is open and `st` is a valid, writable stat.
+            if unsafe { libc::fstat(file.as_raw_fd(), &mut st) } != 0 {
+                return Err(io::Error::last_os_error());
+            }
+            regular_stamp(&st)
+        };
+        #[cfg(not(any(unix, target_os = "wasi")))]
+        let stamp = std_stamp(&file.metadata()?);
+        Ok(stamp.map(|stamp| (file, stamp)))
+    }
+
     #[cfg(not(any(unix, target_os = "wasi")))]
     fn stat(&self, name: &str) -> io::Result<Stat> {
         stat(&self.path.join(name))
@@ -329,6 +382,61 @@ impl Dir {
     #[cfg(not(any(unix, target_os = "wasi")))]
     fn open_file(&self, name: &str) -> io::Result<File> {
         File::open(self.path.join(name))
+    }
+}
+
+/// A regular file's size and modification time, as a stat reports them:
+/// what staleness anchors compare before hashing anything.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stamp {
+    /// Size in bytes.
+    pub len: u64,
+    /// Modification time in nanoseconds since the Unix epoch (negative
+    /// before it).
+    pub mtime_ns: i64,
+}
+
+#[cfg(any(unix, target_os = "wasi"))]
+fn regular_stamp(st: &libc::stat) -> Option<Stamp> {
+    if st.st_mode & libc::S_IFMT != libc::S_IFREG {
+        return None;
+    }
+    #[cfg(target_os = "wasi")]
+    let (secs, nanos) = (st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+    #[cfg(not(target_os = "wasi"))]
+    let (secs, nanos) = (st.st_mtime, st.st_mtime_nsec);
+    #[allow(clippy::useless_conversion)]
+    let mtime_ns = i64::from(secs)
+        .saturating_mul(1_000_000_000)
+        .saturating_add(i64::from(nanos));
+    Some(Stamp {
+        len: st.st_size as u64,
+        mtime_ns,
+    })
+}
+
+fn std_stamp(meta: &fs::Metadata) -> Option<Stamp> {
+    if !meta.file_type().is_file() {
+        return None;
+    }
+    let mtime_ns = match meta.modified().ok()?.duration_since(std::time::UNIX_EPOCH) {
+        Ok(d) => i64::try_from(d.as_nanos()).unwrap_or(i64::MAX),
+        Err(e) => -i64::try_from(e.duration().as_nanos()).unwrap_or(i64::MAX),
+    };
+    Some(Stamp {
+        len: meta.len(),
+        mtime_ns,
+    })
+}
+
+/// The [`Stamp`] of the regular file at `path`, not following a final
+/// symbolic link; `Ok(None)` when it is missing or anything else. For the
+/// store's own files; compare it only with stamps from this function.
+pub fn file_stamp(path: &Path) -> io::Result<Option<Stamp>> {
+    match fs::symlink_metadata(path) {
+        Ok(meta) => Ok(std_stamp(&meta)),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e),
     }
 }
 

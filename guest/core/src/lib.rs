@@ -5,6 +5,7 @@
 //! the root is the one directory the host preopened.
 #![deny(missing_docs)]
 
+pub mod anchors;
 pub mod anthropic;
 pub mod context;
 pub mod dupes;
@@ -21,6 +22,7 @@ pub mod text;
 pub mod time;
 pub mod tools;
 
+pub use anchors::{Change, RefreshReceipt, Stale};
 pub use error::{Error, ErrorKind, Result};
 pub use limits::{
     Limits, MAX_INJECT_BYTES, MAX_READ_BYTES, MAX_SEARCH_FILE_BYTES, MAX_WRITE_BYTES,

@@ -43,6 +43,11 @@ pub struct Options {
     /// What to do with text that holds a secret: the host's setting, never
     /// the model's.
     pub secrets: SecretPolicy,
+    /// Where the project directory is visible, read-only (in the component
+    /// a guest path such as `/project`), for staleness anchors (see
+    /// [`crate::anchors`]); `None` turns anchoring and marks off. Only ever
+    /// read: nothing is written there. Must be absolute.
+    pub project_root: Option<PathBuf>,
 }
 
 impl Options {
@@ -53,6 +58,7 @@ impl Options {
             clock: Clock::UTC,
             limits: Limits::default(),
             secrets: SecretPolicy::default(),
+            project_root: None,
         }
     }
 }
@@ -115,6 +121,9 @@ pub struct FileInfo {
     pub path: String,
     /// Size in bytes.
     pub bytes: u64,
+    /// Staleness marks of its anchored project files (see
+    /// [`crate::anchors`]); empty when none changed.
+    pub stale: Vec<crate::anchors::Stale>,
 }
 
 /// The query's distinct terms, refusing more than [`MAX_QUERY_TERMS`].
@@ -154,6 +163,7 @@ pub struct Memory {
     clock: Clock,
     limits: Limits,
     secrets: SecretPolicy,
+    project_root: Option<PathBuf>,
 }
 
 impl Memory {
@@ -162,7 +172,8 @@ impl Memory {
     ///
     /// # Errors
     /// [`ErrorKind::InvalidOptions`] for an empty project path or one with
-    /// NUL, an offset out of range, or a cap below its minimum.
+    /// NUL, a project root that is not absolute or holds NUL, an offset out
+    /// of range, or a cap below its minimum.
     pub fn open(root: impl Into<PathBuf>, options: Options) -> Result<Memory> {
         if options.project.trim().is_empty() {
             return Err(Error::new(
@@ -176,6 +187,23 @@ impl Memory {
                 format!("project path {:?} contains NUL", options.project),
             ));
         }
+        if let Some(root) = &options.project_root {
+            let shown = root.display();
+            if root.as_os_str().as_encoded_bytes().contains(&0) {
+                return Err(Error::new(
+                    ErrorKind::InvalidOptions,
+                    format!("project root {shown:?} contains NUL"),
+                ));
+            }
+            if !root.is_absolute() {
+                return Err(Error::new(
+                    ErrorKind::InvalidOptions,
+                    format!(
+                        "project root {shown:?} is not an absolute path; pass the directory where the project is visible, e.g. `/project`"
+                    ),
+                ));
+            }
+        }
         options.clock.validate()?;
         options.limits.validate()?;
         Ok(Memory {
@@ -184,7 +212,14 @@ impl Memory {
             clock: options.clock,
             limits: options.limits,
             secrets: options.secrets,
+            project_root: options.project_root,
         })
+    }
+
+    /// The project directory anchors are checked against, if the host gave
+    /// one.
+    pub fn project_root(&self) -> Option<&Path> {
+        self.project_root.as_deref()
     }
 
     /// Take the store's write lock; every mutation holds it, so writers in
@@ -443,6 +478,9 @@ impl Memory {
                 message
             }
         };
+        // An overwrite has the whole text at hand; an append reads it back.
+        let whole = (mode == WriteMode::Overwrite).then_some(kept);
+        self.anchor_written(lock, &path, whole);
         if let Some(original) = truncated_from {
             message.push_str(&format!(
                 " (content truncated from {original} bytes to the {cap}-byte cap; write the rest in another call)"
@@ -533,7 +571,13 @@ impl Memory {
         if self.file_kind(&path)? == Kind::Missing {
             return Ok(None);
         }
-        let cap = self.limits.max_read_bytes;
+        // Staleness marks follow the text after a blank line, inside the
+        // cap: they get at most a quarter of it.
+        let marks = self.marks_text(&path, self.limits.max_read_bytes / 4);
+        let cap = match marks.len() {
+            0 => self.limits.max_read_bytes,
+            n => self.limits.max_read_bytes.saturating_sub(n + 2),
+        };
         let Some((text, total)) = fsio::read_head(&self.abs(&path), cap as u64 + 1)
             .map_err(|e| Error::io("read", &path, &e))?
         else {
@@ -541,15 +585,24 @@ impl Memory {
         };
         // `total` stays u64: in the component `usize` is 32 bits, and a file
         // over 4 GiB must not pass for a small one.
-        if text.len() <= cap && total <= cap as u64 {
-            return Ok(Some(text));
+        let mut text = if text.len() <= cap && total <= cap as u64 {
+            text
+        } else {
+            let marker = format!(
+                "\n…[truncated: showing the first part of {total} bytes; use memory_search to find the rest]"
+            );
+            // The file is larger than the cap: say so even when the part read
+            // lost a cut character at its end and would fit on its own.
+            cut_with_marker(&text, cap, &marker)
+        };
+        if !marks.is_empty() {
+            if !text.ends_with('\n') {
+                text.push('\n');
+            }
+            text.push('\n');
+            text.push_str(&marks);
         }
-        let marker = format!(
-            "\n…[truncated: showing the first part of {total} bytes; use memory_search to find the rest]"
-        );
-        // The file is larger than the cap: say so even when the part read
-        // lost a cut character at its end and would fit on its own.
-        Ok(Some(cut_with_marker(&text, cap, &marker)))
+        Ok(Some(text))
     }
 
     /// Regular `.md` files directly in the store-relative `dir`, as
@@ -598,7 +651,11 @@ impl Memory {
             .md_files("")?
             .into_iter()
             .filter(|(n, _)| n == "MEMORY.md");
-        out.extend(top.map(|(n, bytes)| FileInfo { path: n, bytes }));
+        out.extend(top.map(|(n, bytes)| FileInfo {
+            path: n,
+            bytes,
+            stale: Vec::new(),
+        }));
         let pd = self.project_dir();
         let pad = self
             .md_files(&pd)?
@@ -607,12 +664,14 @@ impl Memory {
         out.extend(pad.map(|(n, bytes)| FileInfo {
             path: format!("{pd}/{n}"),
             bytes,
+            stale: Vec::new(),
         }));
         let daily = self.daily_dir();
         let files = self.md_files(&daily)?;
         out.extend(files.into_iter().map(|(n, bytes)| FileInfo {
             path: format!("{daily}/{n}"),
             bytes,
+            stale: Vec::new(),
         }));
         self.walk_notes(&mut |dir, handle, names| {
             for name in names {
@@ -622,11 +681,18 @@ impl Memory {
                     out.push(FileInfo {
                         path: format!("{dir}/{name}"),
                         bytes,
+                        stale: Vec::new(),
                     });
                 }
             }
         })?;
         out.sort_by(|a, b| a.path.cmp(&b.path));
+        if self.project_root.is_some() {
+            let mut marks = self.check_anchors(&|_| true);
+            for file in &mut out {
+                file.stale = marks.remove(&file.path).unwrap_or_default();
+            }
+        }
         Ok(out)
     }
 
@@ -691,7 +757,25 @@ impl Memory {
         }
         let mut searcher = Searcher::new(query);
         self.each_search_file(&mut |meta, text| searcher.add_file(meta, text))?;
-        Ok(searcher.finish())
+        Ok(self.mark_hits(searcher.finish()))
+    }
+
+    /// Staleness marks at the head of each hit's body, right under its
+    /// path line.
+    fn mark_hits(&self, mut results: SearchResults) -> SearchResults {
+        if self.project_root.is_none() || results.hits.is_empty() {
+            return results;
+        }
+        let paths: std::collections::HashSet<&str> =
+            results.hits.iter().map(|h| h.path.as_str()).collect();
+        let mut marks = self.check_anchors(&|k| paths.contains(k));
+        for hit in &mut results.hits {
+            if let Some(m) = marks.remove(&hit.path) {
+                let lines = crate::anchors::render_marks(&m, 2048);
+                hit.body = format!("{lines}\n{}", hit.body);
+            }
+        }
+        results
     }
 
     /// Search in the given mode: [`SearchMode::Literal`] is
@@ -709,12 +793,13 @@ impl Memory {
         parse_query(query)?;
         let mut ranker = Ranker::new(query, self.today());
         self.each_search_file(&mut |meta, text| ranker.add_file(meta, text))?;
-        Ok(ranker.finish(|meta| {
+        let results = ranker.finish(|meta| {
             fsio::read_head(&self.abs(&meta.path), MAX_SEARCH_FILE_BYTES)
                 .ok()
                 .flatten()
                 .map(|(text, _)| text)
-        }))
+        });
+        Ok(self.mark_hits(results))
     }
 
     /// Call `add` with every file search covers: `MEMORY.md`, the project's
@@ -865,13 +950,14 @@ impl Memory {
             }
         });
         if recent.is_some() {
-            return Ok(context::build(
+            return Ok(context::build_marked(
                 &Sources {
                     long_term,
                     scratchpad,
                     earlier: recent,
                     today: today_log,
                 },
+                &self.context_marks(),
                 max,
             ));
         }
@@ -902,7 +988,7 @@ impl Memory {
             earlier,
             today: today_log,
         };
-        Ok(context::build(&sources, max))
+        Ok(context::build_marked(&sources, &self.context_marks(), max))
     }
 
     /// The root directory.

@@ -333,8 +333,20 @@ pub fn call(memory: &Memory, name: &str, arguments: &str) -> Result<String> {
             if files.is_empty() {
                 return Ok(NO_FILES.to_string());
             }
-            let paths: Vec<String> = files.into_iter().map(|f| f.path).collect();
-            Ok(paths.join("\n"))
+            // A stale file's marks follow its path, indented.
+            let lines: Vec<String> = files
+                .into_iter()
+                .map(|f| {
+                    let mut line = f.path;
+                    let marks = crate::anchors::render_marks(&f.stale, 1024);
+                    for mark in marks.lines() {
+                        line.push_str("\n  ");
+                        line.push_str(mark);
+                    }
+                    line
+                })
+                .collect();
+            Ok(lines.join("\n"))
         }
         ToolCall::Read {
             source: ReadRequest::File(source),

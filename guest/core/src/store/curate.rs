@@ -326,7 +326,9 @@ impl Memory {
         let dir = self.abs(&rel.dir);
         fsio::remove_leftovers(&dir);
         fsio::replace(&dir, &rel.file, bytes, lock)
-            .map_err(|e| Error::io("replace", &rel.path(), &e))
+            .map_err(|e| Error::io("replace", &rel.path(), &e))?;
+        self.anchor_written(lock, &rel.path(), std::str::from_utf8(bytes).ok());
+        Ok(())
     }
 
     /// Remove the regular file `rel`. Caller holds the lock.
@@ -335,6 +337,7 @@ impl Memory {
         lock.check().map_err(|e| Error::io("delete", &path, &e))?;
         fs::remove_file(self.abs(&path)).map_err(|e| Error::io("delete", &path, &e))?;
         fsio::sync_dir(&self.abs(&rel.dir));
+        self.forget_anchors(lock, &path);
         Ok(())
     }
 
@@ -350,6 +353,7 @@ impl Memory {
         if to.dir != from.dir {
             fsio::sync_dir(&self.abs(&from.dir));
         }
+        self.move_anchors(lock, &from_path, &to_path, false);
         Ok(())
     }
 
@@ -365,6 +369,7 @@ impl Memory {
                 fsio::sync_dir(&self.abs(parent));
             }
         }
+        self.move_anchors(lock, from, to, true);
         Ok(())
     }
 
