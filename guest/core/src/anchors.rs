@@ -73,6 +73,7 @@ use std::fmt;
 use std::path::Path;
 
 pub use mentions::{MAX_MENTION_BYTES, MAX_MENTION_SEGMENTS, MAX_MENTIONS, mention, mentions};
+pub(crate) use side::SideCache;
 pub use side::{ANCHORS_DIR, MAX_SIDE_BYTES, SIDE_DIR};
 
 use crate::context::Marks;
@@ -195,16 +196,16 @@ enum Verdict {
 
 /// One check pass over a project: lookups and hashes made once per path,
 /// hashing within the budget.
-struct Checker {
+struct Checker<'a> {
     project: Project,
-    looks: HashMap<String, Look>,
-    hashes: HashMap<String, Option<(Stamp, String)>>,
+    looks: HashMap<&'a str, Look>,
+    hashes: HashMap<&'a str, Option<(Stamp, String)>>,
     bytes_left: u64,
     files_left: usize,
 }
 
-impl Checker {
-    fn new(project: Project) -> Checker {
+impl<'a> Checker<'a> {
+    fn new(project: Project) -> Checker<'a> {
         Checker {
             project,
             looks: HashMap::new(),
@@ -214,17 +215,15 @@ impl Checker {
         }
     }
 
-    fn look(&mut self, path: &str) -> Look {
-        if let Some(look) = self.looks.get(path) {
-            return *look;
-        }
-        let look = self.project.look(path);
-        self.looks.insert(path.to_string(), look);
-        look
+    fn look(&mut self, path: &'a str) -> Look {
+        *self
+            .looks
+            .entry(path)
+            .or_insert_with(|| self.project.look(path))
     }
 
     /// The hash of `path`, now `stamp`, when the budget allows.
-    fn hash(&mut self, path: &str, stamp: Stamp) -> Option<(Stamp, String)> {
+    fn hash(&mut self, path: &'a str, stamp: Stamp) -> Option<(Stamp, String)> {
         if let Some(known) = self.hashes.get(path) {
             return known.clone();
         }
@@ -239,11 +238,11 @@ impl Checker {
             .project
             .hash(path, MAX_HASH_FILE_BYTES)
             .map(|(s, digest)| (s, hex(&digest)));
-        self.hashes.insert(path.to_string(), hashed.clone());
+        self.hashes.insert(path, hashed.clone());
         hashed
     }
 
-    fn check(&mut self, anchor: &Anchor) -> Verdict {
+    fn check(&mut self, anchor: &'a Anchor) -> Verdict {
         let now = match self.look(&anchor.path) {
             Look::Unknown => return Verdict::Unknown,
             Look::Gone => return Verdict::Stale(Change::Deleted, None),
@@ -542,7 +541,7 @@ impl Memory {
         let Some(root) = self.project_root() else {
             return out;
         };
-        let side = self.load_side();
+        let side = self.load_side_shared();
         if !side.files.keys().any(|k| wanted(k)) {
             return out;
         }

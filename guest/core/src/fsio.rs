@@ -232,12 +232,41 @@ impl Dir {
     /// Open the subdirectory `name` (one path component) when it is a real
     /// directory, never through a symbolic link; `Ok(None)` otherwise.
     pub fn open_subdir(&self, name: &str) -> io::Result<Option<Dir>> {
-        if !matches!(self.stat(name), Ok(Stat::Dir)) {
-            return Ok(None);
+        #[cfg(any(unix, target_os = "wasi"))]
+        {
+            use std::os::fd::{AsRawFd, FromRawFd};
+            // One `openat` that refuses a link and anything but a folder:
+            // no window for a link to be swapped in, no walk from the root.
+            #[cfg(unix)]
+            let flags = libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC;
+            #[cfg(target_os = "wasi")]
+            let flags = libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW;
+            let c_name = Self::c_name(name)?;
+            // SAFETY: the descriptor is open for the life of `self` and
+            // `c_name` is NUL-terminated.
+            let fd = unsafe { libc::openat(self.handle.as_raw_fd(), c_name.as_ptr(), flags) };
+            if fd < 0 {
+                let e = io::Error::last_os_error();
+                return match e.raw_os_error() {
+                    Some(libc::ENOENT | libc::ENOTDIR | libc::ELOOP) => Ok(None),
+                    _ => Err(e),
+                };
+            }
+            Ok(Some(Dir {
+                path: self.path.join(name),
+                // SAFETY: `fd` was just opened and nothing else owns it.
+                handle: unsafe { File::from_raw_fd(fd) },
+            }))
         }
-        // Checked just above; a link swapped in between is the one race
-        // left, and only another local process could make it.
-        Dir::open(&self.path.join(name))
+        #[cfg(not(any(unix, target_os = "wasi")))]
+        {
+            if !matches!(self.stat(name), Ok(Stat::Dir)) {
+                return Ok(None);
+            }
+            // Checked just above; a link swapped in between is the one race
+            // left, and only another local process could make it.
+            Dir::open(&self.path.join(name))
+        }
     }
 
     /// As [`kind`] for the entry `name` (one path component).
@@ -547,11 +576,36 @@ pub fn remove_leftovers(dir: &Path) {
 /// same directory, sync it, check the writer still holds the store's lock
 /// (`fence`), rename it over the target, sync the directory.
 pub fn replace(dir: &Path, file_name: &str, bytes: &[u8], fence: &LockGuard) -> io::Result<()> {
+    replace_with(dir, file_name, bytes, fence, true)
+}
+
+/// As [`replace`] but without the syncs, for side data that is a cache:
+/// readers still see the old or the new file whole, but after a crash
+/// (of the machine, not the process) the file may be empty or cut, which
+/// its readers must take for "no data". Half the cost of a synced write.
+pub fn replace_cache(
+    dir: &Path,
+    file_name: &str,
+    bytes: &[u8],
+    fence: &LockGuard,
+) -> io::Result<()> {
+    replace_with(dir, file_name, bytes, fence, false)
+}
+
+fn replace_with(
+    dir: &Path,
+    file_name: &str,
+    bytes: &[u8],
+    fence: &LockGuard,
+    durable: bool,
+) -> io::Result<()> {
     let tmp = dir.join(temp_name(file_name));
     let result = (|| {
         let mut file = OpenOptions::new().write(true).create_new(true).open(&tmp)?;
         file.write_all(bytes)?;
-        file.sync_all()?;
+        if durable {
+            file.sync_all()?;
+        }
         drop(file);
         fence.check()?;
         fs::rename(&tmp, dir.join(file_name))
@@ -560,7 +614,9 @@ pub fn replace(dir: &Path, file_name: &str, bytes: &[u8], fence: &LockGuard) -> 
         let _ = fs::remove_file(&tmp);
     }
     result?;
-    sync_dir(dir);
+    if durable {
+        sync_dir(dir);
+    }
     Ok(())
 }
 

@@ -164,6 +164,8 @@ pub struct Memory {
     limits: Limits,
     secrets: SecretPolicy,
     project_root: Option<PathBuf>,
+    /// The anchors file last parsed (see [`crate::anchors`]).
+    side_cache: crate::anchors::SideCache,
 }
 
 impl Memory {
@@ -213,7 +215,12 @@ impl Memory {
             limits: options.limits,
             secrets: options.secrets,
             project_root: options.project_root,
+            side_cache: Default::default(),
         })
+    }
+
+    pub(crate) fn side_cache(&self) -> &crate::anchors::SideCache {
+        &self.side_cache
     }
 
     /// The project directory anchors are checked against, if the host gave

@@ -76,9 +76,11 @@ impl Project {
     }
 
     /// Look at the file `path` (a valid mention) without opening it.
+    /// A path that is not a valid mention (from a tampered side file) is
+    /// `Unknown`: never looked up, never marked.
     pub(crate) fn look(&mut self, path: &str) -> Look {
         if !is_valid_path(path) {
-            return Look::Gone;
+            return Look::Unknown;
         }
         match self.folder_of(path) {
             (Folder::Open(dir), name) => match dir.stamp(name) {

@@ -1,13 +1,13 @@
 //! The anchors side file, `.store/anchors/<project-slug>.json`: a cache that
 //! may be lost. Reading it never fails (missing, oversized, corrupt or from
 //! another version: no anchors); it is replaced atomically under the store's
-//! lock.
+//! lock, without a sync: losing it to a power cut only loses marks.
 
 use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
 
 use serde::{Deserialize, Serialize};
 
-use super::mentions::is_valid_path;
 use crate::fsio::{self, LockGuard, Stamp};
 use crate::store::Memory;
 
@@ -21,6 +21,14 @@ pub const ANCHORS_DIR: &str = ".store/anchors";
 const VERSION: u32 = 1;
 /// Largest anchors file read; a larger one counts as corrupt.
 pub const MAX_SIDE_BYTES: u64 = 4 * 1024 * 1024;
+
+/// The last anchors file parsed and its text, shared by clones of a
+/// [`Memory`].
+#[derive(Debug, Clone, Default)]
+pub struct SideCache(Arc<Mutex<Option<Parsed>>>);
+
+/// A file's text and what it parsed to.
+type Parsed = (String, Arc<Side>);
 
 /// All anchors of one project.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -77,18 +85,28 @@ impl Side {
     /// Drop what a tampered or foreign file could hold: paths that leave
     /// the project, anchors of files outside the anchored set, bad dates.
     fn sanitized(mut self, memory: &Memory) -> Side {
+        // Paths are checked where they are used (`Project` refuses one that
+        // leaves the project, and a check never marks it); what is only
+        // shown is checked here.
         self.files.retain(|key, entry| {
-            entry.anchors.retain(|a| {
-                is_valid_path(&a.path)
-                    && crate::names::daily_date(&a.date).is_ok()
-                    && a.sha256
-                        .as_ref()
-                        .is_none_or(|h| h.len() == 64 && h.bytes().all(|b| b.is_ascii_hexdigit()))
-            });
+            entry.anchors.retain(|a| is_date(&a.date));
             memory.is_anchored(key) && !entry.anchors.is_empty()
         });
         self
     }
+}
+
+/// Is `s` shaped `YYYY-MM-DD`? Enough to keep a tampered date from
+/// carrying text into a mark.
+fn is_date(s: &str) -> bool {
+    s.len() == 10
+        && s.bytes().enumerate().all(|(i, b)| {
+            if i == 4 || i == 7 {
+                b == b'-'
+            } else {
+                b.is_ascii_digit()
+            }
+        })
 }
 
 impl Memory {
@@ -101,20 +119,39 @@ impl Memory {
     /// oversized, not valid JSON of this version, or reached through a
     /// symbolic link.
     pub(crate) fn load_side(&self) -> Side {
+        Side::clone(&self.load_side_shared())
+    }
+
+    /// As [`Memory::load_side`], shared: parsed once per content. The
+    /// file is read every time and compared byte for byte with the text
+    /// last parsed, so a change is never missed, whatever the timestamps.
+    pub(crate) fn load_side_shared(&self) -> Arc<Side> {
         if !matches!(self.ensure_dir(ANCHORS_DIR, false), Ok(true)) {
-            return Side::default();
+            return Arc::default();
         }
         let path = self.abs(&format!("{ANCHORS_DIR}/{}", self.side_file()));
         let Ok(Some((text, len))) = fsio::read_head(&path, MAX_SIDE_BYTES + 1) else {
-            return Side::default();
+            return Arc::default();
         };
         if len > MAX_SIDE_BYTES {
-            return Side::default();
+            return Arc::default();
         }
-        match serde_json::from_str::<Side>(&text) {
-            Ok(side) if side.version == VERSION => side.sanitized(self),
-            _ => Side::default(),
+        let cache = self.side_cache();
+        let mut cached = cache
+            .0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Some((seen, side)) = cached.as_ref()
+            && *seen == text
+        {
+            return Arc::clone(side);
         }
+        let side = match serde_json::from_str::<Side>(&text) {
+            Ok(side) if side.version == VERSION => Arc::new(side.sanitized(self)),
+            _ => Arc::default(),
+        };
+        *cached = Some((text, Arc::clone(&side)));
+        side
     }
 
     /// Replace this project's anchors file atomically. Caller holds `lock`.
@@ -125,6 +162,8 @@ impl Memory {
         fsio::remove_leftovers(&dir);
         side.version = VERSION;
         let bytes = serde_json::to_vec(side).map_err(std::io::Error::other)?;
-        fsio::replace(&dir, &self.side_file(), &bytes, lock)
+        // A cache: atomic for readers, not synced (a crash may leave it
+        // cut, which reads as no anchors).
+        fsio::replace_cache(&dir, &self.side_file(), &bytes, lock)
     }
 }

@@ -719,3 +719,50 @@ fn the_project_is_never_written() {
     #[cfg(unix)]
     set_mode(0o755);
 }
+
+#[test]
+fn another_instance_sees_a_refresh_and_a_busy_store_only_skips_the_cache_update() {
+    let f = fix();
+    f.note("n", "src/auth.rs");
+    fs::write(f.p("src/auth.rs"), "changed").unwrap();
+    assert!(f.read_note("n").contains("stale:"), "parsed and cached");
+    let other = open(f.store.path(), Some(f.project.path().to_path_buf()));
+    other.refresh(WriteTarget::Note, Some("n")).unwrap();
+    assert_eq!(
+        f.read_note("n"),
+        "src/auth.rs",
+        "the new file is read, not the cache"
+    );
+    // Touched while another writer holds the lock: still fresh, the new
+    // mtime just is not stored yet.
+    set_mtime(&f.p("src/auth.rs"), 600);
+    let key = f.note_key("n");
+    let stored = f.side()["files"][&key]["anchors"][0]["mtime_ns"].clone();
+    let held = fsio::lock(f.store.path(), fsio::LockPolicy::default()).unwrap();
+    assert_eq!(f.read_note("n"), "src/auth.rs");
+    assert_eq!(f.side()["files"][&key]["anchors"][0]["mtime_ns"], stored);
+    drop(held);
+    assert_eq!(f.read_note("n"), "src/auth.rs");
+    assert_ne!(f.side()["files"][&key]["anchors"][0]["mtime_ns"], stored);
+}
+
+#[test]
+fn the_stale_notes_section_counts_what_it_does_not_show() {
+    let f = fix();
+    for i in 0..12 {
+        f.note(&format!("n{i:02}"), "src/auth.rs");
+    }
+    fs::remove_file(f.p("src/auth.rs")).unwrap();
+    let block = f.mem.context_block().unwrap().unwrap();
+    let section = block.split("## Stale notes\n").nth(1).unwrap();
+    let lines: Vec<&str> = section.lines().take_while(|l| *l != "</memory>").collect();
+    assert_eq!(lines.len(), MAX_STALE_NOTE_LINES + 1, "{block}");
+    assert_eq!(
+        lines[0],
+        "stale: src/auth.rs deleted or moved since 2026-05-30 (note n00)"
+    );
+    assert_eq!(
+        lines[10],
+        "stale: 2 more anchored files of notes changed or gone"
+    );
+}
