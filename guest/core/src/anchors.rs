@@ -29,9 +29,12 @@
 //!   (`Makefile`, `Dockerfile`, `.gitignore`, …).
 //!
 //! A mention is anchored only when it is a regular file in the project when
-//! the memory file is written. The first 1 MiB of a memory file is scanned,
-//! its first 512 distinct mentions looked up, and at most 256 anchored;
-//! a project holds at most 4096 anchors (a write past that anchors fewer).
+//! the memory file is written (another hard link to it is fine: it reveals
+//! nothing outside the project). The first 1 MiB of a memory file is
+//! scanned, its first 512 distinct mentions looked up, and at most 256
+//! anchored; a project holds at most 4096 anchors (a write past that
+//! anchors fewer). One write hashes at most 32 MiB; files past that, and
+//! files over 4 MiB, are anchored by size and mtime only.
 //!
 //! # What is anchored, and when
 //! Only `MEMORY.md` and notes: daily logs and the scratchpad record moments,
