@@ -1,6 +1,7 @@
 //! `agent-memory-bench`: generate realistic memory stores and measure
 //! agent-memory on them against the native core and ripgrep.
 
+mod anchors;
 mod corpus;
 mod eval;
 mod measure;
@@ -96,6 +97,13 @@ enum Command {
         /// The command and its arguments
         #[arg(last = true, required = true)]
         command: Vec<std::ffi::OsString>,
+    },
+    /// Time the context block with 200 warm staleness anchors, through the
+    /// component and natively, against no project directory
+    Anchors {
+        /// A few rounds only (a smoke run)
+        #[arg(long)]
+        quick: bool,
     },
     /// Open a store, search it once and exit (the peak-memory child)
     #[command(hide = true)]
@@ -195,6 +203,7 @@ fn run(cli: Cli) -> Result<()> {
             dir,
             command,
         } => measure::peak_rss_child(&report, dir.as_deref(), &command[0], &command[1..]),
+        Command::Anchors { quick } => anchors::run(quick),
         Command::SearchOnce {
             backend,
             root,

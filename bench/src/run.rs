@@ -17,6 +17,8 @@ use crate::measure::{
     Budget, Contender, fmt_duration, fmt_mb, fmt_ratio, interleaved, per_call, run_quiet,
 };
 
+mod ranked;
+
 /// The benchmark queries: a topic word (in about a fifth of the files);
 /// three words of three topics, in mixed case; eight words of five topics;
 /// a word in no file.
@@ -115,6 +117,9 @@ struct Report {
     memory: Vec<String>,
     notes: Vec<String>,
     targets: Targets,
+    ranked: Vec<String>,
+    first: Vec<String>,
+    breakdown: Vec<String>,
 }
 
 /// Peak RSS of the component processes, in bytes.
@@ -124,6 +129,10 @@ struct Peaks {
     tool: Option<u64>,
     /// The `search` call, every hit lifted into the host.
     search: Option<u64>,
+    /// `agent-memory call memory_search`, ranked, warm index.
+    ranked: Option<u64>,
+    /// The same, the index deleted first.
+    ranked_first: Option<u64>,
 }
 
 #[derive(Default)]
@@ -140,6 +149,12 @@ struct Targets {
     /// Component search time per MB, the largest size over the one before
     /// (1.0 is linear, above it superlinear).
     linearity: Option<(Size, Size, f64)>,
+    /// Worst warm ranked `call memory_search` process over `rg -j1` on M.
+    ranked_vs_rg: Option<f64>,
+    /// Worst literal `call memory_search` process over `rg -j1` on M.
+    literal_vs_rg: Option<f64>,
+    /// Ranked process time of the scaling query per size.
+    ranked_process: Vec<(Size, Duration)>,
 }
 
 /// Run the whole harness and print the tables.
@@ -246,6 +261,62 @@ pub fn run(plan: &Plan) -> Result<()> {
             report.targets.context_component = Some(component);
         }
 
+        let warm_cache = plan.dir.join("cache").join("warm");
+        let (first_component, first_process) = ranked::first_after_delete(
+            c,
+            &mut opened,
+            cli.as_deref(),
+            &warm_cache,
+            if plan.quick { 1 } else { 5 },
+        )?;
+        eprintln!(
+            "   first ranked search after deleting the index: component {} process {}",
+            fmt_duration(first_component),
+            opt_duration(first_process)
+        );
+        for (qi, (label, query)) in QUERIES.iter().enumerate() {
+            let row = ranked::measure(
+                c,
+                &mut opened,
+                query,
+                cli.as_deref(),
+                rg.as_ref().map(|_| plan.rg.as_str()),
+                &warm_cache,
+                search_budget,
+            )?;
+            let line = row.table_row(c.size.name(), label);
+            eprintln!("   ranked {label}: {line}");
+            if c.size == Size::M {
+                let t = &mut report.targets;
+                let r = |a: Option<Duration>, b: Option<Duration>| {
+                    Some(a?.as_secs_f64() / b?.as_secs_f64())
+                };
+                t.ranked_vs_rg = max_opt(t.ranked_vs_rg, r(row.ranked_process, row.rg_j1));
+                t.literal_vs_rg = max_opt(t.literal_vs_rg, r(row.literal_process, row.rg_j1));
+            }
+            if qi == LINEARITY_QUERY
+                && let Some(d) = row.ranked_process
+            {
+                report.targets.ranked_process.push((c.size, d));
+            }
+            report.ranked.push(line);
+        }
+        report.first.push(format!(
+            "| {} | {} | {} |",
+            c.size.name(),
+            fmt_duration(first_component),
+            opt_duration(first_process)
+        ));
+        if let Some(cli) = &cli
+            && c.size == Size::M
+        {
+            for (label, d) in ranked::process_breakdown(c, cli, &warm_cache, budget(2000, 10))? {
+                report
+                    .breakdown
+                    .push(format!("| {label} | {} |", fmt_duration(d)));
+            }
+        }
+
         if let Some(cli) = &cli {
             let rows = measure_processes(plan, c, cli, budget(2000, 10), budget(1, 5))?;
             if c.size == Size::M {
@@ -262,7 +333,7 @@ pub fn run(plan: &Plan) -> Result<()> {
 
     if let Some(largest) = corpora.iter().max_by_key(|c| c.size) {
         eprintln!("== peak memory on {}", largest.size.name());
-        let (rows, peaks) = measure_peak_memory(plan, largest, rg.is_some())?;
+        let (rows, peaks) = measure_peak_memory(plan, largest, rg.is_some(), cli.as_deref())?;
         report.memory = rows;
         if largest.size == Size::L {
             report.targets.peak_rss = peaks;
@@ -426,7 +497,7 @@ fn measure_search(
         (
             "component search",
             Box::new(|| {
-                component.search(query)?;
+                component.search_with(query, agent_memory::SearchMode::Literal)?;
                 Ok(())
             }),
         ),
@@ -452,7 +523,7 @@ fn measure_search(
     drop(contenders);
 
     // Check the two implementations agree and count matched lines.
-    let ours = component.search(query)?;
+    let ours = component.search_with(query, agent_memory::SearchMode::Literal)?;
     let theirs = native.search(query).map_err(|e| anyhow!("{e}"))?;
     let identical = ours.hits.len() == theirs.hits.len()
         && ours.hits.iter().zip(&theirs.hits).all(|(a, b)| {
@@ -741,7 +812,12 @@ fn op_row(what: &str, component: Duration, native: Option<Duration>) -> String {
 /// Peak RSS of one search of the 8-term query in a fresh process, for the
 /// component, the native core and ripgrep; plus the component process doing
 /// no search, as the baseline of the runtime itself.
-fn measure_peak_memory(plan: &Plan, c: &Corpus, with_rg: bool) -> Result<(Vec<String>, Peaks)> {
+fn measure_peak_memory(
+    plan: &Plan,
+    c: &Corpus,
+    with_rg: bool,
+    cli: Option<&Path>,
+) -> Result<(Vec<String>, Peaks)> {
     let exe = std::env::current_exe()?;
     let cache = plan.dir.join("cache").join("warm");
     let out = plan.dir.join("peak-rss.out");
@@ -785,6 +861,36 @@ fn measure_peak_memory(plan: &Plan, c: &Corpus, with_rg: bool) -> Result<(Vec<St
         ),
         ("native: `search`".into(), child("native", query)),
     ];
+    if let Some(cli) = cli {
+        let call = |first: bool| {
+            let json = serde_json::json!({ "query": query }).to_string();
+            let mut cmd = Command::new("sh");
+            // The index deleted first (`rm` is a process of its own, far
+            // smaller) or kept from the run before.
+            let rm = if first {
+                "rm -rf \"$0/.store/index\"; "
+            } else {
+                ""
+            };
+            cmd.arg("-c")
+                .arg(format!("{rm}exec \"$1\" --root \"$0\" --project \"$2\" --now \"$3\" call memory_search \"$4\""))
+                .arg(&c.root)
+                .arg(cli)
+                .arg(corpus::PROJECT)
+                .arg(corpus::NOW)
+                .arg(json)
+                .env("AGENT_MEMORY_CACHE_DIR", &cache);
+            cmd
+        };
+        cases.push((
+            "process: `agent-memory call memory_search` ranked, warm index".into(),
+            call(false),
+        ));
+        cases.push((
+            "process: the same, index deleted first (rebuilt)".into(),
+            call(true),
+        ));
+    }
     if with_rg {
         cases.push((
             "rg -i -F -j1, same terms".into(),
@@ -809,6 +915,8 @@ fn measure_peak_memory(plan: &Plan, c: &Corpus, with_rg: bool) -> Result<(Vec<St
         match i {
             2 => peaks.tool = Some(rss),
             3 => peaks.search = Some(rss),
+            6 if cli.is_some() => peaks.ranked = Some(rss),
+            7 if cli.is_some() => peaks.ranked_first = Some(rss),
             _ => {}
         }
         eprintln!("   {label}: {} MB, {}", rss / 1_000_000, fmt_duration(wall));
@@ -942,7 +1050,42 @@ fn print_report(r: &Report, plan: &Plan, rg: Option<&str>, elapsed: Duration) {
     );
     let _ = writeln!(
         out,
-        "## Scaling: search time per MB searched (query `{}`)\n",
+        "## Ranked search through the index (warm: the index built by an earlier search)\n\n\
+         component and native are in-process; the process columns are whole \
+         `agent-memory call memory_search '{{\"query\": …, \"mode\": …}}'` runs, rg is `rg -j1 -i -F`.\n"
+    );
+    let _ = writeln!(
+        out,
+        "| size | query | component | native | process ranked | process literal | rg -j1 | ranked/rg -j1 | literal/rg -j1 |\n|---|---|---|---|---|---|---|---|---|"
+    );
+    for row in &r.ranked {
+        let _ = writeln!(out, "{row}");
+    }
+    let _ = writeln!(
+        out,
+        "\n## First ranked search after the index is deleted (query `{}`; it reads every file and writes the index)\n",
+        QUERIES[LINEARITY_QUERY].1
+    );
+    let _ = writeln!(
+        out,
+        "| size | component, in-process | process |\n|---|---|---|"
+    );
+    for row in &r.first {
+        let _ = writeln!(out, "{row}");
+    }
+    if !r.breakdown.is_empty() {
+        let _ = writeln!(
+            out,
+            "\n## Where a warm ranked process spends its time (M)\n"
+        );
+        let _ = writeln!(out, "| process | median |\n|---|---|");
+        for row in &r.breakdown {
+            let _ = writeln!(out, "{row}");
+        }
+    }
+    let _ = writeln!(
+        out,
+        "\n## Scaling: search time per MB searched (query `{}`)\n",
         QUERIES[LINEARITY_QUERY].1
     );
     let _ = writeln!(
@@ -1037,6 +1180,38 @@ fn print_report(r: &Report, plan: &Plan, rg: Option<&str>, elapsed: Duration) {
         t.linearity
             .map(|(a, b, r)| format!("{r:.2} ({} over {})", b.name(), a.name())),
         t.linearity.map(|(_, _, r)| r <= 1.2),
+    );
+    target(
+        "warm ranked `call memory_search` ≤ 0.5x `rg -j1` on M (worst query; aim 0.3x)",
+        t.ranked_vs_rg.map(|r| format!("{r:.2}x")),
+        t.ranked_vs_rg.map(|r| r <= 0.5),
+    );
+    target(
+        "literal `call memory_search` ≤ 2x `rg -j1` on M (worst query)",
+        t.literal_vs_rg.map(|r| format!("{r:.2}x")),
+        t.literal_vs_rg.map(|r| r <= 2.0),
+    );
+    let growth = {
+        let at = |s: Size| t.ranked_process.iter().find(|p| p.0 == s).map(|p| p.1);
+        match (at(Size::M), at(Size::L)) {
+            (Some(m), Some(l)) => Some(l.as_secs_f64() / m.as_secs_f64()),
+            _ => None,
+        }
+    };
+    target(
+        "ranked process time M to L (10x bytes) grows ≤ 3x",
+        growth.map(|g| format!("{g:.2}x")),
+        growth.map(|g| g <= 3.0),
+    );
+    target(
+        "peak RSS of a ranked `call memory_search` over L < 100 MB (warm index)",
+        t.peak_rss.ranked.map(mb),
+        t.peak_rss.ranked.map(|b| b < 100_000_000),
+    );
+    target(
+        "peak RSS of a ranked `call memory_search` over L < 100 MB (index deleted first)",
+        t.peak_rss.ranked_first.map(mb),
+        t.peak_rss.ranked_first.map(|b| b < 100_000_000),
     );
     for note in &r.notes {
         let _ = writeln!(out, "\nNote: {note}");

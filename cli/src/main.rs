@@ -6,7 +6,10 @@ use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{self, ExitCode};
 
-use agent_memory::{Memory, OpenOptions, ReadSource, Runtime, WriteMode, WriteTarget};
+use agent_memory::{
+    Memory, OpenOptions, ReadSource, Runtime, SearchMode, SecretPolicy, ToolSet, WriteMode,
+    WriteTarget,
+};
 use anyhow::{Context as _, Result, bail};
 use chrono::{DateTime, FixedOffset, TimeDelta};
 use clap::{Parser, Subcommand, ValueEnum};
@@ -29,7 +32,8 @@ struct Cli {
 
     /// The project whose scratchpad, logs and notes to use [default: the
     /// current directory's git root (shared by all its worktrees), else the
-    /// current directory]
+    /// current directory]. Its files (or, by default, those of the current
+    /// checkout) are preopened read-only for staleness anchors
     #[arg(long, global = true, value_name = "DIR")]
     project: Option<PathBuf>,
 
@@ -45,14 +49,48 @@ struct Cli {
     )]
     now: Option<Now>,
 
+    /// What to do with text that holds a secret (an API key, a token, a
+    /// private key, a password in a connection string): block refuses the
+    /// write, redact stores [REDACTED:<rule>] instead of the value, off
+    /// stores it
+    #[arg(
+        long,
+        global = true,
+        value_name = "POLICY",
+        env = "AGENT_MEMORY_SECRETS",
+        default_value = "block",
+        value_parser = parse_secrets
+    )]
+    secrets: SecretPolicy,
+
+    /// Label recorded with every change in history (which agent or session
+    /// made it), e.g. claude-code/4f2a
+    #[arg(long, global = true, value_name = "LABEL", env = "AGENT_MEMORY_SOURCE")]
+    source: Option<String>,
+
     #[command(subcommand)]
     command: Command,
 }
 
+fn parse_secrets(text: &str) -> Result<SecretPolicy, String> {
+    SecretPolicy::from_tool_word(text)
+        .ok_or_else(|| format!("expected {}", SecretPolicy::tool_words()))
+}
+
+fn parse_tool_set(text: &str) -> Result<ToolSet, String> {
+    ToolSet::from_tool_word(text).ok_or_else(|| format!("expected {}", ToolSet::tool_words()))
+}
+
+fn parse_search_mode(text: &str) -> Result<SearchMode, String> {
+    SearchMode::from_tool_word(text).ok_or_else(|| format!("expected {}", SearchMode::tool_words()))
+}
+
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Run a tool call (memory_write, memory_read, memory_search) and print
-    /// the text the model would get
+    /// Run a tool call (memory_write, memory_read, memory_search, memory_edit,
+    /// memory_delete, memory_rename, memory_history, memory_restore,
+    /// memory_refresh, memory)
+    /// and print the text the model would get
     Call {
         /// The tool's name
         tool: String,
@@ -62,11 +100,16 @@ enum Command {
     },
     /// Print the <memory> block for the system prompt; nothing when memory is empty
     Context,
-    /// Print the tool definitions as JSON
+    /// Print the tool definitions of a set as JSON
     Tools {
         /// Print the usage prompt for the system prompt instead
         #[arg(long)]
         prompt: bool,
+        /// seed (memory_write, memory_read, memory_search), full (and
+        /// memory_edit, memory_delete, memory_rename, memory_history,
+        /// memory_restore, memory_refresh) or anthropic (memory)
+        #[arg(long, value_name = "NAME", default_value = "full", value_parser = parse_tool_set)]
+        set: ToolSet,
     },
     /// Show the root, the project and its memory files
     Status,
@@ -78,6 +121,9 @@ enum Command {
         /// Cap on the printed results in bytes [default: 32768]
         #[arg(long, value_name = "N")]
         max_bytes: Option<u32>,
+        /// ranked (words, relevance, dates) or literal (the seeds' substring search)
+        #[arg(long, value_name = "MODE", default_value = "ranked", value_parser = parse_search_mode)]
+        mode: SearchMode,
     },
     /// Read a memory file, or list them (as the memory_read tool does)
     Read {
@@ -107,6 +153,22 @@ enum Command {
         /// The note's name (for `note`)
         name: Option<String>,
     },
+    /// List the recorded versions of a memory file, newest first
+    History {
+        /// Which file [default: long_term]
+        target: Option<Target>,
+        /// The note's name, or YYYY-MM-DD for a daily log (default today)
+        name: Option<String>,
+        /// How many versions to list
+        #[arg(long, value_name = "N", default_value_t = 20)]
+        limit: u32,
+    },
+    /// Put back the version before the most recent change of this project
+    /// (itself recorded: a second undo redoes)
+    Undo,
+    /// Report secrets already stored anywhere in the memory root (rule, file,
+    /// line, a masked prefix); exit 1 when any is found
+    Scan,
     /// Save a compaction summary to today's log
     FlushCompaction {
         /// The summary [default: read from stdin; `-` too]
@@ -116,12 +178,16 @@ enum Command {
         #[arg(long, value_name = "N")]
         count: Option<u32>,
     },
-    /// Serve memory_write, memory_read and memory_search to an MCP client over stdio
+    /// Serve the memory tools to an MCP client over stdio
     ///
     /// Also offers the context block as the resource memory://context and as the prompt
     /// `memory`. Configure it as a stdio server, e.g. `claude mcp add agent-memory --
     /// agent-memory mcp`.
-    Mcp,
+    Mcp {
+        /// Which tools to offer: seed, full or anthropic
+        #[arg(long, value_name = "NAME", default_value = "full", value_parser = parse_tool_set)]
+        tools: ToolSet,
+    },
     /// A tour in a throwaway memory root: writes, the context block, a search, a tool call
     ///
     /// The root is <temp dir>/agent-memory-demo unless --root is given; a root from an
@@ -204,18 +270,21 @@ fn run(cli: Cli) -> Result<()> {
     let now = cli.now.and_then(|now| now.0);
     match cli.command {
         Command::Demo => demo(runtime, cli.root, now),
-        Command::Tools { prompt: true } => print_text(&runtime.usage_prompt()?),
-        Command::Tools { prompt: false } => print_tools(runtime),
+        Command::Tools { prompt: true, set } => print_text(&runtime.usage_prompt(set)?),
+        Command::Tools { prompt: false, set } => print_tools(runtime, set),
         command => {
-            let options = open_options(cli.root, cli.project, now)?;
+            let mut options = open_options(cli.root, cli.project, now)?.secret_policy(cli.secrets);
+            if let Some(source) = cli.source {
+                options = options.source(source);
+            }
             let options = match command {
                 // A person edits whole files: no caps meant for a model's context.
                 Command::Edit { .. } => options.max_read_bytes(u32::MAX).max_write_bytes(u32::MAX),
                 _ => options,
             };
             let mut memory = runtime.open(options)?;
-            if let Command::Mcp = command {
-                return mcp::serve(memory);
+            if let Command::Mcp { tools } = command {
+                return mcp::serve(memory, tools);
             }
             run_on(&mut memory, command)
         }
@@ -228,14 +297,25 @@ fn open_options(
     now: Option<DateTime<FixedOffset>>,
 ) -> Result<OpenOptions> {
     let root = root.unwrap_or_else(agent_memory::default_root);
-    let project = match project {
-        Some(project) => fs::canonicalize(&project).unwrap_or(project),
+    // Staleness anchors hash the files of the checkout at hand (read-only):
+    // `--project` when it is a directory, else the current directory's
+    // checkout, which for a linked worktree is the worktree itself.
+    let (project, files) = match project {
+        Some(project) => {
+            let project = fs::canonicalize(&project).unwrap_or(project);
+            let files = project.is_dir().then(|| project.clone());
+            (project, files)
+        }
         None => {
             let cwd = std::env::current_dir().context("cannot read the current directory")?;
-            agent_memory::detect_project(cwd)
+            let files = Some(agent_memory::detect_checkout(&cwd));
+            (agent_memory::detect_project(cwd), files)
         }
     };
-    let options = OpenOptions::new(root, project).inherit_stderr(true);
+    let mut options = OpenOptions::new(root, project).inherit_stderr(true);
+    if let Some(files) = files {
+        options = options.project_dir(files);
+    }
     Ok(match now {
         Some(now) => options.now(now),
         None => options,
@@ -253,17 +333,22 @@ fn run_on(memory: &mut Memory, command: Command) -> Result<()> {
             None => Ok(()),
         },
         Command::Status => status(memory),
-        Command::Search { words, max_bytes } => {
+        Command::Search {
+            words,
+            max_bytes,
+            mode,
+        } => {
             let query = words.join(" ");
             let text = match max_bytes {
                 // The tool renders inside the component: no hit bodies cross
                 // into the host and back.
                 None => {
-                    let arguments = serde_json::json!({ "query": query }).to_string();
+                    let arguments =
+                        serde_json::json!({ "query": query, "mode": mode.tool_word() }).to_string();
                     memory.call_tool("memory_search", &arguments)?
                 }
                 Some(max) => {
-                    let results = memory.search(&query)?;
+                    let results = memory.search_with(&query, mode)?;
                     memory.render_search(&results, Some(max))?
                 }
             };
@@ -294,11 +379,52 @@ fn run_on(memory: &mut Memory, command: Command) -> Result<()> {
             print_text(&receipt.message)
         }
         Command::Edit { target, name } => edit(memory, target, name),
+        Command::History {
+            target,
+            name,
+            limit,
+        } => {
+            let arguments = serde_json::json!({
+                "target": target.unwrap_or(Target::LongTerm).write_target().tool_word(),
+                "name": name,
+                "limit": limit,
+            });
+            print_text(&memory.call_tool("memory_history", &arguments.to_string())?)
+        }
+        Command::Undo => match memory.last_change()? {
+            None => print_text("Nothing to undo: no change is recorded for this project."),
+            Some(change) => {
+                let receipt = memory.restore(&change.id)?;
+                print_text(&format!(
+                    "Undid the last change ({} of {}): {}",
+                    change.operation, change.path, receipt.message
+                ))
+            }
+        },
+        Command::Scan => {
+            let found = memory.scan_secrets()?;
+            if found.is_empty() {
+                return print_text("No secrets found.");
+            }
+            let mut out = String::new();
+            for f in &found {
+                out.push_str(&format!(
+                    "{}:{}: {} ({})\n",
+                    f.path, f.line, f.rule_id, f.masked
+                ));
+            }
+            out.push_str(&format!(
+                "{} secret(s) found; remove them with `agent-memory edit`, then check `agent-memory history`: earlier versions keep them until pruned",
+                found.len()
+            ));
+            print_text(&out)?;
+            process::exit(1);
+        }
         Command::FlushCompaction { summary, count } => {
             let summary = arg_or_stdin(summary, "the summary")?;
             print_text(&memory.flush_compaction(&summary, count)?.message)
         }
-        Command::Demo | Command::Tools { .. } | Command::Mcp => {
+        Command::Demo | Command::Tools { .. } | Command::Mcp { .. } => {
             unreachable!("handled before or right after opening a memory")
         }
     }
@@ -329,7 +455,7 @@ fn print_text(text: &str) -> Result<()> {
     Ok(())
 }
 
-fn print_tools(runtime: &Runtime) -> Result<()> {
+fn print_tools(runtime: &Runtime, set: ToolSet) -> Result<()> {
     #[derive(serde::Serialize)]
     struct Tool {
         name: String,
@@ -337,7 +463,7 @@ fn print_tools(runtime: &Runtime) -> Result<()> {
         parameters: serde_json::Value,
     }
     let tools = runtime
-        .tool_definitions()?
+        .tool_definitions(set)?
         .into_iter()
         .map(|tool| {
             let parameters = serde_json::from_str(&tool.parameters_schema)
@@ -370,6 +496,9 @@ fn status(memory: &mut Memory) -> Result<()> {
                 "  {:<width$}  {:>8} bytes\n",
                 file.path, file.bytes
             ));
+            for mark in &file.stale {
+                out.push_str(&format!("    {mark}\n"));
+            }
         }
     }
     match block {
@@ -411,6 +540,22 @@ fn edit(memory: &mut Memory, target: Target, name: Option<String>) -> Result<()>
         .map_err(|_| anyhow::anyhow!("the edited text is not valid UTF-8; nothing was written"))?;
     if edited == original {
         return print_text("No changes; nothing was written.");
+    }
+    // Someone (an agent, another editor) may have changed the file while the
+    // editor was open: writing back would silently drop their change.
+    let now = memory.read(target.read_source(), name)?.unwrap_or_default();
+    if now != original {
+        let recovery = std::env::temp_dir().join(format!(
+            "agent-memory-edit-{}-{}.md",
+            target.write_target().tool_word(),
+            chrono::Local::now().format("%Y%m%dT%H%M%S")
+        ));
+        fs::write(&recovery, &edited)
+            .with_context(|| format!("cannot keep your edit in `{}`", recovery.display()))?;
+        bail!(
+            "the file changed while the editor was open; nothing was written. Your edited text is kept in `{}`: run `agent-memory edit` again and merge it in",
+            recovery.display()
+        );
     }
     let receipt = memory.write(target.write_target(), &edited, WriteMode::Overwrite, name)?;
     print_text(&receipt.message)
@@ -539,6 +684,33 @@ fn demo(
     )?;
     let listing = memory.call_tool("memory_read", r#"{"source":"list"}"#)?;
     writeln!(out, "{}", listing.trim_end())?;
+
+    step(
+        &mut out,
+        "9. A correction, its history, and an undo (memory_edit, memory_history, undo)",
+    )?;
+    let edited = memory.call_tool(
+        "memory_edit",
+        r#"{"target":"note","name":"deployment","old_text":"CI deploys after approval","new_text":"CI deploys at once"}"#,
+    )?;
+    writeln!(out, "{}", edited.trim_end())?;
+    let history = memory.call_tool("memory_history", r#"{"target":"note","name":"deployment"}"#)?;
+    writeln!(out, "{}", history.trim_end())?;
+    if let Some(change) = memory.last_change()? {
+        writeln!(out, "{}", memory.restore(&change.id)?.message)?;
+    }
+
+    step(&mut out, "10. A secret is refused, never stored")?;
+    let refused = memory.write(
+        WriteTarget::Note,
+        "deploy token: ghp_Q3vN8xT2mL5pR9wK4yH7jD1sF6gB0cZ8aE3u",
+        WriteMode::Append,
+        Some("deployment"),
+    );
+    match refused {
+        Err(agent_memory::Error::Memory(e)) => writeln!(out, "{}: {}", e.kind(), e.message())?,
+        other => writeln!(out, "unexpected: {other:?}")?,
+    }
 
     writeln!(
         out,

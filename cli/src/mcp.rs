@@ -1,9 +1,11 @@
 //! `agent-memory mcp`: the memory as a Model Context Protocol server on
 //! stdin/stdout, for agents that speak MCP (Claude Code, Codex, ...).
 //!
-//! - Tools: `memory_write`, `memory_read`, `memory_search`, with the names,
+//! - Tools: the set chosen with `--tools` (`full` by default: `memory_write`,
+//!   `memory_read`, `memory_search`, `memory_edit`, `memory_delete`,
+//!   `memory_rename`; `seed`; or `anthropic`, just `memory`), with the names,
 //!   descriptions and JSON Schemas the component itself defines
-//!   (`tools.tool-definitions`); calls go to `tools.call-tool` unchanged. A
+//!   (`tools.tool-definitions`); calls go to `memory.call-tool` unchanged. A
 //!   refusal of the memory comes back as a tool result with `isError` and
 //!   `<kind>: <message>`, so the model can correct its call; only a tool name
 //!   the server does not have is a protocol error.
@@ -19,7 +21,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use agent_memory::{Error, Memory};
+use agent_memory::{Error, Memory, ToolSet};
 use anyhow::{Context as _, Result};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, GetPromptRequestParams,
@@ -100,8 +102,8 @@ async fn filter_stdin(sink: tokio::io::DuplexStream) -> std::io::Result<()> {
 }
 
 /// Serves `memory` on stdin/stdout until the client disconnects.
-pub fn serve(memory: Memory) -> Result<()> {
-    let server = MemoryServer::new(memory)?;
+pub fn serve(memory: Memory, tools: ToolSet) -> Result<()> {
+    let server = MemoryServer::new(memory, tools)?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -129,9 +131,9 @@ struct MemoryServer {
 }
 
 impl MemoryServer {
-    fn new(mut memory: Memory) -> Result<Self> {
+    fn new(mut memory: Memory, set: ToolSet) -> Result<Self> {
         let tools = memory
-            .tool_definitions()?
+            .tool_definitions(set)?
             .into_iter()
             .map(|definition| {
                 let schema: JsonObject = serde_json::from_str(&definition.parameters_schema)
@@ -141,7 +143,7 @@ impl MemoryServer {
                 Ok(Tool::new(definition.name, definition.description, schema))
             })
             .collect::<Result<Vec<_>>>()?;
-        let usage_prompt = memory.usage_prompt()?;
+        let usage_prompt = memory.usage_prompt(set)?;
         Ok(MemoryServer {
             memory: Arc::new(Mutex::new(memory)),
             tools: Arc::new(tools),
@@ -213,7 +215,12 @@ impl ServerHandler for MemoryServer {
         if self.get_tool(&name).is_none() {
             return Err(McpError::invalid_params(
                 format!(
-                    "unknown tool `{name}`; this server has memory_write, memory_read and memory_search"
+                    "unknown tool `{name}`; this server has {}",
+                    self.tools
+                        .iter()
+                        .map(|t| t.name.as_ref())
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ),
                 None,
             ));

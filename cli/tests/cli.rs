@@ -243,13 +243,32 @@ fn now_from_the_environment_pins_the_date() {
 }
 
 #[test]
-fn tools_prints_three_tools_as_json() {
+fn tools_prints_a_set_as_json() {
     let cli = Cli::new();
-    let out = cli.ok(&["tools"]);
+    let names = |args: &[&str]| -> Vec<String> {
+        let out = cli.ok(args);
+        let tools: serde_json::Value = serde_json::from_str(&out).unwrap();
+        tools
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(
+        names(&["tools", "--set", "seed"]),
+        ["memory_write", "memory_read", "memory_search"]
+    );
+    assert_eq!(names(&["tools", "--set", "anthropic"]), ["memory"]);
+    assert_eq!(
+        names(&["tools"]),
+        names(&["tools", "--set", "full"]),
+        "full is the default"
+    );
+    let out = cli.ok(&["tools", "--set", "full"]);
     let tools: serde_json::Value = serde_json::from_str(&out).unwrap();
     let tools = tools.as_array().unwrap();
-    let names: Vec<_> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
-    assert_eq!(names, ["memory_write", "memory_read", "memory_search"]);
+    assert_eq!(tools.len(), 9);
     for tool in tools {
         assert!(tool["description"].as_str().is_some_and(|d| !d.is_empty()));
         assert_eq!(tool["parameters"]["type"], "object", "{tool}");
@@ -359,7 +378,7 @@ fn demo_runs_in_its_own_root_and_starts_over() {
     assert!(out.contains("## Daily log 2026-05-29\n"), "{out}");
     assert!(out.contains("## Daily log 2026-05-30 (today)"), "{out}");
     assert!(
-        out.contains("MEMORY.md  [matched: deploy, staging]"),
+        out.contains("MEMORY.md  [matched: deploy, deploystaging, staging]"),
         "{out}"
     );
     assert!(out.contains(&root.display().to_string()), "{out}");
@@ -485,4 +504,100 @@ fn flush_compaction_reads_the_summary_from_stdin() {
         "{log}"
     );
     assert!(log.contains("we fixed the build"), "{log}");
+}
+
+#[test]
+fn edit_refuses_to_write_over_a_change_made_while_the_editor_was_open() {
+    let cli = Cli::new();
+    cli.ok(&["write", "long_term", "line one\n"]);
+    // The "editor" edits its copy, while an agent appends to the real file.
+    let script = format!(
+        r#"printf mine >> "$1"; printf 'agent line\n' >> '{}'"#,
+        cli.memory_md().display()
+    );
+    let editor = write_script(cli.temp.path(), "racing", &script);
+    let output = run(
+        cli.command()
+            .env("EDITOR", &editor)
+            .args(["edit", "long_term"]),
+        None,
+    );
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("the file changed while the editor was open; nothing was written"),
+        "{stderr}"
+    );
+    // The agent's line survives, and the edit is kept in the file named.
+    assert_eq!(
+        fs::read_to_string(cli.memory_md()).unwrap(),
+        "line one\nagent line\n"
+    );
+    let recovery = stderr
+        .split('`')
+        .nth(1)
+        .unwrap_or_else(|| panic!("no recovery path in {stderr}"));
+    assert_eq!(fs::read_to_string(recovery).unwrap(), "line one\nmine");
+    fs::remove_file(recovery).unwrap();
+}
+
+#[test]
+fn history_and_undo_bring_back_what_a_change_replaced() {
+    let cli = Cli::new();
+    cli.ok(&["--source", "tester", "write", "long_term", "- keep this"]);
+    cli.ok(&["write", "long_term", "--overwrite", "- oops"]);
+    let history = cli.ok(&["history"]);
+    let lines: Vec<&str> = history.lines().collect();
+    assert_eq!(lines.len(), 3, "{history}");
+    assert!(
+        lines[1].starts_with("v2  ") && lines[1].ends_with("  write  11 bytes"),
+        "{history}"
+    );
+    assert!(
+        lines[2].starts_with("v1  ") && lines[2].ends_with("append  did not exist  by tester"),
+        "{history}"
+    );
+    let undo = cli.ok(&["undo"]);
+    assert!(
+        undo.starts_with(
+            "Undid the last change (write of MEMORY.md): Restored MEMORY.md to version v2"
+        ),
+        "{undo}"
+    );
+    assert_eq!(fs::read_to_string(cli.memory_md()).unwrap(), "- keep this");
+    // The undo is recorded: undoing it again redoes.
+    cli.ok(&["undo"]);
+    assert_eq!(fs::read_to_string(cli.memory_md()).unwrap(), "- oops");
+}
+
+#[test]
+fn scan_reports_stored_secrets_masked_and_exits_1() {
+    let cli = Cli::new();
+    assert_eq!(cli.ok(&["scan"]), "No secrets found.\n");
+    let token = "ghp_Q3vN8xT2mL5pR9wK4yH7jD1sF6gB0cZ8aE3u";
+    cli.ok(&[
+        "--secrets",
+        "off",
+        "write",
+        "long_term",
+        &format!("ci token {token}"),
+    ]);
+    let output = cli.run(&["scan"]);
+    assert_eq!(output.status.code(), Some(1));
+    let out = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        out.starts_with("MEMORY.md:1: github-pat (ghp_…)\n"),
+        "{out}"
+    );
+    assert!(!out.contains(&token[4..]), "the value leaked: {out}");
+    // The default policy refuses the same write, with exit 1 and no trace.
+    let refused = cli.run(&["write", "long_term", &format!("again {token}")]);
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("github-pat on line 1"));
+    let policy = cli.run(&["--secrets", "maybe", "scan"]);
+    assert_eq!(
+        policy.status.code(),
+        Some(2),
+        "a bad policy is a usage error"
+    );
 }

@@ -12,6 +12,12 @@
 //!   not writable by group or others, so another user cannot plant one.
 //!
 //! Any failure falls back to compiling; writing the cache is best effort.
+//!
+//! Why not wasmtime's own cache (`cache` feature, `Config::cache`): in 48.0.8
+//! it checks neither who wrote an artifact nor a checksum of it (its zstd
+//! frames carry none), starts a worker thread per engine, costs a C build of
+//! zstd and 1.1 MB of binary, and was slower warm: `agent-memory context` took
+//! a median 11.0 ms against 8.9 ms with this file (cold, ~290 ms, the same).
 
 use std::fs;
 use std::hash::{Hash, Hasher};

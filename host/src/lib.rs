@@ -24,7 +24,7 @@
 //!     println!("{system_prompt}");
 //! }
 //! // Hand the tools to the model, then execute its calls:
-//! let tools = memory.tool_definitions()?;
+//! let tools = memory.tool_definitions(agent_memory::ToolSet::Full)?;
 //! let reply = memory.call_tool("memory_search", r#"{"query":"deploy"}"#)?;
 //! # let _ = (tools, reply);
 //! # Ok(())
@@ -45,11 +45,12 @@ mod types;
 pub use error::{Error, ErrorKind, Limit, MemoryError};
 pub use memory::Memory;
 pub use options::{DEFAULT_CALL_TIMEOUT, DEFAULT_MAX_MEMORY_BYTES, OpenOptions};
-pub use project::{default_root, detect_project};
+pub use project::{default_root, detect_checkout, detect_project};
 pub use runtime::Runtime;
 pub use types::{
-    FileInfo, Limits, ReadSource, SearchHit, SearchResults, TermCount, ToolDefinition, WriteMode,
-    WriteReceipt, WriteTarget,
+    DeleteReceipt, EditReceipt, FileInfo, Limits, ReadSource, RenameReceipt, SearchHit, SearchMode,
+    SearchResults, SecretPolicy, TermCount, ToolDefinition, ToolSet, WriteMode, WriteReceipt,
+    WriteTarget,
 };
 
 /// The memory component embedded in this crate, as built from `guest/component`

@@ -14,7 +14,8 @@ use crate::error::{Error, MemoryError};
 use crate::options::{OpenOptions, local_offset_minutes};
 use crate::runtime::{Instance, Limits as InstanceLimits, sandbox};
 use crate::types::{
-    FileInfo, Limits, ReadSource, SearchResults, ToolDefinition, WriteMode, WriteReceipt,
+    DeleteReceipt, EditReceipt, FileInfo, Limits, ReadSource, RenameReceipt, SearchMode,
+    SearchResults, StoredSecret, ToolDefinition, ToolSet, Version, WriteMode, WriteReceipt,
     WriteTarget,
 };
 
@@ -64,6 +65,8 @@ pub(crate) struct Group {
 struct Member {
     options: OpenOptions,
     guest_root: String,
+    /// Where the project directory is preopened read-only, if it is.
+    guest_project: Option<String>,
     handle: Option<ResourceAny>,
     utc_offset_minutes: i32,
 }
@@ -79,7 +82,17 @@ impl Memory {
         let mut members = Vec::with_capacity(options.len());
         for (i, mut o) in options.into_iter().enumerate() {
             o.root = prepare_root(&o.root, o.create_root)?;
+            if let Some(dir) = &o.project_dir {
+                o.project_dir = Some(prepare_project_dir(dir)?);
+            }
             members.push(Member {
+                guest_project: o.project_dir.as_ref().map(|_| {
+                    if single {
+                        GUEST_PROJECT.to_string()
+                    } else {
+                        format!("{GUEST_PROJECT}-{i}")
+                    }
+                }),
                 // One memory keeps the root at `/`, as every host did before
                 // handles existed; several get one directory each.
                 guest_root: if single {
@@ -289,8 +302,137 @@ impl Memory {
     /// # Ok::<(), agent_memory::Error>(())
     /// ```
     pub fn search(&mut self, query: &str) -> Result<SearchResults, Error> {
+        self.search_with(query, SearchMode::Ranked)
+    }
+
+    /// Search in `mode`: [`SearchMode::Ranked`] (what [`search`](Self::search)
+    /// does) or [`SearchMode::Literal`], the seeds' substring search.
+    ///
+    /// # Errors
+    ///
+    /// As [`search`](Self::search).
+    pub fn search_with(&mut self, query: &str, mode: SearchMode) -> Result<SearchResults, Error> {
         self.call("search", |store, b, h| {
-            b.memory().call_search(store, h, query)
+            b.memory().call_search(store, h, query, mode.into())
+        })?
+        .map(Into::into)
+        .map_err(domain)
+    }
+
+    /// Replaces the one occurrence of `old_text` in a file with `new_text`
+    /// (which may be empty), atomically. `name` is the note name for
+    /// [`WriteTarget::Note`] and the date (`YYYY-MM-DD`, default today) for
+    /// [`WriteTarget::Daily`].
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Memory`] with kind `NotFound` (no such file, or `old_text` is
+    /// not in it), `Ambiguous` (it occurs more than once; the message lists
+    /// the lines), `InvalidArguments`, `SecretDetected`, the name and date
+    /// errors, `NotAFile`, `Busy`, `Io`; the file is unchanged on any error.
+    pub fn edit(
+        &mut self,
+        target: WriteTarget,
+        name: Option<&str>,
+        old_text: &str,
+        new_text: &str,
+    ) -> Result<EditReceipt, Error> {
+        self.call("edit", |store, b, h| {
+            b.memory()
+                .call_edit(store, h, target.into(), name, old_text, new_text)
+        })?
+        .map(Into::into)
+        .map_err(domain)
+    }
+
+    /// Deletes a note (`a/b/c` for a nested one); a missing note is a
+    /// success whose receipt says so. An emptied topic folder is removed.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Memory`] with kind `MissingName`, `InvalidName`, `NotAFile`,
+    /// `Busy` or `Io`.
+    pub fn delete_note(&mut self, name: &str) -> Result<DeleteReceipt, Error> {
+        self.call("delete-note", |store, b, h| {
+            b.memory().call_delete_note(store, h, name)
+        })?
+        .map(Into::into)
+        .map_err(domain)
+    }
+
+    /// The recorded versions of one file, newest first (all, or the first
+    /// `limit`). `name` is the note name, or the date of a daily log.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Memory`] with kind `InvalidArguments` (limit 0) or the name
+    /// and date errors of [`read`](Self::read).
+    pub fn history(
+        &mut self,
+        source: ReadSource,
+        name: Option<&str>,
+        limit: Option<u32>,
+    ) -> Result<Vec<Version>, Error> {
+        self.call("history", |store, b, h| {
+            b.memory()
+                .call_history(store, h, source.into(), name, limit)
+        })?
+        .map(|versions| versions.into_iter().map(Into::into).collect())
+        .map_err(domain)
+    }
+
+    /// Puts a file back to a recorded version (an id from
+    /// [`history`](Self::history)); the restore is recorded too.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Memory`] with kind `NotFound` for an unknown, pruned or
+    /// another project's id; `Busy`, `Io`.
+    pub fn restore(&mut self, version: &str) -> Result<WriteReceipt, Error> {
+        self.call("restore", |store, b, h| {
+            b.memory().call_restore(store, h, version)
+        })?
+        .map(Into::into)
+        .map_err(domain)
+    }
+
+    /// The most recent change this project can see, for an undo: restore
+    /// its [`Version::id`]. `None` when nothing was recorded.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Memory`] with kind `Io`; [`Error::Trap`].
+    pub fn last_change(&mut self) -> Result<Option<Version>, Error> {
+        self.call("last-change", |store, b, h| {
+            b.memory().call_last_change(store, h)
+        })?
+        .map(|v| v.map(Into::into))
+        .map_err(domain)
+    }
+
+    /// Secrets already stored anywhere under the root, by the rules of the
+    /// write guard: path, line, rule and a masked prefix, never the value.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Memory`] with kind `Io`; [`Error::Trap`].
+    pub fn scan_secrets(&mut self) -> Result<Vec<StoredSecret>, Error> {
+        self.call("scan-secrets", |store, b, h| {
+            b.memory().call_scan_secrets(store, h)
+        })?
+        .map(|found| found.into_iter().map(Into::into).collect())
+        .map_err(domain)
+    }
+
+    /// Renames a note; the new name must be free.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Memory`] with kind `NotFound`, `AlreadyExists`,
+    /// `InvalidName`, `NotAFile`, `Busy` or `Io`; nothing changes on error.
+    pub fn rename_note(&mut self, name: &str, new_name: &str) -> Result<RenameReceipt, Error> {
+        self.call("rename-note", |store, b, h| {
+            b.memory().call_rename_note(store, h, name, new_name)
         })?
         .map(Into::into)
         .map_err(domain)
@@ -363,9 +505,10 @@ impl Memory {
     /// # Errors
     ///
     /// [`Error::Trap`] only.
-    pub fn tool_definitions(&mut self) -> Result<Vec<ToolDefinition>, Error> {
+    pub fn tool_definitions(&mut self, set: ToolSet) -> Result<Vec<ToolDefinition>, Error> {
         self.call_free("tool-definitions", |store, b| {
-            b.agent_memory_tools().call_tool_definitions(store)
+            b.agent_memory_tools()
+                .call_tool_definitions(store, set.into())
         })
         .map(|tools| tools.into_iter().map(Into::into).collect())
     }
@@ -375,9 +518,9 @@ impl Memory {
     /// # Errors
     ///
     /// [`Error::Trap`] only.
-    pub fn usage_prompt(&mut self) -> Result<String, Error> {
+    pub fn usage_prompt(&mut self, set: ToolSet) -> Result<String, Error> {
         self.call_free("usage-prompt", |store, b| {
-            b.agent_memory_tools().call_usage_prompt(store)
+            b.agent_memory_tools().call_usage_prompt(store, set.into())
         })
     }
 
@@ -545,6 +688,17 @@ impl Group {
                         e,
                     )
                 })?;
+            // The project is only ever hashed: read-only, so no call can
+            // write there, whatever the guest does.
+            if let (Some(dir), Some(guest)) = (&member.options.project_dir, &member.guest_project) {
+                wasi.preopened_dir(dir, guest, FsPerms::ReadOnly)
+                    .map_err(|e| {
+                        Error::setup_wasmtime(
+                            format!("cannot open the project directory `{}`", dir.display()),
+                            e,
+                        )
+                    })?;
+            }
         }
         if self.members.iter().any(|m| m.options.inherit_stderr) {
             wasi.inherit_stderr();
@@ -575,7 +729,11 @@ impl Group {
             Some(handle) => handle,
             None => {
                 let clock = member.options.clock();
-                let options = member.options.wit_options(&member.guest_root, clock);
+                let options = member.options.wit_options(
+                    &member.guest_root,
+                    member.guest_project.as_deref(),
+                    clock,
+                );
                 let instance = self.live.as_mut().expect("started above");
                 instance.arm();
                 let result = instance
@@ -686,6 +844,34 @@ fn prepare_root(root: &Path, create: bool) -> Result<PathBuf, Error> {
     Ok(canonical)
 }
 
+/// The guest path of the project directory's read-only preopen (with
+/// `-<i>` for the i-th memory of a group). Not a name the store uses at its
+/// root (`projects/` is), so it shadows nothing.
+pub(crate) const GUEST_PROJECT: &str = "/project";
+
+/// The project directory canonical, or a setup error naming it.
+fn prepare_project_dir(dir: &Path) -> Result<PathBuf, Error> {
+    let canonical = fs::canonicalize(dir).map_err(|e| {
+        Error::setup(
+            format!(
+                "cannot open the project directory `{}` for staleness anchors",
+                dir.display()
+            ),
+            e,
+        )
+    })?;
+    if !canonical.is_dir() {
+        return Err(Error::Setup {
+            message: format!(
+                "the project directory `{}` is not a directory; pass the project's root folder",
+                dir.display()
+            ),
+            source: None,
+        });
+    }
+    Ok(canonical)
+}
+
 fn domain(error: wit::Error) -> Error {
     Error::Memory(MemoryError::from(error))
 }
@@ -722,6 +908,131 @@ mod tests {
         assert_eq!(
             error.to_string(),
             format!("the memory root `{}` is not a directory", file.display())
+        );
+    }
+}
+
+/// The project preopen, as the library sets it up, refuses writes from
+/// inside the guest. No store code writes there, so the call is crafted:
+/// a second `memory.open` in the product's own instance whose *root* is
+/// the project's guest path, then every kind of write through it.
+#[cfg(all(test, unix))]
+mod project_preopen {
+    use super::*;
+
+    /// Every path under `dir` with its bytes (`None` for a directory).
+    fn tree(dir: &Path) -> Vec<(PathBuf, Option<Vec<u8>>)> {
+        let mut out = Vec::new();
+        let mut stack = vec![dir.to_path_buf()];
+        while let Some(d) = stack.pop() {
+            for entry in fs::read_dir(&d).unwrap().flatten() {
+                let path = entry.path();
+                if entry.file_type().unwrap().is_dir() {
+                    stack.push(path.clone());
+                    out.push((path, None));
+                } else {
+                    out.push((path.clone(), Some(fs::read(&path).unwrap())));
+                }
+            }
+        }
+        out.sort();
+        out
+    }
+
+    #[test]
+    fn a_write_through_the_project_preopen_fails_and_changes_nothing() {
+        let temp = tempfile::tempdir().unwrap();
+        let root = temp.path().join("root");
+        let project = temp.path().join("project");
+        fs::create_dir_all(project.join("src")).unwrap();
+        fs::write(project.join("src/auth.rs"), "pub fn login() {}\n").unwrap();
+        fs::write(project.join("MEMORY.md"), "- the project's own file\n").unwrap();
+        let before = tree(&project);
+        let runtime = crate::Runtime::shared().unwrap();
+        let options = OpenOptions::new(&root, "/src/app")
+            .fixed_clock(1_780_125_300, 0)
+            .project_dir(&project);
+        let memory = Memory::open_group(runtime.pre.clone(), vec![options])
+            .unwrap()
+            .pop()
+            .unwrap();
+        let mut group = memory.group.lock().unwrap();
+        let member = &group.members[0];
+        let guest = member.guest_project.clone().unwrap();
+        assert_eq!(guest, GUEST_PROJECT);
+        let crafted = member
+            .options
+            .wit_options(&guest, None, member.options.clock());
+        let instance = group.live.as_mut().unwrap();
+        // One deadline for the few calls below.
+        instance.arm();
+        let store = instance.bindings.agent_memory_store();
+        // Opening creates nothing, so it succeeds: the guest can see there.
+        let handle = store
+            .memory()
+            .call_open(&mut instance.store, &crafted)
+            .unwrap()
+            .unwrap();
+        let read = store
+            .memory()
+            .call_read(&mut instance.store, handle, wit::ReadSource::LongTerm, None)
+            .unwrap()
+            .unwrap();
+        assert_eq!(read.as_deref(), Some("- the project's own file\n"));
+        let mut failures = Vec::new();
+        for (target, name) in [
+            (wit::WriteTarget::LongTerm, None),
+            (wit::WriteTarget::Note, Some("n")),
+            (wit::WriteTarget::Daily, None),
+        ] {
+            for mode in [wit::WriteMode::Overwrite, wit::WriteMode::Append] {
+                let result = store
+                    .memory()
+                    .call_write(&mut instance.store, handle, target, "x", mode, name)
+                    .unwrap();
+                failures.push(result.expect_err("a write through the read-only preopen"));
+            }
+        }
+        let result = store
+            .memory()
+            .call_append_daily(&mut instance.store, handle, "h", "b")
+            .unwrap();
+        failures.push(result.expect_err("an append through the read-only preopen"));
+        for failure in &failures {
+            // The lock file is the first thing a write creates: refused by
+            // the filesystem, which the store reports as an I/O failure.
+            assert!(
+                matches!(failure.kind, wit::ErrorKind::Io),
+                "{:?}: {}",
+                failure.kind,
+                failure.message
+            );
+            assert!(
+                failure.message.contains("lock"),
+                "{:?}: {}",
+                failure.kind,
+                failure.message
+            );
+        }
+        assert_eq!(tree(&project), before);
+        // The memory opened as the library means it still works.
+        drop(group);
+        let mut memory = memory;
+        memory
+            .write(
+                WriteTarget::Note,
+                "see src/auth.rs",
+                WriteMode::Overwrite,
+                Some("auth"),
+            )
+            .unwrap();
+        fs::write(project.join("src/auth.rs"), "pub fn login(u: &str) {}\n").unwrap();
+        assert_eq!(
+            memory
+                .read(ReadSource::Note, Some("auth"))
+                .unwrap()
+                .unwrap(),
+            "see src/auth.rs\n\nstale: src/auth.rs changed since 2026-05-30"
         );
     }
 }

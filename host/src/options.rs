@@ -42,6 +42,10 @@ pub struct OpenOptions {
     pub(crate) max_write_bytes: Option<u32>,
     pub(crate) max_read_bytes: Option<u32>,
     pub(crate) lock_lease: Option<Duration>,
+    pub(crate) secret_policy: crate::SecretPolicy,
+    pub(crate) source: String,
+    pub(crate) history_max_versions: Option<u32>,
+    pub(crate) history_max_bytes: Option<u64>,
     pub(crate) lock_wait: Option<Duration>,
     /// A pinned instant (Unix seconds) and the offset it came with.
     pub(crate) fixed_now: Option<(i64, i32)>,
@@ -49,6 +53,7 @@ pub struct OpenOptions {
     pub(crate) call_timeout: Duration,
     pub(crate) create_root: bool,
     pub(crate) inherit_stderr: bool,
+    pub(crate) project_dir: Option<PathBuf>,
 }
 
 impl OpenOptions {
@@ -69,12 +74,17 @@ impl OpenOptions {
             max_write_bytes: None,
             max_read_bytes: None,
             lock_lease: None,
+            secret_policy: crate::SecretPolicy::Block,
+            source: String::new(),
+            history_max_versions: None,
+            history_max_bytes: None,
             lock_wait: None,
             fixed_now: None,
             max_memory_bytes: DEFAULT_MAX_MEMORY_BYTES,
             call_timeout: DEFAULT_CALL_TIMEOUT,
             create_root: true,
             inherit_stderr: false,
+            project_dir: None,
         }
     }
 
@@ -95,6 +105,34 @@ impl OpenOptions {
     /// `invalid-options`.
     pub fn fixed_clock(mut self, unix_seconds: i64, utc_offset_minutes: i32) -> Self {
         self.fixed_now = Some((unix_seconds, utc_offset_minutes));
+        self
+    }
+
+    /// What the memory does with text that holds a secret, on every path
+    /// that stores text: [`SecretPolicy::Block`](crate::SecretPolicy::Block)
+    /// (the default) refuses the write with `secret-detected`, `Redact`
+    /// stores `[REDACTED:<rule-id>]` instead of each value, `Off` stores the
+    /// text as given. The model cannot change it.
+    pub fn secret_policy(mut self, policy: crate::SecretPolicy) -> Self {
+        self.secret_policy = policy;
+        self
+    }
+
+    /// Labels every change made through this memory in its history
+    /// (provenance: which agent, which session), e.g. `claude-code/4f2a`. At
+    /// most 128 bytes, no line break or control character (else
+    /// `invalid-options`). Default: no label.
+    pub fn source(mut self, label: impl Into<String>) -> Self {
+        self.source = label.into();
+        self
+    }
+
+    /// History keeps at most `versions` versions of each file (default 50;
+    /// 0 turns history off) and at most `bytes` in all (default 64 MiB),
+    /// the oldest pruned first.
+    pub fn history_retention(mut self, versions: u32, bytes: u64) -> Self {
+        self.history_max_versions = Some(versions);
+        self.history_max_bytes = Some(bytes);
         self
     }
 
@@ -181,6 +219,24 @@ impl OpenOptions {
         self
     }
 
+    /// Anchor memory to the project's files in `dir` (staleness anchors):
+    /// the directory is preopened READ-ONLY, at a guest path of its own,
+    /// for hashing the files notes and `MEMORY.md` name, and nothing else.
+    /// Reads, listings, search hits and the context block then mark entries
+    /// whose anchored files changed (`stale: src/auth.rs changed since
+    /// 2026-05-01`). It must be an existing directory (else opening fails
+    /// with a setup error); it may contain the memory root. Default: none,
+    /// no anchoring.
+    pub fn project_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.project_dir = Some(dir.into());
+        self
+    }
+
+    /// The project directory for staleness anchors, as given.
+    pub fn project_dir_path(&self) -> Option<&Path> {
+        self.project_dir.as_deref()
+    }
+
     /// The memory root as given.
     pub fn root(&self) -> &Path {
         &self.root
@@ -208,7 +264,12 @@ impl OpenOptions {
         }
     }
 
-    pub(crate) fn wit_options(&self, guest_root: &str, clock: wit::Clock) -> wit::Options {
+    pub(crate) fn wit_options(
+        &self,
+        guest_root: &str,
+        guest_project: Option<&str>,
+        clock: wit::Clock,
+    ) -> wit::Options {
         let ms = |d: Duration| u32::try_from(d.as_millis()).unwrap_or(u32::MAX);
         wit::Options {
             root: guest_root.to_string(),
@@ -220,7 +281,12 @@ impl OpenOptions {
                 max_read_bytes: self.max_read_bytes,
                 lock_lease_ms: self.lock_lease.map(ms),
                 lock_wait_ms: self.lock_wait.map(ms),
+                history_max_versions: self.history_max_versions,
+                history_max_bytes: self.history_max_bytes,
             },
+            secret_policy: self.secret_policy.into(),
+            source: self.source.clone(),
+            project_dir: guest_project.map(str::to_string),
         }
     }
 }
@@ -277,7 +343,7 @@ mod tests {
             .max_inject_bytes(1)
             .max_write_bytes(2)
             .max_read_bytes(3);
-        let wit = options.wit_options("/", options.clock());
+        let wit = options.wit_options("/", None, options.clock());
         assert_eq!(wit.root, "/");
         assert_eq!(wit.project, "/src/app");
         assert_eq!(wit.limits.max_inject_bytes, Some(1));

@@ -34,7 +34,7 @@ pub(crate) const EPOCH_TICK: Duration = Duration::from_millis(10);
 /// The engine interrupts calls by epoch: a background thread named
 /// `agent-memory-epoch` advances it every 10 ms while the engine lives.
 pub struct Runtime {
-    pre: AgentMemoryPre<HostState>,
+    pub(crate) pre: AgentMemoryPre<HostState>,
     helper: Mutex<Option<Instance>>,
 }
 
@@ -410,9 +410,10 @@ impl Runtime {
     ///
     /// [`Error::Trap`], [`Error::Limit`] or [`Error::Setup`] if the helper
     /// instance fails.
-    pub fn tool_definitions(&self) -> Result<Vec<ToolDefinition>, Error> {
+    pub fn tool_definitions(&self, set: crate::ToolSet) -> Result<Vec<ToolDefinition>, Error> {
         self.with_helper("tool-definitions", |store, b| {
-            b.agent_memory_tools().call_tool_definitions(store)
+            b.agent_memory_tools()
+                .call_tool_definitions(store, set.into())
         })
         .map(|tools| tools.into_iter().map(Into::into).collect())
     }
@@ -423,9 +424,9 @@ impl Runtime {
     ///
     /// [`Error::Trap`], [`Error::Limit`] or [`Error::Setup`] if the helper
     /// instance fails.
-    pub fn usage_prompt(&self) -> Result<String, Error> {
+    pub fn usage_prompt(&self, set: crate::ToolSet) -> Result<String, Error> {
         self.with_helper("usage-prompt", |store, b| {
-            b.agent_memory_tools().call_usage_prompt(store)
+            b.agent_memory_tools().call_usage_prompt(store, set.into())
         })
     }
 

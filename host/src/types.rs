@@ -3,7 +3,9 @@
 
 use crate::bindings::wit;
 
-pub use agent_memory_vocab::{ReadSource, WriteMode, WriteTarget};
+pub use agent_memory_vocab::{
+    Operation, ReadSource, SearchMode, SecretPolicy, ToolSet, WriteMode, WriteTarget,
+};
 
 impl From<WriteTarget> for wit::WriteTarget {
     fn from(target: WriteTarget) -> Self {
@@ -21,6 +23,35 @@ impl From<WriteMode> for wit::WriteMode {
         match mode {
             WriteMode::Append => wit::WriteMode::Append,
             WriteMode::Overwrite => wit::WriteMode::Overwrite,
+        }
+    }
+}
+
+impl From<SearchMode> for wit::SearchMode {
+    fn from(mode: SearchMode) -> Self {
+        match mode {
+            SearchMode::Ranked => wit::SearchMode::Ranked,
+            SearchMode::Literal => wit::SearchMode::Literal,
+        }
+    }
+}
+
+impl From<SecretPolicy> for wit::SecretPolicy {
+    fn from(policy: SecretPolicy) -> Self {
+        match policy {
+            SecretPolicy::Block => wit::SecretPolicy::Block,
+            SecretPolicy::Redact => wit::SecretPolicy::Redact,
+            SecretPolicy::Off => wit::SecretPolicy::Off,
+        }
+    }
+}
+
+impl From<ToolSet> for wit::ToolSet {
+    fn from(set: ToolSet) -> Self {
+        match set {
+            ToolSet::Seed => wit::ToolSet::Seed,
+            ToolSet::Full => wit::ToolSet::Full,
+            ToolSet::Anthropic => wit::ToolSet::Anthropic,
         }
     }
 }
@@ -62,6 +93,10 @@ pub struct Limits {
     pub lock_lease: std::time::Duration,
     /// How long a writer waits for a live lock (default 15 s).
     pub lock_wait: std::time::Duration,
+    /// Versions history keeps of each file (default 50; 0: history off).
+    pub history_max_versions: u32,
+    /// Bytes history keeps in all (default 64 MiB).
+    pub history_max_bytes: u64,
 }
 
 impl From<wit::Limits> for Limits {
@@ -78,6 +113,8 @@ impl From<wit::Limits> for Limits {
             whole_file_append_max_bytes: l.whole_file_append_max_bytes,
             lock_lease: ms(l.lock_lease_ms),
             lock_wait: ms(l.lock_wait_ms),
+            history_max_versions: l.history_max_versions,
+            history_max_bytes: l.history_max_bytes,
         }
     }
 }
@@ -92,7 +129,10 @@ pub struct WriteReceipt {
     pub bytes_written: u64,
     /// The content's original length when it was cut to the write cap.
     pub truncated_from: Option<u64>,
-    /// One line for the model, e.g. `Wrote 12 bytes to MEMORY.md`.
+    /// Values redacted, lines that repeat an earlier one: what the model
+    /// should know. The write happened all the same.
+    pub warnings: Vec<String>,
+    /// For the model: one line, then the warnings.
     pub message: String,
 }
 
@@ -102,7 +142,83 @@ impl From<wit::WriteReceipt> for WriteReceipt {
             path: receipt.path,
             bytes_written: receipt.bytes_written,
             truncated_from: receipt.truncated_from,
+            warnings: receipt.warnings,
             message: receipt.message,
+        }
+    }
+}
+
+/// The outcome of [`Memory::edit`](crate::Memory::edit).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct EditReceipt {
+    /// Store-relative path edited.
+    pub path: String,
+    /// 1-based line where the replacement starts.
+    pub line: u32,
+    /// The file's size after the edit.
+    pub bytes: u64,
+    /// As in [`WriteReceipt::warnings`].
+    pub warnings: Vec<String>,
+    /// For the model.
+    pub message: String,
+}
+
+impl From<wit::EditReceipt> for EditReceipt {
+    fn from(r: wit::EditReceipt) -> Self {
+        EditReceipt {
+            path: r.path,
+            line: r.line,
+            bytes: r.bytes,
+            warnings: r.warnings,
+            message: r.message,
+        }
+    }
+}
+
+/// The outcome of [`Memory::delete_note`](crate::Memory::delete_note).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct DeleteReceipt {
+    /// Store-relative path of the note.
+    pub path: String,
+    /// Whether there was a note to delete.
+    pub existed: bool,
+    /// Its size (0 when there was none).
+    pub bytes: u64,
+    /// For the model.
+    pub message: String,
+}
+
+impl From<wit::DeleteReceipt> for DeleteReceipt {
+    fn from(r: wit::DeleteReceipt) -> Self {
+        DeleteReceipt {
+            path: r.path,
+            existed: r.existed,
+            bytes: r.bytes,
+            message: r.message,
+        }
+    }
+}
+
+/// The outcome of [`Memory::rename_note`](crate::Memory::rename_note).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct RenameReceipt {
+    /// Store-relative path before.
+    pub from: String,
+    /// Store-relative path after.
+    pub to: String,
+    /// For the model.
+    pub message: String,
+}
+
+impl From<wit::RenameReceipt> for RenameReceipt {
+    fn from(r: wit::RenameReceipt) -> Self {
+        RenameReceipt {
+            from: r.from,
+            to: r.to,
+            message: r.message,
         }
     }
 }
@@ -115,6 +231,11 @@ pub struct FileInfo {
     pub path: String,
     /// Size in bytes.
     pub bytes: u64,
+    /// Staleness marks, one line each (`stale: src/auth.rs changed since
+    /// 2026-05-01`); empty unless the memory was opened with
+    /// [`OpenOptions::project_dir`](crate::OpenOptions::project_dir) and an
+    /// anchored project file of this `MEMORY.md` or note changed.
+    pub stale: Vec<String>,
 }
 
 impl From<wit::FileInfo> for FileInfo {
@@ -122,6 +243,7 @@ impl From<wit::FileInfo> for FileInfo {
         FileInfo {
             path: info.path,
             bytes: info.bytes,
+            stale: info.stale,
         }
     }
 }
@@ -258,6 +380,77 @@ impl From<wit::ToolDefinition> for ToolDefinition {
             name: tool.name,
             description: tool.description,
             parameters_schema: tool.parameters_schema,
+        }
+    }
+}
+
+/// A recorded version of a file: what it held just before a change.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Version {
+    /// The id to restore it by, e.g. `v12`.
+    pub id: String,
+    /// Store-relative path of the file.
+    pub path: String,
+    /// When the change was made, Unix seconds.
+    pub time_unix: i64,
+    /// The local offset then, minutes east of UTC.
+    pub utc_offset_minutes: i32,
+    /// The change that replaced this version.
+    pub operation: Operation,
+    /// Its size; `None` when the file did not exist.
+    pub bytes: Option<u64>,
+    /// The source label of the change (may be empty).
+    pub source: String,
+    /// For a rename, the path on the other side.
+    pub other_path: Option<String>,
+}
+
+impl From<wit::Version> for Version {
+    fn from(v: wit::Version) -> Self {
+        Version {
+            id: v.id,
+            path: v.path,
+            time_unix: v.time_unix,
+            utc_offset_minutes: v.utc_offset_minutes,
+            operation: match v.operation {
+                wit::Operation::Write => Operation::Write,
+                wit::Operation::Append => Operation::Append,
+                wit::Operation::Edit => Operation::Edit,
+                wit::Operation::Delete => Operation::Delete,
+                wit::Operation::Rename => Operation::Rename,
+                wit::Operation::Restore => Operation::Restore,
+                wit::Operation::Import => Operation::Import,
+            },
+            bytes: v.bytes,
+            source: v.source,
+            other_path: v.other_path,
+        }
+    }
+}
+
+/// A secret found in a stored file by
+/// [`Memory::scan_secrets`](crate::Memory::scan_secrets); never the value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct StoredSecret {
+    /// Store-relative path.
+    pub path: String,
+    /// 1-based line.
+    pub line: u32,
+    /// The rule that matched, e.g. `github-pat`.
+    pub rule_id: String,
+    /// At most the first 4 characters of the value, then `…`.
+    pub masked: String,
+}
+
+impl From<wit::StoredSecret> for StoredSecret {
+    fn from(s: wit::StoredSecret) -> Self {
+        StoredSecret {
+            path: s.path,
+            line: s.line,
+            rule_id: s.rule_id,
+            masked: s.masked,
         }
     }
 }

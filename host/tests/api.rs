@@ -5,7 +5,8 @@ use std::fs;
 use std::time::{Duration, Instant};
 
 use agent_memory::{
-    Error, ErrorKind, Limit, Memory, OpenOptions, ReadSource, Runtime, WriteMode, WriteTarget,
+    Error, ErrorKind, Limit, Memory, OpenOptions, ReadSource, Runtime, ToolSet, WriteMode,
+    WriteTarget,
 };
 use chrono::DateTime;
 
@@ -204,13 +205,33 @@ fn setup_errors_name_the_path() {
 #[test]
 fn from_bytes_loads_the_same_component() {
     let runtime = Runtime::from_bytes(agent_memory::COMPONENT_WASM).unwrap();
-    let names: Vec<_> = runtime
-        .tool_definitions()
-        .unwrap()
-        .into_iter()
-        .map(|tool| tool.name)
-        .collect();
-    assert_eq!(names, ["memory_write", "memory_read", "memory_search"]);
+    let names = |set| -> Vec<String> {
+        runtime
+            .tool_definitions(set)
+            .unwrap()
+            .into_iter()
+            .map(|tool| tool.name)
+            .collect()
+    };
+    assert_eq!(
+        names(ToolSet::Seed),
+        ["memory_write", "memory_read", "memory_search"]
+    );
+    assert_eq!(
+        names(ToolSet::Full),
+        [
+            "memory_write",
+            "memory_read",
+            "memory_search",
+            "memory_edit",
+            "memory_delete",
+            "memory_rename",
+            "memory_history",
+            "memory_restore",
+            "memory_refresh"
+        ]
+    );
+    assert_eq!(names(ToolSet::Anthropic), ["memory"]);
 }
 
 #[test]
@@ -242,10 +263,12 @@ fn prompt_helpers_go_through_the_component() {
         memory.compaction_heading(None).unwrap(),
         "compaction summary"
     );
-    assert_eq!(
-        runtime.usage_prompt().unwrap(),
-        memory.usage_prompt().unwrap()
-    );
+    for set in [ToolSet::Seed, ToolSet::Full, ToolSet::Anthropic] {
+        assert_eq!(
+            runtime.usage_prompt(set).unwrap(),
+            memory.usage_prompt(set).unwrap()
+        );
+    }
 }
 
 #[test]
@@ -390,7 +413,11 @@ fn the_default_memory_cap_stops_a_runaway_argument() {
     memory
         .write(WriteTarget::LongTerm, "small", WriteMode::Append, None)
         .unwrap();
+    // Appends save no copy in history, and the failed write saved nothing.
     assert!(!temp.path().join("MEMORY.md.bak").exists());
+    let saved =
+        std::fs::read_dir(temp.path().join(".store/history/objects")).map_or(0, |d| d.count());
+    assert_eq!(saved, 0);
 }
 
 #[test]
@@ -443,9 +470,9 @@ fn the_call_timeout_is_a_typed_limit_and_the_next_call_works() {
     );
     assert_eq!(memory.list_files().unwrap().len(), 1);
 
-    // With the default bound the same search completes. (A write is not
-    // tried under the 10 ms bound: an fsync on a loaded machine can take
-    // longer than that.)
+    // With the default bound the same search completes. (The write is made
+    // here: a durable write syncs the disk up to five times with history,
+    // which alone can take over 10 ms on a slow disk.)
     let mut patient = runtime
         .open(OpenOptions::new(temp.path(), "/p").now(now))
         .unwrap();

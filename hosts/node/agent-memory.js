@@ -1,59 +1,73 @@
 // Persistent Markdown memory for coding agents, from Node.js.
 //
-// This module runs the `agent:memory` WebAssembly component (built from this
-// repository's `guest/`) through jco: `npm run build` transpiles the component
-// into `gen/` (core wasm + JS glue), and every `Memory` instantiates it with
-// its own WASI imports from `@bytecodealliance/preview2-shim`, whose only
-// preopened directory is that memory's root, as the guest's `/`. No
-// environment, no arguments, no network.
+// This package runs the `agent:memory` WebAssembly component (built from the
+// agent-memory repository's `guest/`, transpiled by jco into `gen/` and
+// shipped in the package) with `@bytecodealliance/preview2-shim` as its
+// WASI. A `Memory` is a handle on one `memory` resource of contract 0.2
+// (`agent:memory/store@0.2.0`): one root, one project, its own clock, limits,
+// secret policy and source label. `openGroup` opens several in one instance
+// of the component.
 //
-//     import { Memory } from './agent-memory.js';
+//     import { Memory } from 'agent-memory';
 //     const memory = Memory.open('/tmp/agent-memory', '/home/me/src/my-app');
 //     memory.write('long-term', '- prefers tabs');
 //     const block = memory.contextBlock();        // for the system prompt, or null
+//     const tools = memory.toolDefinitions();     // the 'full' tool set, for the model
 //     const reply = memory.callTool('memory_search', { query: 'tabs' });
+//     memory.restore(memory.lastChange().id);     // undo the write
 //
-// A refusal of the memory throws `MemoryError` (`.kind` in the WIT spelling,
-// e.g. `invalid-name`, and `.message`); a trap throws `MemoryTrap`, drops the
-// instance, and the next call starts a fresh one with the same options.
+// Every change is recorded in the memory's history first (`history`,
+// `restore`, `lastChange`). Text that looks like a credential is refused
+// (`secretPolicy: 'block'`, the default), redacted (`'redact'`) or stored as
+// given (`'off'`); the policy is the host's, never the model's.
+//
+// Each instance runs in a worker thread of its own, and every call is
+// synchronous: the calling thread posts the request and blocks in
+// `Atomics.wait` until the worker answers, or until the call timeout (30 s),
+// when the worker is terminated. The worker's core modules get a declared
+// memory maximum (256 MiB by default; see `memory-cap.js`), so a call that
+// needs more traps. Either way the call throws `MemoryTrap` (`.limit` says
+// which), and the next call starts a fresh worker and reopens the memories.
 //
 // The shim enforces the sandbox in JavaScript (it resolves guest paths under
-// the preopen), not in the kernel as wasmtime does: a weaker boundary than the
+// the preopens), not in the kernel as wasmtime does: a weaker boundary than the
 // Rust and Python hosts give.
 
-import { readFileSync, mkdirSync, realpathSync } from 'node:fs';
+import { readFileSync, readdirSync, mkdirSync, realpathSync, existsSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
-import { filesystem } from '@bytecodealliance/preview2-shim';
-import { WASIShim } from '@bytecodealliance/preview2-shim/instantiation';
+import { Worker, MessageChannel, receiveMessageOnPort } from 'node:worker_threads';
+import { capMemories } from './memory-cap.js';
 
-const GEN_DIR = join(dirname(fileURLToPath(import.meta.url)), 'gen');
+const HERE = dirname(fileURLToPath(import.meta.url));
+const GEN_DIR = join(HERE, 'gen');
+const WORKER = new URL('./worker.js', import.meta.url);
 
-let transpiled;
-try {
-  transpiled = await import('./gen/agent_memory.js');
-} catch (error) {
-  throw new Error(
-    `the transpiled component is missing in ${GEN_DIR}: run \`npm run build\` in hosts/node ` +
-      `(after \`cargo build -p agent-memory\`) (${error.message})`,
-  );
-}
+/** The default cap on an instance's linear memory, as in the Rust host: 256 MiB. */
+export const DEFAULT_MAX_MEMORY_BYTES = 256 * 1024 * 1024;
+/** The default bound on one call, as in the Rust host: 30 s. */
+export const DEFAULT_CALL_TIMEOUT_MS = 30_000;
 
-/** Every `error-kind` of the WIT. */
-export const ERROR_KINDS = Object.freeze([
-  'not-open', 'invalid-options', 'invalid-target', 'invalid-mode', 'missing-name',
-  'invalid-name', 'invalid-date', 'invalid-arguments', 'unknown-tool', 'not-found',
-  'not-a-file', 'busy', 'io',
-]);
+/** The WIT `write-target` cases, in WIT order (a test compares with the WIT). */
+export const WRITE_TARGETS = Object.freeze(['long-term', 'scratchpad', 'daily', 'note']);
+/** The WIT `read-source` cases. */
+export const READ_SOURCES = Object.freeze(['long-term', 'scratchpad', 'daily', 'note']);
+/** The WIT `write-mode` cases. */
+export const WRITE_MODES = Object.freeze(['append', 'overwrite']);
+/** The WIT `search-mode` cases: `ranked` (words, relevance) and `literal` (the seeds' substring search). */
+export const SEARCH_MODES = Object.freeze(['ranked', 'literal']);
+/** The WIT `tool-set` cases: which tool definitions a model is given. */
+export const TOOL_SETS = Object.freeze(['seed', 'full', 'anthropic']);
+/** The WIT `secret-policy` cases: what a write does with a credential. */
+export const SECRET_POLICIES = Object.freeze(['block', 'redact', 'off']);
+/** The WIT `operation` cases: the change that replaced a recorded version. */
+export const OPERATIONS = Object.freeze(['write', 'append', 'edit', 'delete', 'rename', 'restore', 'import']);
 
-// The WIT enum words, and the tool words (`long_term`) people also type.
-const TARGETS = new Map([
-  ['long-term', 'long-term'], ['long_term', 'long-term'], ['scratchpad', 'scratchpad'],
-  ['daily', 'daily'], ['note', 'note'],
-]);
-const MODES = new Set(['append', 'overwrite']);
-
-/** The memory refused an operation; `kind` is the WIT error kind. */
+/**
+ * The memory refused an operation. `kind` is the WIT error kind in its
+ * spelling (`invalid-name`, `not-found`, ...), or for `other(name)` that
+ * name; `message` names the value or path concerned and is for people.
+ */
 export class MemoryError extends Error {
   constructor(kind, message) {
     super(message);
@@ -62,58 +76,40 @@ export class MemoryError extends Error {
   }
 }
 
-/** The component trapped; the next call starts a fresh instance. */
+/**
+ * The component trapped, or hit a limit of its instance: `limit` is `'time'`
+ * (the call timeout), `'memory'` (the memory cap) or `null`. The instance is
+ * gone; the next call starts a fresh one and reopens the memories.
+ */
 export class MemoryTrap extends Error {
-  constructor(operation, cause) {
-    super(`the memory component trapped in ${operation}: ${cause?.message ?? cause}`, { cause });
+  constructor(operation, message, limit = null) {
+    const what = limit === 'time' ? 'ran out of time' : limit === 'memory' ? 'ran out of memory' : 'trapped';
+    super(`the memory component ${what} in ${operation}: ${message}`);
     this.name = 'MemoryTrap';
     this.operation = operation;
+    this.limit = limit;
   }
 }
 
-// Core modules are compiled once per process and shared by every instance.
-const coreModules = new Map();
-function getCoreModule(path) {
-  let module = coreModules.get(path);
-  if (!module) {
-    module = new WebAssembly.Module(readFileSync(join(GEN_DIR, path)));
-    coreModules.set(path, module);
+// The transpiled core modules, compiled once per process and memory cap, and
+// handed to each worker (a WebAssembly.Module can be posted to a worker).
+const compiled = new Map();
+function coreModules(maxMemoryBytes) {
+  let modules = compiled.get(maxMemoryBytes);
+  if (modules) return modules;
+  if (!existsSync(join(GEN_DIR, 'agent_memory.js'))) {
+    throw new Error(
+      `the transpiled component is missing in ${GEN_DIR}: run \`npm run build\` in hosts/node ` +
+        '(after `cargo build -p agent-memory-cli`)',
+    );
   }
-  return module;
-}
-
-// WORKAROUND for @bytecodealliance/preview2-shim (seen in 0.17 to 0.26.1):
-// Rust's std opens files for writing with the `mutate-directory` descriptor
-// flag, and the shim's `Descriptor.openAt` rejects that flag ("unsupported"),
-// so every write of the guest would fail while reads work. The flag only
-// matters for directory descriptors, so it is cleared for non-directory opens.
-// The patch is an own property on each descriptor this memory's guest can
-// reach (its preopen and what it opens from there): no global prototype is
-// touched, and another user of the shim in the same process is unaffected.
-// `test/memory.test.js` proves the workaround is still needed.
-function patchOpenAt(descriptor) {
-  const openAt = descriptor.openAt;
-  descriptor.openAt = function (pathFlags, path, openFlags, descriptorFlags) {
-    const flags =
-      descriptorFlags.mutateDirectory && !openFlags.directory
-        ? { ...descriptorFlags, mutateDirectory: false }
-        : descriptorFlags;
-    return patchOpenAt(openAt.call(this, pathFlags, path, openFlags, flags));
-  };
-  return descriptor;
-}
-
-function importsFor(root, workaround) {
-  const fs = filesystem.createFilesystem({ preopens: { '/': root } });
-  const directories = fs.preopens.getDirectories();
-  if (workaround) {
-    for (const [descriptor] of directories) patchOpenAt(descriptor);
+  modules = {};
+  // jco names them agent_memory.core.wasm, agent_memory.core2.wasm, ...
+  for (const name of readdirSync(GEN_DIR).filter((n) => n.endsWith('.wasm'))) {
+    modules[name] = new WebAssembly.Module(capMemories(readFileSync(join(GEN_DIR, name)), maxMemoryBytes));
   }
-  const shim = new WASIShim({
-    filesystem: { types: fs.types, preopens: { getDirectories: () => [...directories] } },
-    sandbox: { env: {}, args: [], enableNetwork: false },
-  });
-  return shim.getImportObject();
+  compiled.set(maxMemoryBytes, modules);
+  return modules;
 }
 
 function parseNow(now) {
@@ -123,9 +119,7 @@ function parseNow(now) {
     return { unix: Math.floor(now.getTime() / 1000), offset: -now.getTimezoneOffset() };
   }
   if (typeof now !== 'string') throw new TypeError('`now` must be an RFC 3339 string or a Date');
-  const m = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:([Zz])|([+-])(\d{2}):(\d{2}))$/.exec(
-    now.trim(),
-  );
+  const m = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:([Zz])|([+-])(\d{2}):(\d{2}))$/.exec(now.trim());
   const ms = Date.parse(now.trim());
   if (!m || Number.isNaN(ms)) {
     throw new TypeError(`\`now\` ${JSON.stringify(now)} is not RFC 3339 with an offset (e.g. 2026-05-30T09:15:00+02:00)`);
@@ -137,31 +131,296 @@ function parseNow(now) {
 const localOffset = () => -new Date().getTimezoneOffset();
 const toNumber = (v) => (v === undefined || v === null ? null : Number(v));
 
-function enumWord(word, table, kind, what) {
-  const value = table.get(word);
-  if (value) return value;
-  throw new MemoryError(kind, `unknown ${what} \`${word}\`; expected one of ${[...new Set(table.values())].join(', ')}`);
+// The WIT words (`long-term`) and the tool words (`long_term`) both work.
+function word(value, choices, kind, what) {
+  const wit = typeof value === 'string' ? value.replaceAll('_', '-') : null;
+  if (choices.includes(wit)) return wit;
+  throw new MemoryError(kind, `unknown ${what} \`${value}\`; expected one of ${choices.join(', ')}`);
 }
 
 function receipt(r) {
-  return { path: r.path, bytesWritten: Number(r.bytesWritten), truncatedFrom: toNumber(r.truncatedFrom), message: r.message };
+  return {
+    path: r.path,
+    bytesWritten: Number(r.bytesWritten),
+    truncatedFrom: toNumber(r.truncatedFrom),
+    warnings: [...r.warnings],
+    message: r.message,
+  };
+}
+
+function version(v) {
+  return {
+    id: v.id,
+    path: v.path,
+    timeUnix: Number(v.timeUnix),
+    utcOffsetMinutes: v.utcOffsetMinutes,
+    operation: v.operation,
+    bytes: toNumber(v.bytes),
+    source: v.source,
+    otherPath: v.otherPath ?? null,
+  };
+}
+
+const ALLOCATION_FAILED = 'memory allocation of ';
+
+/** The memories that share one instance (a worker), and the worker while it lives. */
+class Group {
+  members;
+  maxMemoryBytes;
+  callTimeoutMs;
+  workaround;
+  #live = null;
+
+  constructor(specs, workaround) {
+    const single = specs.length === 1;
+    this.members = specs.map((spec, i) =>
+      member(spec, single ? '/' : `/memory-${i}`, single ? GUEST_PROJECT : `${GUEST_PROJECT}-${i}`),
+    );
+    this.maxMemoryBytes = Math.max(...specs.map((s) => s.maxMemoryBytes ?? DEFAULT_MAX_MEMORY_BYTES));
+    this.callTimeoutMs = Math.max(...specs.map((s) => s.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS));
+    this.workaround = workaround;
+  }
+
+  get live() {
+    return this.#live !== null;
+  }
+
+  #start() {
+    for (const m of this.members) m.open = false;
+    const flag = new SharedArrayBuffer(4);
+    const { port1, port2 } = new MessageChannel();
+    const worker = new Worker(WORKER, {
+      workerData: {
+        port: port2,
+        flag,
+        roots: this.members.map((m) => ({ root: m.root, guestRoot: m.guestRoot })),
+        projects: this.members
+          .filter((m) => m.projectDir !== undefined)
+          .map((m) => ({ root: m.projectDir, guestRoot: m.guestProject })),
+        modules: coreModules(this.maxMemoryBytes),
+        workaround: this.workaround,
+      },
+      transferList: [port2],
+      // The component never writes to stdio; nothing of the worker's own
+      // should reach the process's either.
+      stdout: true,
+      stderr: true,
+    });
+    // The worker must not keep the process alive, nor its end be an
+    // unhandled error: a timed-out call terminates it on purpose.
+    worker.unref();
+    worker.on('error', () => {});
+    this.#live = { worker, port: port1, signal: new Int32Array(flag) };
+    // Starting takes a fraction of a second; a worker that cannot start
+    // answers with a trap, one that hangs is bounded like a call.
+    this.#await('start', this.#startTimeoutMs);
+  }
+
+  #await(operation, timeoutMs, args = []) {
+    const { port, signal } = this.#live;
+    const waited = Atomics.wait(signal, 0, 0, timeoutMs);
+    const received = waited === 'timed-out' ? undefined : receiveMessageOnPort(port);
+    if (received === undefined) {
+      this.#stop();
+      throw new MemoryTrap(operation, `the call ran longer than ${timeoutMs} ms and its worker was terminated`, 'time');
+    }
+    const message = received.message;
+    if ('trap' in message) {
+      this.#stop();
+      const { name, message: text, stderr } = message.trap;
+      // The memory cap shows in one of two ways: the component's allocator
+      // says so on stderr, or an argument could never fit (its UTF-8 is at
+      // least as many bytes as it has UTF-16 units) and copying it in failed
+      // before the component could say anything.
+      const tooBig = args.reduce((n, a) => n + (typeof a === 'string' ? a.length : 0), 0) >= this.maxMemoryBytes;
+      if (tooBig || stderr.includes(ALLOCATION_FAILED)) {
+        throw new MemoryTrap(operation, `linear memory is capped at ${this.maxMemoryBytes} bytes (${name}: ${text})`, 'memory');
+      }
+      throw new MemoryTrap(operation, `${name}: ${text}${stderr ? `\ncomponent stderr: ${stderr.trim()}` : ''}`);
+    }
+    if ('err' in message) throw new MemoryError(message.err.kind, message.err.message);
+    return message.ok;
+  }
+
+  #stop() {
+    const live = this.#live;
+    this.#live = null;
+    for (const m of this.members) m.open = false;
+    if (live) {
+      live.port.close();
+      void live.worker.terminate();
+    }
+  }
+
+  /**
+   * Sends one request to the worker (starting it first if needed) and waits
+   * for the answer, at most `timeoutMs` (default: the call timeout).
+   */
+  request(operation, request, timeoutMs = this.callTimeoutMs) {
+    if (!this.#live) this.#start();
+    const { port, signal } = this.#live;
+    Atomics.store(signal, 0, 0);
+    port.postMessage(request);
+    return this.#await(operation, timeoutMs, request.args);
+  }
+
+  // Starting a worker and reopening its memories runs cold code (V8 compiles
+  // wasm lazily), so it is bounded apart from the calls themselves.
+  get #startTimeoutMs() {
+    return Math.max(this.callTimeoutMs, 10_000);
+  }
+
+  /** Makes sure member `index` is open in the live worker, with the current local offset. */
+  ensureOpen(index) {
+    const m = this.members[index];
+    if (m.closed) throw new Error(`the memory on ${m.root} is closed`);
+    this.#releaseClosed();
+    if (!this.#live || !m.open) {
+      if (!this.#live) this.#start();
+      if (m.followsSystemZone) m.offset = localOffset();
+      this.request('store.open', { type: 'open', index, options: witOptions(m) }, this.#startTimeoutMs);
+      m.open = true;
+    } else if (m.followsSystemZone && localOffset() !== m.offset) {
+      m.offset = localOffset();
+      this.request('store.set-clock', { type: 'method', index, name: 'setClock', args: [clock(m)] });
+    }
+  }
+
+  method(index, name, args) {
+    this.ensureOpen(index);
+    return this.request(`store.${kebab(name)}`, { type: 'method', index, name, args });
+  }
+
+  free(iface, name, args) {
+    this.#releaseClosed();
+    return this.request(`${iface}.${kebab(name)}`, { type: 'free', iface, name, args });
+  }
+
+  close(index) {
+    const m = this.members[index];
+    if (m.closed) return;
+    m.closed = true;
+    this.#releaseClosed();
+  }
+
+  #releaseClosed() {
+    for (const [index, m] of this.members.entries()) {
+      if (m.closed && m.open && this.#live) {
+        m.open = false;
+        this.request('store.memory.drop', { type: 'drop', index });
+      }
+    }
+    if (this.members.every((m) => m.closed)) this.#stop();
+  }
+}
+
+const kebab = (name) => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+
+// Where a memory's project directory is preopened read-only (`-<i>` in a
+// group), as the Rust host does: not a name the store uses at its root.
+const GUEST_PROJECT = '/project';
+
+function member(spec, guestRoot, guestProject) {
+  if (!spec || typeof spec !== 'object') throw new TypeError('each memory needs an options object {root, project, ...}');
+  mkdirSync(spec.root, { recursive: true });
+  const pinned = parseNow(spec.now);
+  let offset;
+  let followsSystemZone = false;
+  if (spec.utcOffsetMinutes !== undefined && spec.utcOffsetMinutes !== null) offset = spec.utcOffsetMinutes;
+  else if (pinned) offset = pinned.offset;
+  else {
+    offset = localOffset();
+    followsSystemZone = true;
+  }
+  let projectDir;
+  if (spec.projectDir !== undefined && spec.projectDir !== null) {
+    projectDir = realpathSync(String(spec.projectDir));
+    if (!statSync(projectDir).isDirectory()) {
+      throw new TypeError(`the project directory \`${spec.projectDir}\` is not a directory; pass the project's root folder`);
+    }
+  }
+  return {
+    root: realpathSync(spec.root),
+    guestRoot,
+    projectDir,
+    guestProject: projectDir === undefined ? undefined : guestProject,
+    project: String(spec.project),
+    fixedUnix: pinned ? BigInt(pinned.unix) : undefined,
+    offset,
+    followsSystemZone,
+    limits: {
+      maxInjectBytes: spec.maxInjectBytes ?? undefined,
+      maxWriteBytes: spec.maxWriteBytes ?? undefined,
+      maxReadBytes: spec.maxReadBytes ?? undefined,
+      lockLeaseMs: spec.lockLeaseMs ?? undefined,
+      lockWaitMs: spec.lockWaitMs ?? undefined,
+      historyMaxVersions: spec.historyMaxVersions ?? undefined,
+      historyMaxBytes: spec.historyMaxBytes === undefined || spec.historyMaxBytes === null ? undefined : BigInt(spec.historyMaxBytes),
+    },
+    secretPolicy: word(spec.secretPolicy ?? 'block', SECRET_POLICIES, 'invalid-options', 'secret policy'),
+    source: spec.source ?? '',
+    open: false,
+    closed: false,
+  };
+}
+
+const clock = (m) => ({ utcOffsetMinutes: m.offset, fixedUnixSeconds: m.fixedUnix });
+const witOptions = (m) => ({
+  root: m.guestRoot,
+  project: m.project,
+  clock: clock(m),
+  limits: m.limits,
+  secretPolicy: m.secretPolicy,
+  source: m.source,
+  projectDir: m.guestProject,
+});
+
+// Releases the handles of memories that were never closed, when collected.
+const finalizer = new FinalizationRegistry(({ group, index }) => {
+  try {
+    group.close(index);
+  } catch {
+    // Best effort: the worker may be gone already.
+  }
+});
+
+/**
+ * Opens several memories in one instance of the component, in the order
+ * given. Each root is preopened at a guest directory of its own
+ * (`/memory-0`, `/memory-1`, ...) and each memory reads and writes only its
+ * own root. The memories share the instance's fate: a trap or a limit in one
+ * restarts it, and every memory of the group reopens on its next call. The
+ * instance gets the largest memory cap and call timeout among the options.
+ *
+ * @param {Array<{root: string, project: string} & object>} specs root, project and `Memory.open` options each
+ * @returns {Memory[]}
+ * @throws {MemoryError} `invalid-options` for the first memory the component refuses (then none stays open)
+ */
+export function openGroup(specs, { shimOpenAtWorkaround = true } = {}) {
+  if (!Array.isArray(specs) || specs.length === 0) throw new TypeError('openGroup needs a non-empty array of options');
+  const group = new Group(specs, shimOpenAtWorkaround);
+  const memories = [];
+  try {
+    for (let index = 0; index < specs.length; index++) memories.push(new Memory(group, index));
+  } catch (error) {
+    for (let index = 0; index < specs.length; index++) group.close(index);
+    throw error;
+  }
+  return memories;
 }
 
 /**
- * One memory root opened for one project: a sandboxed instance of the component.
- * Make one with `Memory.open`. Several instances, in one process or many, may
- * share a root: the component serializes writes with a lock file.
+ * An open memory: a handle on one root and project in a sandboxed instance
+ * of the component. Make one with `Memory.open` (an instance of its own,
+ * where the root is the guest's `/`) or `openGroup`. Release it with
+ * `close()` (or `using`); a memory that is garbage-collected unclosed is
+ * released then. Several memories, in one process or many, may share a
+ * root: the component serializes writes with a lock file.
  */
 export class Memory {
-  #root;
-  #project;
-  #fixedUnix;
-  #offset;
-  #followSystemZone;
-  #caps;
-  #workaround;
-  #exports = null;
-  #opened = null;
+  #group;
+  #index;
+  #info;
 
   /**
    * Opens `root` (created if missing) for `project` (a path, only hashed into
@@ -169,103 +428,81 @@ export class Memory {
    *
    * @param {string} root the memory directory, the only one the component sees
    * @param {string} project the project path, e.g. the repository's git root
-   * @param {object} [options]
-   * @param {string|Date} [options.now] pin "now": RFC 3339 with an offset (the
-   *   offset becomes the local UTC offset), or a Date
-   * @param {number} [options.utcOffsetMinutes] local offset, east positive;
-   *   default: that of `now`, else the system's, re-read before each operation
-   * @param {number} [options.maxInjectBytes] cap of the context block (32768)
-   * @param {number} [options.maxWriteBytes] per-write content cap (65536)
-   * @param {number} [options.maxReadBytes] cap of reads and rendered search (32768)
-   * @param {boolean} [options.shimOpenAtWorkaround] keep `true`; `false` only
-   *   exists to prove the shim workaround is needed
+   * @param {object} [options] see `MemoryOptions` in agent-memory.d.ts
    * @throws {MemoryError} `invalid-options`
    */
   static open(root, project, options = {}) {
-    return new Memory(root, project, options);
+    const { shimOpenAtWorkaround, ...rest } = options;
+    return openGroup([{ ...rest, root, project }], { shimOpenAtWorkaround })[0];
   }
 
-  constructor(root, project, options = {}) {
-    mkdirSync(root, { recursive: true });
-    this.#root = realpathSync(root);
-    this.#project = String(project);
-    const pinned = parseNow(options.now);
-    this.#fixedUnix = pinned ? BigInt(pinned.unix) : undefined;
-    if (options.utcOffsetMinutes !== undefined && options.utcOffsetMinutes !== null) {
-      this.#offset = options.utcOffsetMinutes;
-      this.#followSystemZone = false;
-    } else if (pinned) {
-      this.#offset = pinned.offset;
-      this.#followSystemZone = false;
-    } else {
-      this.#offset = localOffset();
-      this.#followSystemZone = true;
-    }
-    this.#caps = {
-      maxInjectBytes: options.maxInjectBytes ?? undefined,
-      maxWriteBytes: options.maxWriteBytes ?? undefined,
-      maxReadBytes: options.maxReadBytes ?? undefined,
-    };
-    this.#workaround = options.shimOpenAtWorkaround ?? true;
-    this.#start();
+  /** @private use `Memory.open` or `openGroup` */
+  constructor(group, index) {
+    if (!(group instanceof Group)) throw new TypeError('use Memory.open or openGroup to open a memory');
+    this.#group = group;
+    this.#index = index;
+    this.#info = this.info();
+    finalizer.register(this, { group, index }, this);
   }
 
-  #start() {
-    const exports = transpiled.instantiate(getCoreModule, importsFor(this.#root, this.#workaround));
-    this.#exports = exports;
-    if (this.#followSystemZone) this.#offset = localOffset();
-    this.#opened = this.#call('memory', 'open', [{ project: this.#project, clock: this.#clock(), caps: this.#caps }], false);
+  /** Releases the handle in the component. Idempotent; later calls throw. */
+  close() {
+    finalizer.unregister(this);
+    this.#group.close(this.#index);
   }
 
-  #clock() {
-    return { utcOffsetMinutes: this.#offset, fixedUnixSeconds: this.#fixedUnix };
+  /** `using memory = Memory.open(...)` closes it at the end of the scope. */
+  [Symbol.dispose ?? Symbol.for('nodejs.dispose')]() {
+    this.close();
   }
 
-  #call(iface, name, args, checkClock = true) {
-    if (!this.#exports) this.#start();
-    if (checkClock && iface === 'memory' && this.#followSystemZone) {
-      const offset = localOffset();
-      if (offset !== this.#offset) {
-        this.#offset = offset;
-        this.#call('memory', 'setClock', [this.#clock()], false);
-      }
-    }
-    try {
-      return this.#exports[iface][name](...args);
-    } catch (error) {
-      const payload = error?.payload;
-      if (payload && typeof payload === 'object' && ERROR_KINDS.includes(payload.kind)) {
-        throw new MemoryError(payload.kind, payload.message);
-      }
-      // Anything else is a trap (or a host import gone wrong): the instance
-      // cannot be trusted any more; the next call starts a fresh one.
-      this.#exports = null;
-      throw new MemoryTrap(`${iface}.${name}`, error);
-    }
+  /** True when `other` was opened in the same instance (`openGroup`) as this memory. */
+  sharesInstanceWith(other) {
+    return other instanceof Memory && this.#group === other.#group;
   }
 
-  /** The memory root (real path): the only directory the component sees. */
-  get root() { return this.#root; }
+  /** True once `close()` ran. */
+  get closed() { return this.#group.members[this.#index].closed; }
+  /** The memory root (real path): the only directory of the host this memory sees. */
+  get root() { return this.#group.members[this.#index].root; }
+  /** Where the root is preopened in the instance: `/`, or `/memory-N` in a group. */
+  get guestRoot() { return this.#group.members[this.#index].guestRoot; }
   /** The project path as given. */
-  get project() { return this.#project; }
+  get project() { return this.#group.members[this.#index].project; }
   /** `<sanitized-basename>-<8 hex>`, e.g. `my-app-1a2b3c4d`. */
-  get projectSlug() { return this.#opened.projectSlug; }
+  get projectSlug() { return this.#info.projectSlug; }
   /** `projects/<slug>`, relative to the root. */
-  get projectDir() { return this.#opened.projectDir; }
-  /** Today's local date (`YYYY-MM-DD`) when the instance was opened. */
-  get today() { return this.#opened.today; }
+  get projectDir() { return this.#info.projectDir; }
+  /** Today's local date (`YYYY-MM-DD`), asked of the component now. */
+  get today() { return this.info().today; }
+
+  #call(name, ...args) {
+    return this.#group.method(this.#index, name, args);
+  }
+
+  /** `{projectSlug, projectDir, today}`. */
+  info() {
+    const i = this.#call('info');
+    return { projectSlug: i.projectSlug, projectDir: i.projectDir, today: i.today };
+  }
+
+  /** The limits in force: the defaults or the overrides this memory was opened with. */
+  limits() {
+    return Object.fromEntries(Object.entries(this.#call('limits')).map(([k, v]) => [k, Number(v)]));
+  }
 
   /**
    * Stores content in `long-term` (MEMORY.md), `scratchpad`, `daily` (today's
-   * log) or `note` (needs `name`); `mode` is `append` or `overwrite`.
-   * @returns {{path: string, bytesWritten: number, truncatedFrom: number|null, message: string}}
+   * log) or `note` (needs `name`); `mode` is `append` or `overwrite`. The
+   * previous content is recorded in history first; the content passes the
+   * secret policy.
    * @throws {MemoryError} `invalid-target`, `invalid-mode`, `missing-name`,
-   *   `invalid-name`, `not-a-file`, `busy`, `io`
+   *   `invalid-name`, `secret-detected`, `not-a-file`, `busy`, `io`
    */
   write(target, content, mode = 'append', name = undefined) {
-    const t = enumWord(target, TARGETS, 'invalid-target', 'write target');
-    if (!MODES.has(mode)) throw new MemoryError('invalid-mode', `unknown write mode \`${mode}\`; expected append or overwrite`);
-    return receipt(this.#call('memory', 'write', [t, content, mode, name ?? undefined]));
+    const t = word(target, WRITE_TARGETS, 'invalid-target', 'write target');
+    const m = word(mode, WRITE_MODES, 'invalid-mode', 'write mode');
+    return receipt(this.#call('write', t, content, m, name ?? undefined));
   }
 
   /**
@@ -273,26 +510,31 @@ export class Memory {
    * `name` = `YYYY-MM-DD` (default today); `note` needs `name`.
    */
   read(source, name = undefined) {
-    const s = enumWord(source, TARGETS, 'invalid-target', 'read source');
-    return this.#call('memory', 'read', [s, name ?? undefined]) ?? null;
+    const s = word(source, READ_SOURCES, 'invalid-target', 'read source');
+    return this.#call('read', s, name ?? undefined) ?? null;
   }
 
   /** Every `.md` file this project can see: `[{path, bytes}]`, sorted by path. */
   listFiles() {
-    return this.#call('memory', 'listFiles', []).map((f) => ({ path: f.path, bytes: Number(f.bytes) }));
+    return this.#call('listFiles').map((f) => ({ path: f.path, bytes: Number(f.bytes), stale: [...f.stale] }));
   }
 
   /** Appends `### HH:MM — heading` and the trimmed body to today's log. */
   appendDaily(heading, body) {
-    return receipt(this.#call('memory', 'appendDaily', [heading, body]));
+    return receipt(this.#call('appendDaily', heading, body));
   }
 
   /**
-   * Keyword search over MEMORY.md, the project's notes and daily logs.
-   * @returns {{terms: {term: string, count: number}[], hits: object[]}}
+   * Searches MEMORY.md, the project's notes and daily logs. `mode` is
+   * `ranked` (words, not substrings: identifiers split, light stemming,
+   * relevance with names and headings weighted, time words such as
+   * `yesterday` restricting daily logs) or `literal` (the seeds'
+   * case-insensitive substring search).
+   * @throws {MemoryError} `invalid-mode`, `invalid-arguments` (too many distinct terms)
    */
-  search(query) {
-    const r = this.#call('memory', 'search', [query]);
+  search(query, mode = 'ranked') {
+    const m = word(mode, SEARCH_MODES, 'invalid-mode', 'search mode');
+    const r = this.#call('search', query, m);
     return {
       terms: r.terms.map((t) => ({ term: t.term, count: t.count })),
       hits: r.hits.map((h) => ({
@@ -313,22 +555,109 @@ export class Memory {
       terms: results.terms.map((t) => ({ term: t.term, count: t.count })),
       hits: results.hits.map((h) => ({ ...h, date: h.date ?? undefined })),
     };
-    return this.#call('memory', 'renderSearch', [wit, maxBytes ?? undefined]);
+    return this.#call('renderSearch', wit, maxBytes ?? undefined);
+  }
+
+  /**
+   * Replaces the one occurrence of `oldText` in a file with `newText` (may be
+   * empty), atomically. `name` is the note name for `note` and the date
+   * (`YYYY-MM-DD`, default today) for `daily`. The new text passes the
+   * secret policy. On any error the file is unchanged.
+   * @throws {MemoryError} `invalid-arguments`, `not-found` (no such file, or
+   *   `oldText` not in it), `ambiguous` (more than one occurrence),
+   *   `secret-detected`, the name and date errors of `read`, `not-a-file`, `busy`, `io`
+   */
+  edit(target, oldText, newText, name = undefined) {
+    const t = word(target, WRITE_TARGETS, 'invalid-target', 'edit target');
+    const r = this.#call('edit', t, name ?? undefined, oldText, newText);
+    return { path: r.path, line: r.line, bytes: Number(r.bytes), warnings: [...r.warnings], message: r.message };
+  }
+
+  /**
+   * Deletes a note (nested names allowed); its history stays, so `restore`
+   * can bring it back. A missing note is a success with `existed: false`.
+   * @throws {MemoryError} `missing-name`, `invalid-name`, `not-a-file`, `busy`, `io`
+   */
+  deleteNote(name) {
+    const r = this.#call('deleteNote', name);
+    return { path: r.path, existed: r.existed, bytes: Number(r.bytes), message: r.message };
+  }
+
+  /**
+   * Moves a note to a new name, creating and removing topic folders as needed.
+   * @throws {MemoryError} `not-found`, `already-exists`, `invalid-name`, `not-a-file`, `busy`, `io`
+   */
+  renameNote(name, newName) {
+    const r = this.#call('renameNote', name, newName);
+    return { from: r.from, to: r.to, message: r.message };
+  }
+
+  /**
+   * The recorded versions of one file, newest first, at most `limit` (all
+   * when omitted). `source` and `name` as in `read`.
+   * @throws {MemoryError} `invalid-arguments` (limit 0), the name and date errors of `read`
+   */
+  history(source, name = undefined, limit = undefined) {
+    const s = word(source, READ_SOURCES, 'invalid-target', 'history source');
+    return this.#call('history', s, name ?? undefined, limit ?? undefined).map(version);
+  }
+
+  /**
+   * Puts a file back to a version from `history` (e.g. `v12`): a deleted
+   * note is recreated; a version from before the file existed deletes it.
+   * The restore is recorded too, so it can be undone.
+   * @throws {MemoryError} `not-found` (an unknown, pruned or another project's id), `busy`, `io`
+   */
+  restore(versionId) {
+    return receipt(this.#call('restore', versionId));
+  }
+
+  /** The most recent change this project can see, or `null`: restore its `id` to undo it. */
+  lastChange() {
+    const v = this.#call('lastChange');
+    return v === undefined || v === null ? null : version(v);
+  }
+
+  /**
+   * Secrets already stored anywhere under the root, by the rules of the
+   * write guard, in path order: `[{path, line, ruleId, masked}]`, never the values.
+   */
+  scanSecrets() {
+    return this.#call('scanSecrets').map((s) => ({ path: s.path, line: s.line, ruleId: s.ruleId, masked: s.masked }));
   }
 
   /** The `<memory>` block for the system prompt, or `null` when there is nothing to show. */
   contextBlock() {
-    return this.#call('memory', 'contextBlock', []) ?? null;
+    return this.#call('contextBlock') ?? null;
   }
 
   /** Saves a compaction summary to today's log under `compaction summary (N msgs)`. */
   flushCompaction(summary, messageCount = undefined) {
-    return receipt(this.#call('memory', 'flushCompaction', [summary, messageCount ?? undefined]));
+    return receipt(this.#call('flushCompaction', summary, messageCount ?? undefined));
   }
 
-  /** `[{name, description, parametersSchema, parameters}]` for the model's tools. */
-  toolDefinitions() {
-    return this.#call('tools', 'toolDefinitions', []).map((d) => ({
+  /**
+   * Runs a model's tool call on this memory. `args` is its JSON text, or an
+   * object to serialize. The name is passed through: tools the component
+   * adds need no change here. Every tool runs whatever set the model was
+   * given (`memory_search` takes `mode`, `ranked` by default).
+   * @throws {MemoryError} `unknown-tool`, `invalid-arguments`, and the operation's errors
+   */
+  callTool(name, args) {
+    return this.#call('callTool', name, typeof args === 'string' ? args : JSON.stringify(args));
+  }
+
+  /**
+   * `[{name, description, parametersSchema, parameters}]` for the tools of
+   * `set`: `seed` (memory_write, memory_read, memory_search), `full` (those
+   * and memory_edit, memory_delete, memory_rename, memory_history,
+   * memory_restore, memory_refresh) or `anthropic` (only `memory`,
+   * Anthropic's memory tool).
+   * @throws {MemoryError} `invalid-arguments` for another set
+   */
+  toolDefinitions(set = 'full') {
+    const s = word(set, TOOL_SETS, 'invalid-arguments', 'tool set');
+    return this.#group.free('tools', 'toolDefinitions', [s]).map((d) => ({
       name: d.name,
       description: d.description,
       parametersSchema: d.parametersSchema,
@@ -336,37 +665,29 @@ export class Memory {
     }));
   }
 
-  /** Text for the system prompt that tells the model how to use the tools. */
-  usagePrompt() {
-    return this.#call('tools', 'usagePrompt', []);
-  }
-
-  /**
-   * Runs a model's tool call. `args` is its JSON text, or an object to serialize.
-   * @throws {MemoryError} `unknown-tool`, `invalid-arguments`, and the operation's errors
-   */
-  callTool(name, args) {
-    const json = typeof args === 'string' ? args : JSON.stringify(args);
-    return this.#call('tools', 'callTool', [name, json]);
+  /** Text for the system prompt that tells a model how to use the tools of `set`. */
+  usagePrompt(set = 'full') {
+    const s = word(set, TOOL_SETS, 'invalid-arguments', 'tool set');
+    return this.#group.free('tools', 'usagePrompt', [s]);
   }
 
   /** One token per 4 bytes of UTF-8, rounded up (a bigint). */
   estimateTokens(text) {
-    return this.#call('prompt', 'estimateTokens', [text]);
+    return this.#group.free('prompt', 'estimateTokens', [text]);
   }
 
   /** `base + estimateTokens(block)`, saturating at 2^64 - 1 (a bigint). */
   effectiveReserve(base, block = undefined) {
-    return this.#call('prompt', 'effectiveReserve', [BigInt(base), block ?? undefined]);
+    return this.#group.free('prompt', 'effectiveReserve', [BigInt(base), block ?? undefined]);
   }
 
   /** `preamble + "\n\n---\n\n" + block`; the preamble alone for a missing or empty block. */
   appendMemoryBlock(preamble, block = undefined) {
-    return this.#call('prompt', 'appendMemoryBlock', [preamble, block ?? undefined]);
+    return this.#group.free('prompt', 'appendMemoryBlock', [preamble, block ?? undefined]);
   }
 
   /** `compaction summary (N msgs)`, or `compaction summary`. */
   compactionHeading(messageCount = undefined) {
-    return this.#call('prompt', 'compactionHeading', [messageCount ?? undefined]);
+    return this.#group.free('prompt', 'compactionHeading', [messageCount ?? undefined]);
   }
 }

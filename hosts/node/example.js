@@ -8,7 +8,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Memory, MemoryError } from './agent-memory.js';
+import { Memory, MemoryError } from 'agent-memory';
 
 const root = process.argv[2] ?? mkdtempSync(join(tmpdir(), 'agent-memory-node-'));
 const memory = Memory.open(root, '/home/me/src/my-app', { now: '2026-05-30T09:15:00+02:00' });
@@ -24,4 +24,6 @@ try {
 } catch (error) {
   if (!(error instanceof MemoryError)) throw error;
   console.log(`refused: ${error.kind}: ${error.message}`);
+} finally {
+  memory.close();
 }

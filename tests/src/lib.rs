@@ -75,6 +75,17 @@ pub trait Backend: Sized {
     const NAME: &'static str;
     /// Open `root` for `project` at the pinned time.
     fn open(root: &Path, project: &str, now: Now, caps: CapsOverride) -> Outcome<Self>;
+    /// [`Backend::open`] with staleness anchors against the project files
+    /// in `files` (through the component: a read-only preopen).
+    fn open_anchored(
+        root: &Path,
+        project: &str,
+        now: Now,
+        caps: CapsOverride,
+        files: &Path,
+    ) -> Outcome<Self>;
+    /// `memory.list-files` as (path, staleness marks).
+    fn list_stale(&mut self) -> Outcome<Vec<(String, Vec<String>)>>;
     /// The project slug.
     fn slug(&self) -> String;
     /// `memory.write`.
@@ -123,12 +134,10 @@ fn native<T>(r: core::Result<T>) -> Outcome<T> {
     })
 }
 
-impl Backend for Native {
-    const NAME: &'static str = "native";
-
-    fn open(root: &Path, project: &str, now: Now, caps: CapsOverride) -> Outcome<Self> {
+impl Native {
+    fn options(project: &str, now: Now, caps: CapsOverride) -> core::Options {
         let d = core::Limits::default();
-        let opts = core::Options {
+        core::Options {
             project: project.to_string(),
             clock: core::Clock {
                 utc_offset_minutes: now.offset_minutes,
@@ -144,8 +153,37 @@ impl Backend for Native {
                 max_read_bytes: caps.max_read_bytes.map_or(d.max_read_bytes, |v| v as usize),
                 ..d
             },
-        };
+            secrets: core::secrets::SecretPolicy::Block,
+            source: String::new(),
+            retention: core::Retention::default(),
+            project_root: None,
+        }
+    }
+}
+
+impl Backend for Native {
+    const NAME: &'static str = "native";
+
+    fn open(root: &Path, project: &str, now: Now, caps: CapsOverride) -> Outcome<Self> {
+        native(core::Memory::open(root, Self::options(project, now, caps))).map(Native)
+    }
+    fn open_anchored(
+        root: &Path,
+        project: &str,
+        now: Now,
+        caps: CapsOverride,
+        files: &Path,
+    ) -> Outcome<Self> {
+        let mut opts = Self::options(project, now, caps);
+        opts.project_root = Some(files.to_path_buf());
         native(core::Memory::open(root, opts)).map(Native)
+    }
+    fn list_stale(&mut self) -> Outcome<Vec<(String, Vec<String>)>> {
+        native(self.0.list_files()).map(|v| {
+            v.into_iter()
+                .map(|f| (f.path, core::anchors::mark_lines(&f.stale)))
+                .collect()
+        })
     }
     fn slug(&self) -> String {
         self.0.slug().to_string()
@@ -185,7 +223,7 @@ impl Backend for Native {
         native(core::tools::call(&self.0, tool, args))
     }
     fn tools(&mut self) -> Vec<(String, String, String)> {
-        core::tools::definitions()
+        core::tools::definitions(core::tools::ToolSet::Seed)
             .into_iter()
             .map(|d| {
                 (
@@ -235,11 +273,13 @@ fn host_receipt(r: agent_memory::WriteReceipt) -> WriteReceipt {
         path: r.path,
         bytes_written: r.bytes_written,
         truncated_from: r.truncated_from,
+        warnings: r.warnings,
         message: r.message,
     }
 }
 
-fn core_results(r: agent_memory::SearchResults) -> SearchResults {
+/// Host search results as the core's type, for comparing backends.
+pub fn core_results(r: agent_memory::SearchResults) -> SearchResults {
     SearchResults {
         terms: r
             .terms
@@ -267,16 +307,12 @@ impl Component {
         agent_memory::Runtime::shared().expect("the embedded component loads")
     }
 
-    /// The host handle, for host-only checks.
-    pub fn handle(&mut self) -> &mut agent_memory::Memory {
-        &mut self.0
-    }
-}
-
-impl Backend for Component {
-    const NAME: &'static str = "component";
-
-    fn open(root: &Path, project: &str, now: Now, caps: CapsOverride) -> Outcome<Self> {
+    fn options(
+        root: &Path,
+        project: &str,
+        now: Now,
+        caps: CapsOverride,
+    ) -> agent_memory::OpenOptions {
         let mut opts =
             agent_memory::OpenOptions::new(root, project).fixed_clock(now.unix, now.offset_minutes);
         if let Some(v) = caps.max_inject_bytes {
@@ -288,7 +324,33 @@ impl Backend for Component {
         if let Some(v) = caps.max_read_bytes {
             opts = opts.max_read_bytes(v);
         }
+        opts
+    }
+
+    /// The host handle, for host-only checks.
+    pub fn handle(&mut self) -> &mut agent_memory::Memory {
+        &mut self.0
+    }
+}
+
+impl Backend for Component {
+    const NAME: &'static str = "component";
+
+    fn open(root: &Path, project: &str, now: Now, caps: CapsOverride) -> Outcome<Self> {
+        component(Self::runtime().open(Self::options(root, project, now, caps))).map(Component)
+    }
+    fn open_anchored(
+        root: &Path,
+        project: &str,
+        now: Now,
+        caps: CapsOverride,
+        files: &Path,
+    ) -> Outcome<Self> {
+        let opts = Self::options(root, project, now, caps).project_dir(files);
         component(Self::runtime().open(opts)).map(Component)
+    }
+    fn list_stale(&mut self) -> Outcome<Vec<(String, Vec<String>)>> {
+        component(self.0.list_files()).map(|v| v.into_iter().map(|f| (f.path, f.stale)).collect())
     }
     fn slug(&self) -> String {
         self.0.project_slug().to_string()
@@ -313,10 +375,10 @@ impl Backend for Component {
         component(self.0.append_daily(heading, body)).map(host_receipt)
     }
     fn search(&mut self, query: &str) -> Outcome<SearchResults> {
-        component(self.0.search(query)).map(core_results)
+        component(self.0.search_with(query, agent_memory::SearchMode::Literal)).map(core_results)
     }
     fn search_render(&mut self, query: &str, max_bytes: Option<u32>) -> Outcome<String> {
-        let results = component(self.0.search(query))?;
+        let results = component(self.0.search_with(query, agent_memory::SearchMode::Literal))?;
         component(self.0.render_search(&results, max_bytes))
     }
     fn context(&mut self) -> Outcome<Option<String>> {
@@ -330,14 +392,16 @@ impl Backend for Component {
     }
     fn tools(&mut self) -> Vec<(String, String, String)> {
         self.0
-            .tool_definitions()
+            .tool_definitions(agent_memory::ToolSet::Seed)
             .expect("tool definitions")
             .into_iter()
             .map(|d| (d.name, d.description, d.parameters_schema))
             .collect()
     }
     fn usage_prompt(&mut self) -> String {
-        self.0.usage_prompt().expect("usage prompt")
+        self.0
+            .usage_prompt(agent_memory::ToolSet::Seed)
+            .expect("usage prompt")
     }
     fn effective_reserve(&mut self, base: u64, block: Option<&str>) -> u64 {
         self.0

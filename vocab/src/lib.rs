@@ -192,6 +192,83 @@ words! {
     }
 }
 
+words! {
+    /// Which search algorithm runs.
+    SearchMode {
+        /// Words, relevance and time: finds the right note first (the default).
+        Ranked = "ranked" / "ranked",
+        /// The seeds' case-insensitive substring search, unchanged.
+        Literal = "literal" / "literal",
+    }
+}
+
+words! {
+    /// What the store does with text that holds a secret: the host's
+    /// setting, never the model's.
+    SecretPolicy {
+        /// Refuse the write with `secret-detected` (the default).
+        Block = "block" / "block",
+        /// Store the text with each value replaced by `[REDACTED:<rule-id>]`.
+        Redact = "redact" / "redact",
+        /// Store the text as given.
+        Off = "off" / "off",
+    }
+}
+
+words! {
+    /// Which tool definitions a model is given.
+    ToolSet {
+        /// The three seed tools: `memory_write`, `memory_read`, `memory_search`.
+        Seed = "seed" / "seed",
+        /// Every tool of this memory (the default).
+        Full = "full" / "full",
+        /// Only `memory`, Anthropic's client-side memory tool.
+        Anthropic = "anthropic" / "anthropic",
+    }
+}
+
+words! {
+    /// The change that replaced a recorded version of a file.
+    Operation {
+        /// Overwritten whole (or created by a write).
+        Write = "write" / "write",
+        /// Added to at the end.
+        Append = "append" / "append",
+        /// Part of it replaced.
+        Edit = "edit" / "edit",
+        /// Deleted.
+        Delete = "delete" / "delete",
+        /// Moved to or from another path.
+        Rename = "rename" / "rename",
+        /// Put back to a recorded version.
+        Restore = "restore" / "restore",
+        /// Brought in from outside the store.
+        Import = "import" / "import",
+    }
+}
+
+// The first word of each of these is the default.
+#[allow(clippy::derivable_impls)]
+impl Default for SearchMode {
+    fn default() -> Self {
+        SearchMode::Ranked
+    }
+}
+
+#[allow(clippy::derivable_impls)]
+impl Default for SecretPolicy {
+    fn default() -> Self {
+        SecretPolicy::Block
+    }
+}
+
+#[allow(clippy::derivable_impls)]
+impl Default for ToolSet {
+    fn default() -> Self {
+        ToolSet::Full
+    }
+}
+
 impl From<WriteTarget> for ReadSource {
     fn from(t: WriteTarget) -> Self {
         match t {
@@ -228,7 +305,9 @@ mod tests {
             .take_while(|l| *l != "}")
             .filter(|l| !l.is_empty() && !l.starts_with("//"))
             .map(|l| {
+                // `%` escapes a case named like a WIT keyword (`%import`).
                 l.trim_end_matches(',')
+                    .trim_start_matches('%')
                     .split('(')
                     .next()
                     .unwrap()
@@ -257,6 +336,14 @@ mod tests {
         assert_eq!(wit(&sources), wit_cases("read-source"));
         let modes: Vec<&str> = WriteMode::ALL.iter().map(|t| t.wit_word()).collect();
         assert_eq!(wit(&modes), wit_cases("write-mode"));
+        let modes: Vec<&str> = SearchMode::ALL.iter().map(|t| t.wit_word()).collect();
+        assert_eq!(wit(&modes), wit_cases("search-mode"));
+        let policies: Vec<&str> = SecretPolicy::ALL.iter().map(|t| t.wit_word()).collect();
+        assert_eq!(wit(&policies), wit_cases("secret-policy"));
+        let sets: Vec<&str> = ToolSet::ALL.iter().map(|t| t.wit_word()).collect();
+        assert_eq!(wit(&sets), wit_cases("tool-set"));
+        let ops: Vec<&str> = Operation::ALL.iter().map(|t| t.wit_word()).collect();
+        assert_eq!(wit(&ops), wit_cases("operation"));
     }
 
     #[test]

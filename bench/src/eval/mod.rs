@@ -215,6 +215,35 @@ impl System for Literal {
     }
 }
 
+/// Ranked search (`Memory::search_with(_, SearchMode::Ranked)`), the
+/// default of `memory_search`.
+pub struct Ranked {
+    memory: core::Memory,
+}
+
+impl Ranked {
+    /// Open the store at `root` with the pinned clock.
+    ///
+    /// # Errors
+    /// As [`open_store`].
+    pub fn open(root: &Path) -> Result<Ranked> {
+        Ok(Ranked {
+            memory: open_store(root)?,
+        })
+    }
+}
+
+impl System for Ranked {
+    fn name(&self) -> &str {
+        "ranked"
+    }
+
+    fn search(&mut self, query: &str) -> Result<Vec<String>> {
+        let results = self.memory.search_with(query, core::SearchMode::Ranked)?;
+        Ok(results.hits.into_iter().map(|h| h.path).collect())
+    }
+}
+
 /// The plain BM25 baseline over the same files as search.
 pub struct Bm25System {
     index: Bm25,
@@ -248,8 +277,8 @@ impl System for Bm25System {
 /// # Errors
 /// When a system cannot open the store.
 pub fn systems(root: &Path) -> Result<Vec<Box<dyn System>>> {
-    // Ranked search plugs in here: `Box::new(Ranked::open(root)?)`.
     Ok(vec![
+        Box::new(Ranked::open(root)?),
         Box::new(Literal::open(root)?),
         Box::new(Bm25System::open(root)?),
     ])

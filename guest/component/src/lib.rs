@@ -6,7 +6,10 @@ use std::cell::RefCell;
 use std::time::Duration;
 
 use agent_memory_core as core;
-use core::{ErrorKind, ReadSource, WriteMode, WriteTarget, limits};
+use core::{
+    ErrorKind, ReadSource, SearchMode, WriteMode, WriteTarget, limits, secrets::SecretPolicy,
+    tools::ToolSet,
+};
 
 mod bindings {
     wit_bindgen::generate!({
@@ -91,12 +94,99 @@ impl From<types::WriteMode> for WriteMode {
     }
 }
 
+impl From<types::SearchMode> for SearchMode {
+    fn from(m: types::SearchMode) -> Self {
+        match m {
+            types::SearchMode::Ranked => SearchMode::Ranked,
+            types::SearchMode::Literal => SearchMode::Literal,
+        }
+    }
+}
+
+impl From<types::SecretPolicy> for SecretPolicy {
+    fn from(p: types::SecretPolicy) -> Self {
+        match p {
+            types::SecretPolicy::Block => SecretPolicy::Block,
+            types::SecretPolicy::Redact => SecretPolicy::Redact,
+            types::SecretPolicy::Off => SecretPolicy::Off,
+        }
+    }
+}
+
+impl From<types::ToolSet> for ToolSet {
+    fn from(t: types::ToolSet) -> Self {
+        match t {
+            types::ToolSet::Seed => ToolSet::Seed,
+            types::ToolSet::Full => ToolSet::Full,
+            types::ToolSet::Anthropic => ToolSet::Anthropic,
+        }
+    }
+}
+
+impl From<core::Version> for types::Version {
+    fn from(v: core::Version) -> Self {
+        use types::Operation as W;
+        types::Version {
+            id: v.id,
+            path: v.path,
+            time_unix: v.time_unix,
+            utc_offset_minutes: v.utc_offset_minutes,
+            operation: match v.operation {
+                core::Operation::Write => W::Write,
+                core::Operation::Append => W::Append,
+                core::Operation::Edit => W::Edit,
+                core::Operation::Delete => W::Delete,
+                core::Operation::Rename => W::Rename,
+                core::Operation::Restore => W::Restore,
+                core::Operation::Import => W::Import,
+            },
+            bytes: v.bytes,
+            source: v.source,
+            other_path: v.other_path,
+        }
+    }
+}
+
 impl From<core::WriteReceipt> for types::WriteReceipt {
     fn from(r: core::WriteReceipt) -> Self {
         types::WriteReceipt {
             path: r.path,
             bytes_written: r.bytes_written,
             truncated_from: r.truncated_from,
+            warnings: r.warnings,
+            message: r.message,
+        }
+    }
+}
+
+impl From<core::EditReceipt> for types::EditReceipt {
+    fn from(r: core::EditReceipt) -> Self {
+        types::EditReceipt {
+            path: r.path,
+            line: r.line,
+            bytes: r.bytes,
+            warnings: r.warnings,
+            message: r.message,
+        }
+    }
+}
+
+impl From<core::DeleteReceipt> for types::DeleteReceipt {
+    fn from(r: core::DeleteReceipt) -> Self {
+        types::DeleteReceipt {
+            path: r.path,
+            existed: r.existed,
+            bytes: r.bytes,
+            message: r.message,
+        }
+    }
+}
+
+impl From<core::RenameReceipt> for types::RenameReceipt {
+    fn from(r: core::RenameReceipt) -> Self {
+        types::RenameReceipt {
+            from: r.from,
+            to: r.to,
             message: r.message,
         }
     }
@@ -163,6 +253,14 @@ impl From<types::SearchResults> for core::SearchResults {
     }
 }
 
+fn retention(o: &types::LimitOverrides) -> core::Retention {
+    let d = core::Retention::default();
+    core::Retention {
+        max_versions_per_file: o.history_max_versions.unwrap_or(d.max_versions_per_file),
+        max_total_bytes: o.history_max_bytes.unwrap_or(d.max_total_bytes),
+    }
+}
+
 fn limits(o: types::LimitOverrides) -> core::Limits {
     let d = core::Limits::default();
     let bytes = |v: Option<u32>, default: usize| v.map_or(default, |v| v as usize);
@@ -190,10 +288,18 @@ impl Memory {
 impl store::GuestMemory for Memory {
     fn open(options: types::Options) -> Result<store::Memory, types::Error> {
         let root = core::names::guest_root(&options.root)?;
+        let project_root = match &options.project_dir {
+            Some(dir) => Some(core::names::guest_project_dir(dir)?.into()),
+            None => None,
+        };
         let opts = core::Options {
             project: options.project,
             clock: options.clock.into(),
             limits: limits(options.limits),
+            secrets: options.secret_policy.into(),
+            source: options.source,
+            retention: retention(&options.limits),
+            project_root,
         };
         let memory = core::Memory::open(root, opts)?;
         Ok(store::Memory::new(Memory(RefCell::new(memory))))
@@ -209,7 +315,8 @@ impl store::GuestMemory for Memory {
     }
 
     fn limits(&self) -> types::Limits {
-        let l = self.0.borrow().limits();
+        let m = self.0.borrow();
+        let l = m.limits();
         types::Limits {
             max_inject_bytes: clamp(l.max_inject_bytes),
             max_write_bytes: clamp(l.max_write_bytes),
@@ -221,6 +328,8 @@ impl store::GuestMemory for Memory {
             whole_file_append_max_bytes: limits::WHOLE_FILE_APPEND_MAX_BYTES,
             lock_lease_ms: millis(l.lock_lease),
             lock_wait_ms: millis(l.lock_wait),
+            history_max_versions: m.retention().max_versions_per_file,
+            history_max_bytes: m.retention().max_total_bytes,
         }
     }
 
@@ -257,6 +366,7 @@ impl store::GuestMemory for Memory {
                 .map(|f| types::FileInfo {
                     path: f.path,
                     bytes: f.bytes,
+                    stale: core::anchors::mark_lines(&f.stale),
                 })
                 .collect()
         })
@@ -271,8 +381,37 @@ impl store::GuestMemory for Memory {
             .map(Into::into)
     }
 
-    fn search(&self, query: String) -> Result<types::SearchResults, types::Error> {
-        self.with(|m| m.search(&query)).map(Into::into)
+    fn search(
+        &self,
+        query: String,
+        mode: types::SearchMode,
+    ) -> Result<types::SearchResults, types::Error> {
+        self.with(|m| m.search_with(&query, mode.into()))
+            .map(Into::into)
+    }
+
+    fn edit(
+        &self,
+        target: types::WriteTarget,
+        name: Option<String>,
+        old_text: String,
+        new_text: String,
+    ) -> Result<types::EditReceipt, types::Error> {
+        self.with(|m| m.edit(target.into(), name.as_deref(), &old_text, &new_text))
+            .map(Into::into)
+    }
+
+    fn delete_note(&self, name: String) -> Result<types::DeleteReceipt, types::Error> {
+        self.with(|m| m.delete_note(&name)).map(Into::into)
+    }
+
+    fn rename_note(
+        &self,
+        name: String,
+        new_name: String,
+    ) -> Result<types::RenameReceipt, types::Error> {
+        self.with(|m| m.rename_note(&name, &new_name))
+            .map(Into::into)
     }
 
     fn render_search(&self, results: types::SearchResults, max_bytes: Option<u32>) -> String {
@@ -291,6 +430,38 @@ impl store::GuestMemory for Memory {
     ) -> Result<types::WriteReceipt, types::Error> {
         self.with(|m| m.flush_compaction(&summary, message_count))
             .map(Into::into)
+    }
+
+    fn history(
+        &self,
+        source: types::ReadSource,
+        name: Option<String>,
+        limit: Option<u32>,
+    ) -> Result<Vec<types::Version>, types::Error> {
+        self.with(|m| m.history(source.into(), name.as_deref(), limit))
+            .map(|versions| versions.into_iter().map(Into::into).collect())
+    }
+
+    fn restore(&self, version: String) -> Result<types::WriteReceipt, types::Error> {
+        self.with(|m| m.restore(&version)).map(Into::into)
+    }
+
+    fn last_change(&self) -> Result<Option<types::Version>, types::Error> {
+        self.with(|m| m.last_change()).map(|v| v.map(Into::into))
+    }
+
+    fn scan_secrets(&self) -> Result<Vec<types::StoredSecret>, types::Error> {
+        self.with(|m| m.scan_secrets()).map(|found| {
+            found
+                .into_iter()
+                .map(|s| types::StoredSecret {
+                    path: s.path,
+                    line: s.line,
+                    rule_id: s.rule_id,
+                    masked: s.masked,
+                })
+                .collect()
+        })
     }
 
     fn call_tool(&self, name: String, arguments: String) -> Result<String, types::Error> {
@@ -317,8 +488,8 @@ impl prompt::Guest for Component {
 }
 
 impl tools::Guest for Component {
-    fn tool_definitions() -> Vec<types::ToolDefinition> {
-        core::tools::definitions()
+    fn tool_definitions(set: types::ToolSet) -> Vec<types::ToolDefinition> {
+        core::tools::definitions(set.into())
             .into_iter()
             .map(|d| types::ToolDefinition {
                 name: d.name.into(),
@@ -328,8 +499,8 @@ impl tools::Guest for Component {
             .collect()
     }
 
-    fn usage_prompt() -> String {
-        core::tools::USAGE_PROMPT.to_string()
+    fn usage_prompt(set: types::ToolSet) -> String {
+        core::tools::usage_prompt(set.into())
     }
 }
 

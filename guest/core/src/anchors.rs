@@ -181,6 +181,15 @@ pub fn render_marks(marks: &[Stale], room: usize) -> String {
     out
 }
 
+/// `marks` as the lines `list-files` reports: [`render_marks`] within
+/// 2 KiB, one string a line.
+pub fn mark_lines(marks: &[Stale]) -> Vec<String> {
+    render_marks(marks, 2048)
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
 fn more_line(n: usize) -> String {
     let s = if n == 1 { "" } else { "s" };
     format!("stale: {n} more anchored file{s} changed or gone")

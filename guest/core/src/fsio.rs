@@ -140,6 +140,20 @@ pub fn read_tail(path: &Path, limit: u64) -> io::Result<Option<(String, u64)>> {
     Ok(Some((decode(bytes, false), len)))
 }
 
+/// What says a file changed: its size and modification time (nanoseconds
+/// since the epoch). Not the inode: WASI's stat has none, and a native
+/// process and the component must agree on one store's signatures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Sig {
+    /// Bytes.
+    pub len: u64,
+    /// Modification time, nanoseconds since the Unix epoch.
+    pub mtime_ns: i64,
+}
+
+/// Listings of one directory tried before taking what was seen.
+const LIST_ATTEMPTS: usize = 4;
+
 /// A directory of the store opened once, whose files are then looked at and
 /// read by name. Each stat or open is then one path component relative to
 /// the open directory instead of a walk from the root: in the sandbox every
@@ -194,38 +208,42 @@ impl Dir {
     /// Callers still check each with [`Dir::kind`] or [`Dir::read_head`],
     /// which also refuse hard-linked files.
     pub fn md_names(&self) -> io::Result<Vec<String>> {
-        let mut names = Vec::new();
-        for entry in fs::read_dir(&self.path)?.flatten() {
-            let Ok(name) = entry.file_name().into_string() else {
-                continue;
-            };
-            if !name.ends_with(".md") || name.starts_with('.') {
-                continue;
-            }
-            if entry.file_type().is_ok_and(|t| t.is_file()) {
-                names.push(name);
-            }
-        }
-        names.sort();
-        Ok(names)
+        self.names(|name, t| !name.starts_with('.') && name.ends_with(".md") && t.is_file())
     }
 
     /// Names of the entries that the listing types as directories (a
     /// symbolic link is not one), not starting with `.`, sorted.
     pub fn subdir_names(&self) -> io::Result<Vec<String>> {
+        self.names(|name, t| !name.starts_with('.') && t.is_dir())
+    }
+
+    /// The names `keep` accepts, sorted. A listing that fails part-way is
+    /// taken again, up to [`LIST_ATTEMPTS`] times, and the names of every
+    /// attempt are kept: in the sandbox the host looks at each entry while
+    /// listing, and an entry renamed away meanwhile (another writer's temp
+    /// file) ends the listing early, which would hide every later file.
+    fn names(&self, keep: impl Fn(&str, fs::FileType) -> bool) -> io::Result<Vec<String>> {
         let mut names = Vec::new();
-        for entry in fs::read_dir(&self.path)?.flatten() {
-            let Ok(name) = entry.file_name().into_string() else {
-                continue;
-            };
-            if name.starts_with('.') {
-                continue;
+        for _ in 0..LIST_ATTEMPTS {
+            let mut complete = true;
+            for entry in fs::read_dir(&self.path)? {
+                let Ok(entry) = entry else {
+                    complete = false;
+                    break;
+                };
+                let Ok(name) = entry.file_name().into_string() else {
+                    continue;
+                };
+                if entry.file_type().is_ok_and(|t| keep(&name, t)) {
+                    names.push(name);
+                }
             }
-            if entry.file_type().is_ok_and(|t| t.is_dir()) {
-                names.push(name);
+            if complete {
+                break;
             }
         }
         names.sort();
+        names.dedup();
         Ok(names)
     }
 
@@ -299,6 +317,33 @@ impl Dir {
             .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "name holds NUL"))
     }
 
+    /// The signature of the entry `name` (one path component) when it is a
+    /// regular file with no other hard link, from one stat; `Ok(None)` for
+    /// anything else or nothing.
+    pub fn file_sig(&self, name: &str) -> io::Result<Option<Sig>> {
+        match self.raw_stat(name) {
+            Ok(st) => Ok(st.0),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The text of the entry `name` whose [`Dir::file_sig`] said it holds
+    /// `len` bytes, or its first `limit` bytes, decoded as
+    /// [`Dir::read_head`] does; no second stat. A file that shrank since is
+    /// read to its end.
+    pub fn read_known(&self, name: &str, len: u64, limit: u64) -> io::Result<String> {
+        let file = self.open_file(name)?;
+        let bytes = read_prefix(&file, len.min(limit))?;
+        let cut = (bytes.len() as u64) < len;
+        Ok(decode(bytes, cut))
+    }
+
+    #[cfg(any(unix, target_os = "wasi"))]
+    fn stat(&self, name: &str) -> io::Result<Stat> {
+        self.raw_stat(name).map(|s| s.1)
+    }
+
     /// `lstat` of the entry `name`, relative to the open directory.
     #[cfg(any(unix, target_os = "wasi"))]
     fn lstat_at(&self, name: &str) -> io::Result<libc::stat> {
@@ -322,10 +367,31 @@ impl Dir {
         Ok(st)
     }
 
+    /// One `fstatat` of `name`, as a signature (regular files with one link)
+    /// and a [`Stat`].
     #[cfg(any(unix, target_os = "wasi"))]
-    fn stat(&self, name: &str) -> io::Result<Stat> {
+    #[allow(clippy::useless_conversion)]
+    fn raw_stat(&self, name: &str) -> io::Result<(Option<Sig>, Stat)> {
         let st = self.lstat_at(name)?;
-        Ok(match st.st_mode & libc::S_IFMT {
+        #[cfg(target_os = "wasi")]
+        let (secs, nanos) = (st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+        #[cfg(not(target_os = "wasi"))]
+        let (secs, nanos) = (st.st_mtime, st.st_mtime_nsec);
+        #[allow(clippy::useless_conversion)]
+        let links = u64::from(st.st_nlink);
+        let kind = Self::stat_kind(&st);
+        let sig = matches!(kind, Stat::File { .. } if links <= 1).then(|| Sig {
+            len: st.st_size as u64,
+            mtime_ns: i64::from(secs)
+                .saturating_mul(1_000_000_000)
+                .saturating_add(i64::from(nanos)),
+        });
+        Ok((sig, kind))
+    }
+
+    #[cfg(any(unix, target_os = "wasi"))]
+    fn stat_kind(st: &libc::stat) -> Stat {
+        match st.st_mode & libc::S_IFMT {
             libc::S_IFREG => Stat::File {
                 len: st.st_size as u64,
                 #[allow(clippy::useless_conversion)]
@@ -334,7 +400,7 @@ impl Dir {
             libc::S_IFDIR => Stat::Dir,
             libc::S_IFLNK => Stat::Symlink,
             _ => Stat::Special,
-        })
+        }
     }
 
     /// Opens the entry for reading without following a symlink put there
@@ -409,6 +475,22 @@ impl Dir {
     }
 
     #[cfg(not(any(unix, target_os = "wasi")))]
+    fn raw_stat(&self, name: &str) -> io::Result<(Option<Sig>, Stat)> {
+        let meta = fs::symlink_metadata(self.path.join(name))?;
+        let kind = stat(&self.path.join(name))?;
+        let mtime_ns = meta
+            .modified()
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX));
+        let sig = matches!(kind, Stat::File { links, .. } if links <= 1).then_some(Sig {
+            len: meta.len(),
+            mtime_ns,
+        });
+        Ok((sig, kind))
+    }
+
+    #[cfg(not(any(unix, target_os = "wasi")))]
     fn open_file(&self, name: &str) -> io::Result<File> {
         File::open(self.path.join(name))
     }
@@ -474,7 +556,12 @@ pub fn file_stamp(path: &Path) -> io::Result<Option<Stamp>> {
 /// chunk, where a stream read also creates and drops a stream, and `Take`
 /// stops at the length already known instead of probing for the end.
 fn read_prefix(file: &File, wanted: u64) -> io::Result<Vec<u8>> {
-    let wanted = usize::try_from(wanted).unwrap_or(usize::MAX);
+    read_range(file, 0, usize::try_from(wanted).unwrap_or(usize::MAX))
+}
+
+/// Up to `wanted` bytes of `file` from `offset`, fewer at its end, read by
+/// offset as [`read_prefix`] does.
+pub fn read_range(file: &File, offset: u64, wanted: usize) -> io::Result<Vec<u8>> {
     let mut bytes: Vec<u8> = Vec::with_capacity(wanted);
     #[cfg(any(unix, target_os = "wasi"))]
     {
@@ -489,7 +576,7 @@ fn read_prefix(file: &File, wanted: u64) -> io::Result<Vec<u8>> {
                     file.as_raw_fd(),
                     spare.as_mut_ptr().cast(),
                     spare.len(),
-                    filled as libc::off_t,
+                    (offset + filled as u64) as libc::off_t,
                 )
             };
             match n {
@@ -508,7 +595,11 @@ fn read_prefix(file: &File, wanted: u64) -> io::Result<Vec<u8>> {
         }
     }
     #[cfg(not(any(unix, target_os = "wasi")))]
-    file.take(wanted as u64).read_to_end(&mut bytes)?;
+    {
+        let mut file = file;
+        file.seek(SeekFrom::Start(offset))?;
+        file.take(wanted as u64).read_to_end(&mut bytes)?;
+    }
     Ok(bytes)
 }
 
@@ -576,7 +667,7 @@ pub fn remove_leftovers(dir: &Path) {
 /// same directory, sync it, check the writer still holds the store's lock
 /// (`fence`), rename it over the target, sync the directory.
 pub fn replace(dir: &Path, file_name: &str, bytes: &[u8], fence: &LockGuard) -> io::Result<()> {
-    replace_with(dir, file_name, bytes, fence, true)
+    replace_checked(dir, file_name, bytes, || fence.check(), true)
 }
 
 /// As [`replace`] but without the syncs, for side data that is a cache:
@@ -589,14 +680,21 @@ pub fn replace_cache(
     bytes: &[u8],
     fence: &LockGuard,
 ) -> io::Result<()> {
-    replace_with(dir, file_name, bytes, fence, false)
+    replace_checked(dir, file_name, bytes, || fence.check(), false)
 }
 
-fn replace_with(
+/// [`replace`] without the lock check, for files whose content is fixed by
+/// their name (history's content-addressed objects): a writer that lost its
+/// lock can only put the same bytes there as the next one.
+pub fn replace_content_addressed(dir: &Path, file_name: &str, bytes: &[u8]) -> io::Result<()> {
+    replace_checked(dir, file_name, bytes, || Ok(()), true)
+}
+
+fn replace_checked(
     dir: &Path,
     file_name: &str,
     bytes: &[u8],
-    fence: &LockGuard,
+    before_rename: impl FnOnce() -> io::Result<()>,
     durable: bool,
 ) -> io::Result<()> {
     let tmp = dir.join(temp_name(file_name));
@@ -607,7 +705,7 @@ fn replace_with(
             file.sync_all()?;
         }
         drop(file);
-        fence.check()?;
+        before_rename()?;
         fs::rename(&tmp, dir.join(file_name))
     })();
     if result.is_err() {
@@ -618,44 +716,6 @@ fn replace_with(
         sync_dir(dir);
     }
     Ok(())
-}
-
-/// Copy `dir/file_name` to `dir/<file_name>.bak` as [`replace`] would, so
-/// the previous version of a curated file survives an overwrite; `Ok(true)`
-/// when it did. A file over `limit` bytes is not copied (that would cost a
-/// copy of an unbounded file on every overwrite): any older backup is
-/// removed instead, so the backup never passes for the previous version when
-/// it is not, and the result is `Ok(false)`. A missing file leaves any
-/// earlier backup alone.
-pub fn backup(dir: &Path, file_name: &str, limit: u64, fence: &LockGuard) -> io::Result<bool> {
-    let path = dir.join(file_name);
-    let Kind::File(len) = kind(&path)? else {
-        return Ok(true);
-    };
-    let backup = format!("{file_name}.bak");
-    if len > limit {
-        fence.check()?;
-        match fs::remove_file(dir.join(&backup)) {
-            Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
-            _ => return Ok(false),
-        }
-    }
-    let tmp = dir.join(temp_name(&backup));
-    let result = (|| {
-        let mut source = File::open(&path)?.take(limit);
-        let mut file = OpenOptions::new().write(true).create_new(true).open(&tmp)?;
-        io::copy(&mut source, &mut file)?;
-        file.sync_all()?;
-        drop(file);
-        fence.check()?;
-        fs::rename(&tmp, dir.join(&backup))
-    })();
-    if result.is_err() {
-        let _ = fs::remove_file(&tmp);
-    }
-    result?;
-    sync_dir(dir);
-    Ok(true)
 }
 
 /// Make a rename durable. Best effort: some platforms cannot open or sync a
@@ -867,15 +927,13 @@ mod tests {
         assert!(is_lock_lost(&err), "{err}");
         let err = append(&dir.path().join("f.md"), b"three", &guard).unwrap_err();
         assert!(is_lock_lost(&err), "{err}");
-        let err = backup(dir.path(), "f.md", 1 << 20, &guard).unwrap_err();
-        assert!(is_lock_lost(&err), "{err}");
         assert_eq!(fs::read(dir.path().join("f.md")).unwrap(), b"one");
         let names: Vec<_> = fs::read_dir(dir.path())
             .unwrap()
             .map(|e| e.unwrap().file_name().into_string().unwrap())
             .filter(|n| n != LOCK_FILE)
             .collect();
-        assert_eq!(names, ["f.md"], "no temp file or backup left");
+        assert_eq!(names, ["f.md"], "no temp file left");
     }
 
     #[test]

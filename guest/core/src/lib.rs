@@ -11,6 +11,8 @@ pub mod context;
 pub mod dupes;
 mod error;
 mod fsio;
+pub mod history;
+mod index;
 pub mod limits;
 pub mod names;
 pub mod prompt;
@@ -24,6 +26,7 @@ pub mod tools;
 
 pub use anchors::{Change, RefreshReceipt, Stale};
 pub use error::{Error, ErrorKind, Result};
+pub use history::{Operation, Retention, Version};
 pub use limits::{
     Limits, MAX_INJECT_BYTES, MAX_READ_BYTES, MAX_SEARCH_FILE_BYTES, MAX_WRITE_BYTES,
     MIN_OUTPUT_CAP,
@@ -31,7 +34,7 @@ pub use limits::{
 pub use rank::SearchMode;
 pub use search::{SearchHit, SearchResults};
 pub use store::{
-    DeleteReceipt, EditReceipt, FileInfo, Memory, Options, ReadSource, RenameReceipt, WriteMode,
-    WriteReceipt, WriteTarget, write_mode, write_target,
+    DeleteReceipt, EditReceipt, FileInfo, Memory, Options, ReadSource, RenameReceipt, StoredSecret,
+    WriteMode, WriteReceipt, WriteTarget, search_mode, secret_policy, write_mode, write_target,
 };
 pub use time::{Clock, Date, LocalTime};

@@ -21,7 +21,6 @@ mod values;
 
 use std::borrow::Cow;
 use std::ops::Range;
-use std::str::FromStr;
 use std::sync::OnceLock;
 
 use regex_lite::{CaptureLocations, Regex};
@@ -101,54 +100,7 @@ pub fn rules() -> &'static [Rule] {
     rules::RULES
 }
 
-/// What to do with a write that holds a secret. The host decides, never
-/// the model.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum SecretPolicy {
-    /// Refuse the write with [`ErrorKind::SecretDetected`].
-    #[default]
-    Block,
-    /// Store the text with each value replaced by `[REDACTED:<rule-id>]`.
-    Redact,
-    /// Store the text unchanged.
-    Off,
-}
-
-impl SecretPolicy {
-    /// The setting's spelling: `block`, `redact` or `off`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            SecretPolicy::Block => "block",
-            SecretPolicy::Redact => "redact",
-            SecretPolicy::Off => "off",
-        }
-    }
-}
-
-impl FromStr for SecretPolicy {
-    type Err = Error;
-
-    fn from_str(s: &str) -> Result<Self> {
-        match s {
-            "block" => Ok(SecretPolicy::Block),
-            "redact" => Ok(SecretPolicy::Redact),
-            "off" => Ok(SecretPolicy::Off),
-            other => Err(Error::new(
-                ErrorKind::InvalidOptions,
-                format!(
-                    "unknown secret policy `{}`: use `block`, `redact` or `off`",
-                    other.escape_debug()
-                ),
-            )),
-        }
-    }
-}
-
-impl std::fmt::Display for SecretPolicy {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+pub use agent_memory_vocab::SecretPolicy;
 
 impl Guarded<'_> {
     /// A line for the receipt when values were redacted: which rules, on

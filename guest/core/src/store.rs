@@ -7,9 +7,9 @@ use crate::context::{self, Sources};
 use crate::dupes;
 use crate::error::{Error, ErrorKind, Result};
 use crate::fsio::{self, Kind, LockGuard, LockPolicy};
+use crate::history::{self, History, Operation, Retention};
 use crate::limits::{
-    INDEX_MAX_BYTES, Limits, MAX_BACKUP_BYTES, MAX_QUERY_TERMS, MAX_SEARCH_FILE_BYTES,
-    WHOLE_FILE_APPEND_MAX_BYTES,
+    INDEX_MAX_BYTES, Limits, MAX_QUERY_TERMS, MAX_SEARCH_FILE_BYTES, WHOLE_FILE_APPEND_MAX_BYTES,
 };
 use crate::names::{MAX_NOTE_SEGMENTS, check_segment, daily_date, note_name, project_slug};
 use crate::rank::{Ranker, SearchMode};
@@ -19,6 +19,7 @@ use crate::text::{cut_with_marker, prefix_at_char_boundary};
 use crate::time::{Clock, Date};
 
 mod curate;
+mod indexed;
 pub use curate::{DeleteReceipt, EditReceipt, RenameReceipt};
 
 /// Bytes of a scratchpad scanned for open items.
@@ -48,6 +49,12 @@ pub struct Options {
     /// [`crate::anchors`]); `None` turns anchoring and marks off. Only ever
     /// read: nothing is written there. Must be absolute.
     pub project_root: Option<PathBuf>,
+    /// Who is writing (an agent, a session), recorded with every change in
+    /// history: at most 128 bytes, no line break or control character.
+    /// Empty means no label.
+    pub source: String,
+    /// How much history is kept.
+    pub retention: Retention,
 }
 
 impl Options {
@@ -59,6 +66,8 @@ impl Options {
             limits: Limits::default(),
             secrets: SecretPolicy::default(),
             project_root: None,
+            source: String::new(),
+            retention: Retention::default(),
         }
     }
 }
@@ -114,6 +123,19 @@ pub struct WriteReceipt {
     pub message: String,
 }
 
+/// A secret found in a stored file by [`Memory::scan_secrets`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredSecret {
+    /// Store-relative path.
+    pub path: String,
+    /// 1-based line.
+    pub line: u32,
+    /// The rule that matched, e.g. `github-pat`.
+    pub rule_id: String,
+    /// At most the first 4 characters of the value, then `…`.
+    pub masked: String,
+}
+
 /// A memory file in a listing.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FileInfo {
@@ -133,6 +155,38 @@ fn parse_query(query: &str) -> Result<Query> {
             ErrorKind::InvalidArguments,
             format!(
                 "the query has more than {MAX_QUERY_TERMS} distinct terms; search for the few words that matter"
+            ),
+        )
+    })
+}
+
+/// The search mode a tool word names (`ranked`, `literal`), exactly.
+///
+/// # Errors
+/// [`ErrorKind::InvalidMode`] for any other word.
+pub fn search_mode(word: &str) -> Result<SearchMode> {
+    SearchMode::from_tool_word(word).ok_or_else(|| {
+        Error::new(
+            ErrorKind::InvalidMode,
+            format!(
+                "unknown search mode {word:?}: expected {}",
+                SearchMode::tool_words()
+            ),
+        )
+    })
+}
+
+/// The secret policy a word names (`block`, `redact`, `off`), exactly.
+///
+/// # Errors
+/// [`ErrorKind::InvalidOptions`] for any other word.
+pub fn secret_policy(word: &str) -> Result<SecretPolicy> {
+    SecretPolicy::from_tool_word(word).ok_or_else(|| {
+        Error::new(
+            ErrorKind::InvalidOptions,
+            format!(
+                "unknown secret policy {word:?}: expected {}",
+                SecretPolicy::tool_words()
             ),
         )
     })
@@ -166,6 +220,7 @@ pub struct Memory {
     project_root: Option<PathBuf>,
     /// The anchors file last parsed (see [`crate::anchors`]).
     side_cache: crate::anchors::SideCache,
+    history: History,
 }
 
 impl Memory {
@@ -208,8 +263,12 @@ impl Memory {
         }
         options.clock.validate()?;
         options.limits.validate()?;
+        options.retention.validate()?;
+        history::validate_source(&options.source)?;
+        let root = root.into();
         Ok(Memory {
-            root: root.into(),
+            history: History::new(&root, options.retention, options.source),
+            root,
             slug: project_slug(&options.project),
             clock: options.clock,
             limits: options.limits,
@@ -297,6 +356,19 @@ impl Memory {
 
     pub(crate) fn abs(&self, rel: &str) -> PathBuf {
         self.root.join(rel)
+    }
+
+    pub(crate) fn clock(&self) -> Clock {
+        self.clock
+    }
+
+    /// How much history is kept.
+    pub fn retention(&self) -> Retention {
+        self.history.retention()
+    }
+
+    pub(crate) fn history_store(&self) -> &History {
+        &self.history
     }
 
     fn long_term_rel(&self) -> Rel {
@@ -456,33 +528,39 @@ impl Memory {
         // We hold the lock, so no other writer's temp file is in flight here.
         fsio::remove_leftovers(&dir);
         let mut dups = Vec::new();
-        let mut message = match mode {
+        // History records the previous content first, for every target; a
+        // failure to record becomes a warning, never a failed write.
+        let (mut message, warning) = match mode {
             WriteMode::Append => {
                 let len = match kind {
-                    Kind::File(len) => len,
-                    _ => 0,
+                    Kind::File(len) => Some(len),
+                    _ => None,
                 };
-                if !kept.is_empty() {
-                    dups = self.append_locked(lock, &rel, len, kept)?;
-                }
-                format!("Appended {} bytes to {path}", kept.len())
+                let warning = if kept.is_empty() {
+                    None
+                } else {
+                    let (appended, warning) = self.append_locked(lock, &rel, len, kept)?;
+                    dups = appended;
+                    warning
+                };
+                (format!("Appended {} bytes to {path}", kept.len()), warning)
             }
             WriteMode::Overwrite => {
-                let backed_up = !matches!(target, WriteTarget::LongTerm | WriteTarget::Scratchpad)
-                    || fsio::backup(&dir, &rel.file, MAX_BACKUP_BYTES, lock)
-                        .map_err(|e| Error::io("back up", &path, &e))?;
+                let warning = self.record_previous(
+                    lock,
+                    &path,
+                    kind,
+                    Operation::Write,
+                    None,
+                    Some(kept.as_bytes()),
+                );
                 fsio::replace(&dir, &rel.file, kept.as_bytes(), lock)
                     .map_err(|e| Error::io("replace", &path, &e))?;
                 dups = dupes::in_text(kept, 0..kept.len());
-                let mut message = format!("Overwrote {path} with {} bytes", kept.len());
-                if !backed_up {
-                    message.push_str(&format!(
-                        " (the previous version was over {} MiB and was not kept as {}.bak)",
-                        MAX_BACKUP_BYTES >> 20,
-                        rel.file
-                    ));
-                }
-                message
+                (
+                    format!("Overwrote {path} with {} bytes", kept.len()),
+                    warning,
+                )
             }
         };
         // An overwrite has the whole text at hand; an append reads it back.
@@ -494,11 +572,18 @@ impl Memory {
             ));
         }
         let mut warnings: Vec<String> = guarded.note().into_iter().collect();
-        warnings.extend(dupes::warnings(&dups, &path));
-        if !warnings.is_empty() {
+        for note in &warnings {
             message.push('\n');
-            message.push_str(&dupes::lines_text(&warnings));
+            message.push_str(note);
         }
+        let repeated = dupes::warnings(&dups, &path);
+        if !repeated.is_empty() {
+            message.push('\n');
+            message.push_str(&dupes::lines_text(&repeated));
+        }
+        warnings.extend(repeated);
+        warnings.extend(warning.iter().cloned());
+        history::push_warning(&mut message, warning);
         Ok(WriteReceipt {
             path,
             bytes_written: kept.len() as u64,
@@ -508,25 +593,28 @@ impl Memory {
         })
     }
 
-    /// Append `kept` to the regular (or missing) file `rel` of `len` bytes,
-    /// with a `\n` first when the file does not end with one. A file of up
-    /// to [`WHOLE_FILE_APPEND_MAX_BYTES`] is rewritten whole through
+    /// Append `kept` to the regular file `rel` of `len` bytes (`None`:
+    /// missing), with a `\n` first when the file does not end with one,
+    /// after recording the previous content in history. A file of up to
+    /// [`WHOLE_FILE_APPEND_MAX_BYTES`] is rewritten whole through
     /// [`fsio::replace`], so a crash mid-append leaves it as before or as
     /// after and readers never see half an entry; a larger one is appended
     /// to in place.
     ///
-    /// Returns the added lines that repeat lines of the file; a file
-    /// appended to in place is not read, so it gets none.
+    /// Returns the added lines that repeat lines of the file (a file
+    /// appended to in place is not read, so it gets none) and history's
+    /// warning, if any.
     fn append_locked(
         &self,
         lock: &LockGuard,
         rel: &Rel,
-        len: u64,
+        len: Option<u64>,
         kept: &str,
-    ) -> Result<Vec<dupes::Duplicate>> {
+    ) -> Result<(Vec<dupes::Duplicate>, Option<String>)> {
         let path = rel.path();
         let file = self.abs(&path);
-        if len > WHOLE_FILE_APPEND_MAX_BYTES {
+        if let Some(len) = len.filter(|&l| l > WHOLE_FILE_APPEND_MAX_BYTES) {
+            let warning = self.record_append(lock, &path, Some(len), None);
             let newline =
                 !fsio::ends_with_newline(&file, len).map_err(|e| Error::io("read", &path, &e))?;
             let mut bytes = Vec::with_capacity(kept.len() + 1);
@@ -535,13 +623,18 @@ impl Memory {
             }
             bytes.extend_from_slice(kept.as_bytes());
             fsio::append(&file, &bytes, lock).map_err(|e| Error::io("append to", &path, &e))?;
-            return Ok(Vec::new());
+            return Ok((Vec::new(), warning));
         }
-        let mut bytes = if len == 0 {
-            Vec::with_capacity(kept.len())
-        } else {
-            fs::read(&file).map_err(|e| Error::io("read", &path, &e))?
+        let mut bytes = match len {
+            None | Some(0) => Vec::with_capacity(kept.len()),
+            Some(_) => fs::read(&file).map_err(|e| Error::io("read", &path, &e))?,
         };
+        let warning = self.record_append(
+            lock,
+            &path,
+            len.map(|_| bytes.len() as u64),
+            len.map(|_| bytes.as_slice()),
+        );
         if bytes.last().is_some_and(|&b| b != b'\n') {
             bytes.push(b'\n');
         }
@@ -551,10 +644,11 @@ impl Memory {
             .map_err(|e| Error::io("append to", &path, &e))?;
         // A file with invalid UTF-8 is not compared: its lines cannot be
         // folded faithfully.
-        Ok(match std::str::from_utf8(&bytes) {
+        let dups = match std::str::from_utf8(&bytes) {
             Ok(text) => dupes::in_text(text, start..text.len()),
             Err(_) => Vec::new(),
-        })
+        };
+        Ok((dups, warning))
     }
 
     /// Read a file whole, capped. `Ok(None)` when it does not exist.
@@ -562,15 +656,7 @@ impl Memory {
     /// # Errors
     /// `missing-name`, `invalid-name`, `invalid-date`, `not-a-file`, `io`.
     pub fn read(&self, source: ReadSource, name: Option<&str>) -> Result<Option<String>> {
-        let rel = match source {
-            ReadSource::LongTerm => self.long_term_rel(),
-            ReadSource::Scratchpad => self.scratchpad_rel(),
-            ReadSource::Daily => match name {
-                Some(n) => self.daily_rel(daily_date(n)?),
-                None => self.daily_rel(self.today()),
-            },
-            ReadSource::Note => self.note_rel(name)?,
-        };
+        let rel = self.source_rel(source, name)?;
         let path = rel.path();
         if source == ReadSource::Note && !self.ensure_dir(&rel.dir, false)? {
             return Ok(None);
@@ -612,6 +698,19 @@ impl Memory {
         Ok(Some(text))
     }
 
+    /// The file a read (or a history listing) of `source` and `name` names.
+    pub(crate) fn source_rel(&self, source: ReadSource, name: Option<&str>) -> Result<Rel> {
+        Ok(match source {
+            ReadSource::LongTerm => self.long_term_rel(),
+            ReadSource::Scratchpad => self.scratchpad_rel(),
+            ReadSource::Daily => match name {
+                Some(n) => self.daily_rel(daily_date(n)?),
+                None => self.daily_rel(self.today()),
+            },
+            ReadSource::Note => self.note_rel(name)?,
+        })
+    }
+
     /// Regular `.md` files directly in the store-relative `dir`, as
     /// (file name, size), sorted. A missing directory is empty.
     fn md_files(&self, dir: &str) -> Result<Vec<(String, u64)>> {
@@ -646,6 +745,73 @@ impl Memory {
         }
         files.sort();
         Ok(files)
+    }
+
+    /// Secrets already stored anywhere under the root: `MEMORY.md` and every
+    /// project's scratchpad, logs and notes (the first
+    /// [`MAX_SEARCH_FILE_BYTES`] of each), in path order. Reports never hold
+    /// a value, only its rule, line and a short masked prefix.
+    ///
+    /// # Errors
+    /// `io` when the root cannot be listed.
+    pub fn scan_secrets(&self) -> Result<Vec<StoredSecret>> {
+        let mut files = vec!["MEMORY.md".to_string()];
+        let projects = match fs::read_dir(self.abs("projects")) {
+            Ok(entries) => entries
+                .flatten()
+                .filter_map(|e| e.file_name().into_string().ok())
+                .filter(|n| !n.starts_with('.'))
+                .collect(),
+            Err(_) => Vec::new(),
+        };
+        for project in projects {
+            let dir = format!("projects/{project}");
+            if !matches!(fsio::kind(&self.abs(&dir)), Ok(Kind::Other("a directory"))) {
+                continue;
+            }
+            files.push(format!("{dir}/SCRATCHPAD.md"));
+            for sub in ["daily", "notes"] {
+                let mut pending = vec![(format!("{dir}/{sub}"), 0usize)];
+                while let Some((dir, depth)) = pending.pop() {
+                    let Ok(entries) = fs::read_dir(self.abs(&dir)) else {
+                        continue;
+                    };
+                    for entry in entries.flatten() {
+                        let Ok(name) = entry.file_name().into_string() else {
+                            continue;
+                        };
+                        if name.starts_with('.') {
+                            continue;
+                        }
+                        let path = format!("{dir}/{name}");
+                        match fsio::kind(&entry.path()) {
+                            Ok(Kind::File(_)) if name.ends_with(".md") => files.push(path),
+                            Ok(Kind::Other("a directory")) if depth < MAX_NOTE_SEGMENTS => {
+                                pending.push((path, depth + 1));
+                            }
+                            _ => {}
+                        }
+                    }
+                }
+            }
+        }
+        files.sort();
+        let mut found = Vec::new();
+        for path in files {
+            let Ok(Some((text, _))) = fsio::read_head(&self.abs(&path), MAX_SEARCH_FILE_BYTES)
+            else {
+                continue;
+            };
+            for f in secrets::scan(&text) {
+                found.push(StoredSecret {
+                    path: path.clone(),
+                    line: f.line,
+                    rule_id: f.rule_id.to_string(),
+                    masked: secrets::masked_prefix(&text[f.range.clone()]),
+                });
+            }
+        }
+        Ok(found)
     }
 
     /// Every `.md` file this project can see, sorted by path.
@@ -786,9 +952,11 @@ impl Memory {
     }
 
     /// Search in the given mode: [`SearchMode::Literal`] is
-    /// [`Memory::search`]; [`SearchMode::Ranked`] reads the same files into
-    /// a [`Ranker`], with time words resolved against today, and reads the
-    /// best ones again for their windows.
+    /// [`Memory::search`]; [`SearchMode::Ranked`] ranks the same files with
+    /// a [`Ranker`], time words resolved against today, taking unchanged
+    /// files' statistics from the index under `.store/index/` (rebuilt
+    /// when missing or unsound) and reading the best files again for their
+    /// windows.
     ///
     /// # Errors
     /// `invalid-arguments` for more than [`MAX_QUERY_TERMS`] distinct terms;
@@ -797,16 +965,33 @@ impl Memory {
         if mode == SearchMode::Literal {
             return self.search(query);
         }
-        parse_query(query)?;
-        let mut ranker = Ranker::new(query, self.today());
+        // The ranker sees each distinct word once, in query order: a query
+        // of millions of repeats must cost what its few words cost.
+        let distinct = parse_query(query)?.terms().join(" ");
+        self.search_ranked(&distinct).map(|r| self.mark_hits(r))
+    }
+
+    /// Ranked search that neither reads nor writes the index: every file
+    /// is read and tokenized. What the indexed search must always equal.
+    ///
+    /// # Errors
+    /// As [`Memory::search_with`].
+    pub fn search_unindexed(&self, query: &str) -> Result<SearchResults> {
+        let distinct = parse_query(query)?.terms().join(" ");
+        self.ranked_unindexed(&distinct).map(|r| self.mark_hits(r))
+    }
+
+    /// [`Memory::search_unindexed`] of distinct terms, without staleness
+    /// marks: the indexed search's fallback, which marks its own results.
+    pub(crate) fn ranked_unindexed(&self, distinct: &str) -> Result<SearchResults> {
+        let mut ranker = Ranker::new(distinct, self.today());
         self.each_search_file(&mut |meta, text| ranker.add_file(meta, text))?;
-        let results = ranker.finish(|meta| {
+        Ok(ranker.finish(|meta| {
             fsio::read_head(&self.abs(&meta.path), MAX_SEARCH_FILE_BYTES)
                 .ok()
                 .flatten()
                 .map(|(text, _)| text)
-        });
-        Ok(self.mark_hits(results))
+        }))
     }
 
     /// Call `add` with every file search covers: `MEMORY.md`, the project's
@@ -816,51 +1001,58 @@ impl Memory {
     /// ever held. An unreadable file is skipped: one bad file must not fail
     /// search.
     fn each_search_file(&self, add: &mut dyn FnMut(FileMeta, &str)) -> Result<()> {
-        let daily = self.daily_dir();
-        let notes = self.notes_dir();
-        let mut add_dir = |dir: &str, handle: &fsio::Dir, names: Vec<String>| {
+        self.each_search_dir(&mut |dir, handle, names| {
             for name in names {
-                if dir.is_empty() && name != "MEMORY.md" {
-                    continue;
-                }
                 let Ok(Some((text, _))) = handle.read_head(&name, MAX_SEARCH_FILE_BYTES) else {
                     continue;
                 };
-                let file_stem = name.trim_end_matches(".md");
-                let date = if dir == daily {
-                    daily_date(file_stem).ok().map(|d| d.to_string())
-                } else {
-                    None
-                };
-                let stem = match dir.strip_prefix(notes.as_str()) {
-                    Some(sub) if !sub.is_empty() => format!("{}/{file_stem}", &sub[1..]),
-                    _ => file_stem.to_string(),
-                };
-                let path = Rel {
-                    dir: dir.to_string(),
-                    file: name,
-                }
-                .path();
-                let is_memory_md = path == "MEMORY.md";
-                add(
-                    FileMeta {
-                        path,
-                        stem,
-                        date,
-                        is_memory_md,
-                    },
-                    &text,
-                );
+                add(self.search_meta(dir, name), &text);
             }
-        };
+        })
+    }
+
+    /// Call `visit` with every directory search covers, opened, and the
+    /// names of the files in it that search reads (the root gives only
+    /// `MEMORY.md`), in the order search reads them.
+    fn each_search_dir(&self, visit: &mut dyn FnMut(&str, &fsio::Dir, Vec<String>)) -> Result<()> {
+        let daily = self.daily_dir();
         if let Some((handle, names)) = self.md_names("")? {
-            add_dir("", &handle, names);
+            let names = names.into_iter().filter(|n| n == "MEMORY.md").collect();
+            visit("", &handle, names);
         }
-        self.walk_notes(&mut add_dir)?;
+        self.walk_notes(visit)?;
         if let Some((handle, names)) = self.md_names(&daily)? {
-            add_dir(&daily, &handle, names);
+            visit(&daily, &handle, names);
         }
         Ok(())
+    }
+
+    /// What search knows of the file `name` in the store-relative `dir`:
+    /// a daily log's date, a nested note's whole topic as its stem.
+    fn search_meta(&self, dir: &str, name: String) -> FileMeta {
+        let file_stem = name.trim_end_matches(".md");
+        let date = if dir == self.daily_dir() {
+            daily_date(file_stem).ok().map(|d| d.to_string())
+        } else {
+            None
+        };
+        let notes = self.notes_dir();
+        let stem = match dir.strip_prefix(notes.as_str()) {
+            Some(sub) if !sub.is_empty() => format!("{}/{file_stem}", &sub[1..]),
+            _ => file_stem.to_string(),
+        };
+        let path = Rel {
+            dir: dir.to_string(),
+            file: name,
+        }
+        .path();
+        let is_memory_md = path == "MEMORY.md";
+        FileMeta {
+            path,
+            stem,
+            date,
+            is_memory_md,
+        }
     }
 
     /// Call `visit` with every notes folder (store-relative), opened, and

@@ -61,13 +61,18 @@ impl Clock {
 
     /// The current local date and time.
     pub fn now(&self) -> LocalTime {
-        let unix = self.fixed_unix_seconds.unwrap_or_else(|| {
+        LocalTime::from_unix(self.unix_seconds(), self.utc_offset_minutes)
+    }
+
+    /// The current instant in Unix seconds: the pinned one, or the system
+    /// clock's.
+    pub fn unix_seconds(&self) -> i64 {
+        self.fixed_unix_seconds.unwrap_or_else(|| {
             match SystemTime::now().duration_since(UNIX_EPOCH) {
                 Ok(d) => d.as_secs() as i64,
                 Err(e) => -(e.duration().as_secs() as i64),
             }
-        });
-        LocalTime::from_unix(unix, self.utc_offset_minutes)
+        })
     }
 }
 

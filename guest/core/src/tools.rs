@@ -7,7 +7,11 @@ use serde::de::{self, Deserialize, Deserializer, MapAccess, Visitor};
 use serde_json::{Map, Value, json};
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::store::{Memory, ReadSource, WriteMode, WriteTarget, write_mode, write_target};
+use crate::rank::SearchMode;
+use crate::store::{
+    Memory, ReadSource, WriteMode, WriteTarget, search_mode, write_mode, write_target,
+};
+pub use agent_memory_vocab::ToolSet;
 
 /// Name of the write tool.
 pub const MEMORY_WRITE: &str = "memory_write";
@@ -15,6 +19,20 @@ pub const MEMORY_WRITE: &str = "memory_write";
 pub const MEMORY_READ: &str = "memory_read";
 /// Name of the search tool.
 pub const MEMORY_SEARCH: &str = "memory_search";
+/// Name of the edit tool.
+pub const MEMORY_EDIT: &str = "memory_edit";
+/// Name of the delete tool.
+pub const MEMORY_DELETE: &str = "memory_delete";
+/// Name of the rename tool.
+pub const MEMORY_RENAME: &str = "memory_rename";
+/// Name of the history tool.
+pub const MEMORY_HISTORY: &str = "memory_history";
+/// Name of the restore tool.
+pub const MEMORY_RESTORE: &str = "memory_restore";
+/// Name of the refresh tool (staleness anchors).
+pub const MEMORY_REFRESH: &str = "memory_refresh";
+/// Name of Anthropic's memory tool.
+pub const MEMORY: &str = crate::anthropic::TOOL_NAME;
 
 /// A tool definition as chat APIs expect it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -27,8 +45,33 @@ pub struct ToolDefinition {
     pub parameters: Value,
 }
 
-/// The three tools, with parameters as in the seed's tables.
-pub fn definitions() -> Vec<ToolDefinition> {
+/// The tools of `set`: `seed` is the three tools with parameters as in the
+/// seed's tables, `full` adds the curation tools, `anthropic` is only
+/// `memory`.
+pub fn definitions(set: ToolSet) -> Vec<ToolDefinition> {
+    let all = all_definitions();
+    let names: &[&str] = match set {
+        ToolSet::Seed => &[MEMORY_WRITE, MEMORY_READ, MEMORY_SEARCH],
+        ToolSet::Full => &[
+            MEMORY_WRITE,
+            MEMORY_READ,
+            MEMORY_SEARCH,
+            MEMORY_EDIT,
+            MEMORY_DELETE,
+            MEMORY_RENAME,
+            MEMORY_HISTORY,
+            MEMORY_RESTORE,
+            MEMORY_REFRESH,
+        ],
+        ToolSet::Anthropic => &[MEMORY],
+    };
+    all.into_iter()
+        .filter(|d| names.contains(&d.name))
+        .collect()
+}
+
+/// Every tool `call` executes, whatever set a model was shown.
+fn all_definitions() -> Vec<ToolDefinition> {
     vec![
         ToolDefinition {
             name: MEMORY_WRITE,
@@ -52,7 +95,7 @@ pub fn definitions() -> Vec<ToolDefinition> {
                     },
                     "name": {
                         "type": "string",
-                        "description": "File stem, required for note: letters, digits, -, _ and single spaces, at most 64 characters"
+                        "description": "Note name, required for note: letters, digits, -, _ and single spaces, at most 64 characters; nested topics as a/b/c (at most 4 parts)"
                     }
                 },
                 "required": ["target", "content"],
@@ -81,23 +124,217 @@ pub fn definitions() -> Vec<ToolDefinition> {
         },
         ToolDefinition {
             name: MEMORY_SEARCH,
-            description: "Search MEMORY.md, this project's notes and all its daily logs for keywords. Matches any term, case-insensitively and literally; returns ranked files with the matching lines and 3 lines of context.",
+            description: "Search this project's notes, its daily logs and MEMORY.md. mode=ranked (default) matches whole words and their forms (deploy finds deployed, deployment), splits identifiers (getUserName, max_retry_count), ranks the right note first, and understands dates and time words (yesterday, last week, on Monday, in March, 2026-05-03). mode=literal matches any term as a case-insensitive substring. Returns files with the matching lines and 3 lines of context.",
             parameters: json!({
                 "type": "object",
                 "properties": {
                     "query": {
                         "type": "string",
-                        "description": "Space-separated keywords, searched case-insensitively"
+                        "description": "Keywords or a short question, e.g. \"deploy staging\" or \"what did we decide about retries last week\""
+                    },
+                    "mode": {
+                        "type": "string",
+                        "enum": ["ranked", "literal"],
+                        "description": "ranked (default) or literal"
                     }
                 },
                 "required": ["query"],
                 "additionalProperties": false
             }),
         },
+        ToolDefinition {
+            name: MEMORY_EDIT,
+            description: "Correct a memory file in place: replace the one occurrence of old_text with new_text (empty new_text deletes it). Use it to fix a wrong or outdated fact instead of appending a contradiction. Read the file first and copy old_text exactly, whitespace included. Errors: not-found (old_text is not in the file: read it again), ambiguous (old_text occurs several times: the error lists the lines; include more surrounding text).",
+            parameters: json!({
+                "type": "object",
+                "properties": {
+                    "target": {
+                        "type": "string",
+                        "enum": ["long_term", "scratchpad", "daily", "note"],
+                        "description": "Which file: long_term (MEMORY.md), scratchpad, daily (name=YYYY-MM-DD, default today), or note (name required)"
+                    },
+                    "name": {
+                        "type": "string",
+                        "description": "Note name (a/b/c for nested topics) or YYYY-MM-DD for daily"
+                    },
+                    "old_text": {
+                        "type": "string",
+                        "description": "The exact text to replace; must occur exactly once"
+                    },
+                    "new_text": {
+                        "type": "string",
+                        "description": "The replacement; may be empty"
+                    }
+                },
+                "required": ["target", "old_text", "new_text"],
+                "additionalProperties": false
+            }),
+        },
+        ToolDefinition {
+            name: MEMORY_DELETE,
+            description: "Delete a note that is wrong, obsolete or merged into another. Deleting a note that does not exist succeeds and says nothing was there. An emptied topic folder is removed. The deleted text stays in the memory's history and can be restored.",
+            parameters: json!({
+                "type": "object",
+                "properties": {
+                    "name": {
+                        "type": "string",
+                        "description": "Note name, a/b/c for nested topics"
+                    }
+                },
+                "required": ["name"],
+                "additionalProperties": false
+            }),
+        },
+        ToolDefinition {
+            name: MEMORY_RENAME,
+            description: "Rename or move a note, e.g. to file it under a topic (deploy -> ops/deploy). Fails with already-exists when a note of the new name exists: merge by hand with memory_edit and memory_delete instead.",
+            parameters: json!({
+                "type": "object",
+                "properties": {
+                    "name": {
+                        "type": "string",
+                        "description": "Current note name"
+                    },
+                    "new_name": {
+                        "type": "string",
+                        "description": "New note name, a/b/c for nested topics (at most 4 parts)"
+                    }
+                },
+                "required": ["name", "new_name"],
+                "additionalProperties": false
+            }),
+        },
+        ToolDefinition {
+            name: MEMORY_HISTORY,
+            description: "List the recorded versions of one memory file, newest first: version id, local time, the change that replaced it, size, and who made it. Every write, edit, delete, rename and restore records the version before it. Use it before memory_restore, e.g. after a bad overwrite.",
+            parameters: json!({
+                "type": "object",
+                "properties": {
+                    "target": {
+                        "type": "string",
+                        "enum": ["long_term", "scratchpad", "daily", "note"],
+                        "description": "Which file: long_term (MEMORY.md), scratchpad, daily (name=YYYY-MM-DD, default today), or note (name required; a deleted note's history is kept)"
+                    },
+                    "name": {
+                        "type": "string",
+                        "description": "Note name (a/b/c for nested topics) or YYYY-MM-DD for daily"
+                    },
+                    "limit": {
+                        "type": "integer",
+                        "minimum": 1,
+                        "description": "How many versions to list (default 20)"
+                    }
+                },
+                "required": ["target"],
+                "additionalProperties": false
+            }),
+        },
+        ToolDefinition {
+            name: MEMORY_RESTORE,
+            description: "Put a memory file back to a recorded version (an id from memory_history, like v12). A deleted note is recreated; a version from before the file existed deletes it. The restore is recorded too, so it can be undone the same way.",
+            parameters: json!({
+                "type": "object",
+                "properties": {
+                    "version": {
+                        "type": "string",
+                        "description": "A version id from memory_history, e.g. v12"
+                    }
+                },
+                "required": ["version"],
+                "additionalProperties": false
+            }),
+        },
+        ToolDefinition {
+            name: MEMORY_REFRESH,
+            description: "Mark a note (or MEMORY.md) as checked against the code again. When a note names project files (src/auth.rs, src/auth.rs:42), their contents are recorded; once one changes, reading, listing or searching the note shows a line like `stale: src/auth.rs changed since 2026-05-01`. Check the note against the file first: if it is wrong, fix it with memory_edit or memory_write (a write records the files again); if it still holds, call memory_refresh to record the files as they are now, without rewriting the note.",
+            parameters: json!({
+                "type": "object",
+                "properties": {
+                    "name": {
+                        "type": "string",
+                        "description": "Note name, a/b/c for nested topics; required unless target is long_term"
+                    },
+                    "target": {
+                        "type": "string",
+                        "enum": ["note", "long_term"],
+                        "description": "note (default) or long_term (MEMORY.md, no name)"
+                    }
+                },
+                "additionalProperties": false
+            }),
+        },
+        ToolDefinition {
+            name: MEMORY,
+            description: "Anthropic's memory tool: a /memories directory of Markdown files that persists across conversations (this project's notes). Commands: view (a file with line numbers, or a directory listing), create, str_replace, insert, delete, rename. Check /memories before starting a task; record progress and learnings as you go. Only .md files.",
+            parameters: json!({
+                "type": "object",
+                "properties": {
+                    "command": {
+                        "type": "string",
+                        "enum": ["view", "create", "str_replace", "insert", "delete", "rename"]
+                    },
+                    "path": {"type": "string", "description": "A path under /memories, e.g. /memories/deploy.md"},
+                    "view_range": {
+                        "type": "array",
+                        "items": {"type": "integer"},
+                        "minItems": 2,
+                        "maxItems": 2,
+                        "description": "view: first and last line to show (-1 for the end)"
+                    },
+                    "file_text": {"type": "string", "description": "create: the file's content"},
+                    "old_str": {"type": "string", "description": "str_replace: the exact text to replace, once"},
+                    "new_str": {"type": "string", "description": "str_replace: the replacement"},
+                    "insert_line": {"type": "integer", "description": "insert: the line after which to insert (0 = at the top)"},
+                    "insert_text": {"type": "string", "description": "insert: the text to insert"},
+                    "old_path": {"type": "string", "description": "rename: the current path"},
+                    "new_path": {"type": "string", "description": "rename: the new path"}
+                },
+                "required": ["command"],
+                "additionalProperties": false
+            }),
+        },
     ]
 }
 
-/// Text for the system prompt telling the model how to use the tools.
+/// Text for the system prompt telling a model how to use the tools of
+/// `set`.
+pub fn usage_prompt(set: ToolSet) -> String {
+    match set {
+        ToolSet::Seed => USAGE_PROMPT.to_string(),
+        ToolSet::Full => format!("{USAGE_PROMPT}\n\n{CURATION_PROMPT}"),
+        ToolSet::Anthropic => ANTHROPIC_PROMPT.to_string(),
+    }
+}
+
+/// How to keep memory right, for the `full` set.
+const CURATION_PROMPT: &str = "\
+Keep memory correct rather than growing it:
+- memory_edit replaces one exact passage of a file: fix a wrong or outdated fact in place \
+instead of appending a contradiction. Copy old_text from the file exactly; if it is \
+ambiguous, include more of the surrounding text.
+- memory_delete removes an obsolete note; memory_rename files a note under a topic \
+(ops/deploy). Nested topics have at most 4 parts.
+- Nothing is lost: memory_history lists a file's earlier versions and memory_restore puts one \
+back (a deleted note too), so undo a bad overwrite or deletion that way.
+- A write's reply warns when a line repeats an earlier one, and when MEMORY.md is too full \
+for what you added to be loaded next session: then move detail into a note and keep one \
+line in MEMORY.md.
+- A line `stale: <path> changed since <date>` means a project file the memory names has \
+changed since it was written: check the file, then fix the memory with memory_edit, or, \
+if it still holds, memory_refresh name=<note> (target=long_term for MEMORY.md).";
+
+/// The usage prompt of the `anthropic` set.
+const ANTHROPIC_PROMPT: &str = "\
+## Memory
+
+You have a memory directory, /memories, that persists across conversations. ALWAYS view it \
+before starting a task, to find what earlier sessions learned. As you work, record progress, \
+decisions and what you would otherwise have to rediscover in Markdown files there, with the \
+memory tool (view, create, str_replace, insert, delete, rename). Keep it organised: update \
+or delete files that are wrong or out of date. Do not store secrets.";
+
+/// Text for the system prompt telling the model how to use the seed's
+/// three tools.
 pub const USAGE_PROMPT: &str = "\
 ## Memory
 
@@ -245,8 +482,60 @@ pub enum ToolCall {
     },
     /// `memory_search`.
     Search {
-        /// Space-separated keywords.
+        /// Keywords or a short question.
         query: String,
+        /// `ranked` unless given.
+        mode: SearchMode,
+    },
+    /// `memory_edit`.
+    Edit {
+        /// Which file.
+        target: WriteTarget,
+        /// Note name or `YYYY-MM-DD`.
+        name: Option<String>,
+        /// The exact text to replace, once.
+        old_text: String,
+        /// Its replacement.
+        new_text: String,
+    },
+    /// `memory_delete`.
+    Delete {
+        /// The note.
+        name: String,
+    },
+    /// `memory_rename`.
+    Rename {
+        /// The note.
+        name: String,
+        /// Its new name.
+        new_name: String,
+    },
+    /// `memory_history`.
+    History {
+        /// Which file.
+        target: WriteTarget,
+        /// Note name or `YYYY-MM-DD`.
+        name: Option<String>,
+        /// How many versions (default 20).
+        limit: Option<u32>,
+    },
+    /// `memory_restore`.
+    Restore {
+        /// The version id.
+        version: String,
+    },
+    /// `memory_refresh`.
+    Refresh {
+        /// `long_term` or `note` (the default).
+        target: WriteTarget,
+        /// The note name.
+        name: Option<String>,
+    },
+    /// `memory`: Anthropic's tool, its arguments kept whole (the command
+    /// decides which fields it takes).
+    Anthropic {
+        /// The JSON arguments.
+        arguments: String,
     },
 }
 
@@ -294,15 +583,145 @@ pub fn parse(name: &str, arguments: &str) -> Result<ToolCall> {
             Ok(ToolCall::Read { source, name: note })
         }
         MEMORY_SEARCH => {
-            let mut map = parse_object(name, arguments, &["query"])?;
+            let mut map = parse_object(name, arguments, &["query", "mode"])?;
             let query = req_str(name, &mut map, "query")?;
-            Ok(ToolCall::Search { query })
+            let mode = match opt_str(name, &mut map, "mode")? {
+                Some(m) => search_mode(&m)?,
+                None => SearchMode::default(),
+            };
+            Ok(ToolCall::Search { query, mode })
         }
+        MEMORY_EDIT => {
+            let mut map =
+                parse_object(name, arguments, &["target", "name", "old_text", "new_text"])?;
+            Ok(ToolCall::Edit {
+                target: write_target(&req_str(name, &mut map, "target")?)?,
+                name: opt_str(name, &mut map, "name")?,
+                old_text: req_str(name, &mut map, "old_text")?,
+                new_text: req_str(name, &mut map, "new_text")?,
+            })
+        }
+        MEMORY_DELETE => {
+            let mut map = parse_object(name, arguments, &["name"])?;
+            Ok(ToolCall::Delete {
+                name: req_str(name, &mut map, "name")?,
+            })
+        }
+        MEMORY_RENAME => {
+            let mut map = parse_object(name, arguments, &["name", "new_name"])?;
+            Ok(ToolCall::Rename {
+                name: req_str(name, &mut map, "name")?,
+                new_name: req_str(name, &mut map, "new_name")?,
+            })
+        }
+        MEMORY_HISTORY => {
+            let mut map = parse_object(name, arguments, &["target", "name", "limit"])?;
+            let target = write_target(&req_str(name, &mut map, "target")?)?;
+            let note = opt_str(name, &mut map, "name")?;
+            let limit = match map.remove("limit") {
+                None | Some(Value::Null) => None,
+                Some(Value::Number(n)) => Some(
+                    n.as_u64()
+                        .filter(|&n| n >= 1)
+                        .map(|n| u32::try_from(n).unwrap_or(u32::MAX))
+                        .ok_or_else(|| {
+                            invalid(
+                                name,
+                                format!(
+                                    "field \"limit\" must be a whole number of at least 1, got {n}"
+                                ),
+                            )
+                        })?,
+                ),
+                Some(other) => {
+                    return Err(invalid(
+                        name,
+                        format!(
+                            "field \"limit\" must be a number, got {}",
+                            type_name(&other)
+                        ),
+                    ));
+                }
+            };
+            Ok(ToolCall::History {
+                target,
+                name: note,
+                limit,
+            })
+        }
+        MEMORY_RESTORE => {
+            let mut map = parse_object(name, arguments, &["version"])?;
+            Ok(ToolCall::Restore {
+                version: req_str(name, &mut map, "version")?,
+            })
+        }
+        MEMORY_REFRESH => {
+            let mut map = parse_object(name, arguments, &["name", "target"])?;
+            let target = match opt_str(name, &mut map, "target")? {
+                Some(t) => write_target(&t)?,
+                None => WriteTarget::Note,
+            };
+            Ok(ToolCall::Refresh {
+                target,
+                name: opt_str(name, &mut map, "name")?,
+            })
+        }
+        MEMORY => Ok(ToolCall::Anthropic {
+            arguments: arguments.to_string(),
+        }),
         _ => Err(Error::new(
             ErrorKind::UnknownTool,
-            format!("unknown tool {name:?}: expected memory_write, memory_read or memory_search"),
+            format!(
+                "unknown tool {name:?}: expected one of {}",
+                TOOL_NAMES.join(", ")
+            ),
         )),
     }
+}
+
+/// Every tool name `call` executes.
+pub const TOOL_NAMES: [&str; 10] = [
+    MEMORY_WRITE,
+    MEMORY_READ,
+    MEMORY_SEARCH,
+    MEMORY_EDIT,
+    MEMORY_DELETE,
+    MEMORY_RENAME,
+    MEMORY_HISTORY,
+    MEMORY_RESTORE,
+    MEMORY_REFRESH,
+    MEMORY,
+];
+
+/// Versions `memory_history` lists when no limit is given.
+pub const DEFAULT_HISTORY_LIMIT: u32 = 20;
+
+/// One version as a line for the model: `v12  2026-05-30 09:15 +02:00
+/// edit  1234 bytes  by claude-1`.
+pub fn version_line(v: &crate::history::Version) -> String {
+    let local = crate::time::LocalTime::from_unix(v.time_unix, v.utc_offset_minutes);
+    let sign = if v.utc_offset_minutes < 0 { '-' } else { '+' };
+    let off = v.utc_offset_minutes.unsigned_abs();
+    let size = match v.bytes {
+        Some(n) => format!("{n} bytes"),
+        None => "did not exist".to_string(),
+    };
+    let mut line = format!(
+        "{}  {} {} {sign}{:02}:{:02}  {}  {size}",
+        v.id,
+        local.date,
+        local.hh_mm(),
+        off / 60,
+        off % 60,
+        v.operation
+    );
+    if let Some(other) = &v.other_path {
+        line.push_str(&format!("  (rename, other side: {other})"));
+    }
+    if !v.source.is_empty() {
+        line.push_str(&format!("  by {}", v.source));
+    }
+    line
 }
 
 /// Shown for a missing or empty file.
@@ -362,10 +781,43 @@ pub fn call(memory: &Memory, name: &str, arguments: &str) -> Result<String> {
             )),
             _ => Ok(EMPTY.to_string()),
         },
-        ToolCall::Search { query } => {
-            let results = memory.search(&query)?;
+        ToolCall::Search { query, mode } => {
+            let results = memory.search_with(&query, mode)?;
             Ok(results.render(memory.limits().max_read_bytes))
         }
+        ToolCall::Edit {
+            target,
+            name,
+            old_text,
+            new_text,
+        } => Ok(memory
+            .edit(target, name.as_deref(), &old_text, &new_text)?
+            .message),
+        ToolCall::Delete { name } => Ok(memory.delete_note(&name)?.message),
+        ToolCall::Rename { name, new_name } => Ok(memory.rename_note(&name, &new_name)?.message),
+        ToolCall::History {
+            target,
+            name,
+            limit,
+        } => {
+            let versions = memory.history(
+                target.into(),
+                name.as_deref(),
+                Some(limit.unwrap_or(DEFAULT_HISTORY_LIMIT)),
+            )?;
+            if versions.is_empty() {
+                return Ok("(no recorded versions)".to_string());
+            }
+            let lines: Vec<String> = versions.iter().map(version_line).collect();
+            Ok(format!(
+                "Versions of {}, newest first (each is the content before the change named; restore one with memory_restore):\n{}",
+                versions[0].path,
+                lines.join("\n")
+            ))
+        }
+        ToolCall::Restore { version } => Ok(memory.restore(&version)?.message),
+        ToolCall::Refresh { target, name } => Ok(memory.refresh(target, name.as_deref())?.message),
+        ToolCall::Anthropic { arguments } => crate::anthropic::call(memory, &arguments),
     }
 }
 
@@ -398,7 +850,8 @@ mod tests {
         assert_eq!(
             parse(MEMORY_SEARCH, r#" {"query":"a b"} "#).unwrap(),
             ToolCall::Search {
-                query: "a b".into()
+                query: "a b".into(),
+                mode: SearchMode::Ranked,
             }
         );
     }

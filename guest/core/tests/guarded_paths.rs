@@ -157,3 +157,20 @@ fn off_stores_the_text_as_given() {
         assert!(String::from_utf8_lossy(&stored).contains(TOKEN), "{what}");
     }
 }
+
+#[test]
+fn a_redaction_is_its_own_line_not_a_duplicate() {
+    let (_dir, memory) = seeded(SecretPolicy::Redact);
+    let receipt = memory
+        .write(
+            WriteTarget::LongTerm,
+            &format!("token {TOKEN}"),
+            WriteMode::Append,
+            None,
+        )
+        .unwrap();
+    assert_eq!(
+        receipt.message,
+        "Appended 27 bytes to MEMORY.md\nredacted 1 secret value(s) before storing (github-pat on line 1): store where a secret lives, never the value"
+    );
+}

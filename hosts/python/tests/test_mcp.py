@@ -4,6 +4,7 @@
 import os
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Sequence
 
 import anyio
 import pytest
@@ -20,14 +21,14 @@ NOW = "2026-05-30T09:15:00+02:00"
 
 @pytest.fixture(scope="module", autouse=True)
 def binary_exists():
-    assert BINARY.is_file(), f"{BINARY} is missing: run `cargo build -p agent-memory` (or set AGENT_MEMORY_BIN)"
+    assert BINARY.is_file(), f"{BINARY} is missing: run `cargo build -p agent-memory-cli` (or set AGENT_MEMORY_BIN)"
 
 
 @asynccontextmanager
-async def session(root: Path):
+async def session(root: Path, extra: Sequence[str] = ()):
     params = StdioServerParameters(
         command=str(BINARY),
-        args=["mcp", "--root", str(root), "--project", PROJECT],
+        args=["mcp", "--root", str(root), "--project", PROJECT, *extra],
         env={"AGENT_MEMORY_NOW": NOW},
     )
     async with stdio_client(params) as (read, write):
@@ -66,15 +67,20 @@ def test_write_search_read_round_trip(tmp_path):
     assert (tmp_path / "projects/my-app-f5485506/notes/deploy.md").read_text() == "Deploy with `make ship`."
 
 
-def test_tools_are_the_components_own_definitions(tmp_path):
-    component = am.Memory(tmp_path / "direct", PROJECT, now=NOW).tool_definitions()
+@pytest.mark.parametrize("tool_set", [None, "seed", "full", "anthropic"])
+def test_tools_are_the_components_own_definitions(tmp_path, tool_set):
+    # The server offers the full set unless `--tools` names another.
+    with am.Memory(tmp_path / "direct", PROJECT, now=NOW) as memory:
+        component = memory.tool_definitions(tool_set or "full")
 
     async def main():
-        async with session(tmp_path / "mcp") as (s, _):
+        extra = [] if tool_set is None else ["--tools", tool_set]
+        async with session(tmp_path / "mcp", extra) as (s, _):
             return (await s.list_tools()).tools
 
     tools = anyio.run(main)
-    assert [t.name for t in tools] == ["memory_write", "memory_read", "memory_search"]
+    assert [t.name for t in tools] == [d.name for d in component]
+    assert len(tools) == {"seed": 3, "anthropic": 1}.get(tool_set, 8)
     for tool, definition in zip(tools, component):
         assert tool.name == definition.name
         assert tool.description == definition.description
@@ -102,13 +108,16 @@ def test_bad_arguments_are_tool_errors_and_the_server_lives_on(tmp_path):
             assert no_args.is_error and text_of(no_args).startswith("invalid-arguments: ")
             # A tool the server does not have is a protocol error, not a crash.
             with pytest.raises(MCPError, match="unknown tool"):
-                await s.call_tool("memory_delete", {})
+                await s.call_tool("memory_teleport", {})
             # Still serving, and nothing was written by the refused calls.
             ok = await s.call_tool("memory_write", {"target": "long_term", "content": "- still here"})
             assert not ok.is_error, ok.content
 
     anyio.run(main)
-    assert sorted(p.name for p in tmp_path.rglob("*") if p.is_file()) == ["MEMORY.md"]
+    # The one memory file (history keeps its own under the hidden `.store/`).
+    files = [p for p in tmp_path.rglob("*") if p.is_file() and ".store" not in p.relative_to(tmp_path).parts]
+    assert [p.name for p in files] == ["MEMORY.md"]
+    assert files[0].read_text() == "- still here"
 
 
 def test_the_context_block_as_resource_and_prompt(tmp_path):

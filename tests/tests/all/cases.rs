@@ -38,6 +38,7 @@ pub fn layout_and_slug<B: Backend>() {
     assert_eq!(
         fx.tree(),
         [
+            ".store/history/journal".to_string(),
             "MEMORY.md".to_string(),
             format!("{pd}/SCRATCHPAD.md"),
             format!("{pd}/daily/2026-05-30.md"),
@@ -109,6 +110,18 @@ pub fn append_empty_content_changes_nothing<B: Backend>() {
     assert_eq!(fx.text("MEMORY.md"), "x");
 }
 
+/// The previous versions history saved whole (appends save none), sorted.
+fn saved_versions(fx: &Fixture) -> Vec<String> {
+    let mut saved: Vec<String> = fx
+        .tree()
+        .iter()
+        .filter(|p| p.starts_with(".store/history/objects/"))
+        .map(|p| fx.text(p))
+        .collect();
+    saved.sort();
+    saved
+}
+
 pub fn overwrite_replaces_and_keeps_a_backup<B: Backend>() {
     let fx = Fixture::new();
     let mut m = fx.open::<B>();
@@ -116,15 +129,17 @@ pub fn overwrite_replaces_and_keeps_a_backup<B: Backend>() {
     let r = m.write(LongTerm, "new\n", Overwrite, None).unwrap();
     assert_eq!(r.message, "Overwrote MEMORY.md with 4 bytes");
     assert_eq!(fx.text("MEMORY.md"), "new\n");
-    assert_eq!(fx.text("MEMORY.md.bak"), "old\n");
+    // The backup is history now: the previous version, saved whole.
+    assert_eq!(saved_versions(&fx), ["old\n"]);
+    assert_eq!(fx.get("MEMORY.md.bak"), None);
     let pd = project_dir();
     m.write(Scratchpad, "- [ ] a\n", Overwrite, None).unwrap();
     m.write(Scratchpad, "- [ ] b\n", Overwrite, None).unwrap();
-    assert_eq!(fx.text(&format!("{pd}/SCRATCHPAD.md.bak")), "- [ ] a\n");
-    // Notes and logs are not backed up; no temp file is left behind.
+    // Notes and logs are kept too; no temp file is left behind.
     m.write(Note, "v1", Overwrite, Some("n")).unwrap();
     m.write(Note, "v2", Overwrite, Some("n")).unwrap();
     assert_eq!(fx.text(&format!("{pd}/notes/n.md")), "v2");
+    assert_eq!(saved_versions(&fx), ["- [ ] a\n", "old\n", "v1"]);
     assert!(
         fx.tree().iter().all(|p| !p.ends_with(".tmp")),
         "{:?}",
@@ -205,7 +220,7 @@ pub fn note_name_rules<B: Backend>() {
         "a.b",
         "../escape",
         "/abs",
-        "a/b",
+        "a/b/c/d/e",
         r"a\b",
         "C:",
         "x:y",
@@ -851,7 +866,7 @@ pub fn tool_definitions_match_the_seed<B: Backend>() {
             vec!["target", "content"],
         ),
         (vec!["source", "name"], vec!["source"]),
-        (vec!["query"], vec!["query"]),
+        (vec!["query", "mode"], vec!["query"]),
     ];
     for ((name, description, schema), (props, required)) in tools.iter().zip(expect) {
         assert!(!description.is_empty(), "{name}");
@@ -925,7 +940,10 @@ pub fn tool_calls_round_trip<B: Backend>() {
         "(empty)"
     );
     let out = m
-        .call("memory_search", r#"{"query":"rotate AUTH"}"#)
+        .call(
+            "memory_search",
+            r#"{"query":"rotate AUTH","mode":"literal"}"#,
+        )
         .unwrap();
     assert!(out.starts_with("Searched 2 terms: rotate(1) AUTH(1) across 2 files. Showing top 2 by relevance.\n\nMEMORY.md  [matched: AUTH]\n- see note auth\n\n"), "{out}");
     assert!(out.contains("/notes/auth.md  [matched: rotate]\nTokens rotate hourly."));
@@ -935,7 +953,7 @@ pub fn tool_call_argument_errors<B: Backend>() {
     let fx = Fixture::new();
     let mut m = fx.open::<B>();
     let cases = [
-        ("memory_delete", "{}", "UnknownTool"),
+        ("memory_forget", "{}", "UnknownTool"),
         ("Memory_Write", "{}", "UnknownTool"),
         ("memory_write", "not json", "InvalidArguments"),
         ("memory_write", "[1,2]", "InvalidArguments"),
@@ -1099,26 +1117,31 @@ pub fn read_over_4_gib_keeps_its_size<B: Backend>() {
     assert!(text.len() <= agent_memory_tests::MAX_READ_BYTES);
 }
 
-/// Overwriting a file larger than 16 MiB says its previous version was not
-/// kept, and leaves no older backup that would pass for it.
-pub fn overwrite_of_a_file_over_16_mib_leaves_no_stale_backup<B: Backend>() {
+/// Overwriting a file too large for history to save says so in the receipt,
+/// and the write happens all the same.
+pub fn overwrite_of_a_file_over_16_mib_warns_that_history_did_not_save_it<B: Backend>() {
     let fx = Fixture::new();
     let mut m = fx.open::<B>();
-    m.write(LongTerm, "v1", Overwrite, None).unwrap();
-    m.write(LongTerm, "v2", Overwrite, None).unwrap();
-    assert_eq!(fx.text("MEMORY.md.bak"), "v1");
     let big = "- a long index line\n".repeat((17 << 20) / 20);
     assert!(big.len() > 16 << 20);
     fx.put("MEMORY.md", &big);
     let receipt = m.write(LongTerm, "v3", Overwrite, None).unwrap();
-    assert_eq!(
-        receipt.message,
-        "Overwrote MEMORY.md with 2 bytes (the previous version was over 16 MiB and was not kept as MEMORY.md.bak)"
+    assert!(
+        receipt
+            .message
+            .starts_with("Overwrote MEMORY.md with 2 bytes"),
+        "{}",
+        receipt.message
     );
+    assert!(
+        receipt
+            .message
+            .contains("history did not save the previous version of MEMORY.md"),
+        "{}",
+        receipt.message
+    );
+    assert_eq!(receipt.warnings.len(), 1, "{:?}", receipt.warnings);
     assert_eq!(fx.text("MEMORY.md"), "v3");
-    assert_eq!(fx.get("MEMORY.md.bak"), None, "no stale backup of v1");
-    m.write(LongTerm, "v4", Overwrite, None).unwrap();
-    assert_eq!(fx.text("MEMORY.md.bak"), "v3");
 }
 
 /// A query with more than 64 distinct terms is refused with a clear message;
@@ -1183,4 +1206,100 @@ pub fn pinned_time_extremes_are_rejected<B: Backend>() {
             receipt.path
         );
     }
+}
+
+/// The curation tools through `call-tool`, on both backends: nested topics,
+/// edit, rename, delete, history and restore, and the memory tool's view.
+pub fn curation_tools_round_trip<B: Backend>() {
+    let fx = Fixture::new();
+    let mut m = fx.open::<B>();
+    let pd = project_dir();
+    m.call(
+        "memory_write",
+        r#"{"target":"note","name":"ops/deploy","content":"Deploy with make ship.\nRollback with make undo.\n"}"#,
+    )
+    .unwrap();
+    assert_eq!(
+        m.call(
+            "memory_edit",
+            r#"{"target":"note","name":"ops/deploy","old_text":"make ship","new_text":"make release"}"#
+        )
+        .unwrap(),
+        format!("Edited {pd}/notes/ops/deploy.md: replaced 9 bytes at line 1 with 12 bytes")
+    );
+    let err = m
+        .call(
+            "memory_edit",
+            r#"{"target":"note","name":"ops/deploy","old_text":"make","new_text":"run"}"#,
+        )
+        .unwrap_err();
+    assert_eq!(err.kind, "Ambiguous");
+    assert!(err.message.contains("(lines 1, 2)"), "{}", err.message);
+    assert_eq!(
+        m.call(
+            "memory_rename",
+            r#"{"name":"ops/deploy","new_name":"runbooks/deploy"}"#
+        )
+        .unwrap(),
+        format!(
+            "Renamed note `ops/deploy` to `runbooks/deploy` ({pd}/notes/ops/deploy.md -> {pd}/notes/runbooks/deploy.md)"
+        )
+    );
+    let view = m
+        .call(
+            "memory",
+            r#"{"command":"view","path":"/memories/runbooks/deploy.md"}"#,
+        )
+        .unwrap();
+    assert!(view.contains("     1\tDeploy with make release."), "{view}");
+    m.call("memory_delete", r#"{"name":"runbooks/deploy"}"#)
+        .unwrap();
+    assert_eq!(fx.get(&format!("{pd}/notes/runbooks/deploy.md")), None);
+    assert!(
+        !fx.root().join(format!("{pd}/notes/runbooks")).exists(),
+        "emptied folder removed"
+    );
+    let history = m
+        .call(
+            "memory_history",
+            r#"{"target":"note","name":"runbooks/deploy"}"#,
+        )
+        .unwrap();
+    let newest = history.lines().nth(1).unwrap();
+    assert!(newest.contains("  delete  "), "{history}");
+    let id = newest.split_whitespace().next().unwrap();
+    let restored = m
+        .call("memory_restore", &format!(r#"{{"version":"{id}"}}"#))
+        .unwrap();
+    assert!(
+        restored.starts_with(&format!(
+            "Restored {pd}/notes/runbooks/deploy.md to version {id}"
+        )),
+        "{restored}"
+    );
+    assert_eq!(
+        fx.text(&format!("{pd}/notes/runbooks/deploy.md")),
+        "Deploy with make release.\nRollback with make undo.\n"
+    );
+}
+
+/// A ranked query of two million repeats of one word costs what one word
+/// costs (it ran out of memory in the component before).
+pub fn ranked_search_of_many_repeats_is_bounded<B: Backend>() {
+    let fx = Fixture::new();
+    let mut m = fx.open::<B>();
+    m.write(Note, "deploy with make ship", Append, Some("deploy"))
+        .unwrap();
+    let query = "deploy ".repeat(2_000_000);
+    let out = m
+        .call(
+            "memory_search",
+            &serde_json::json!({ "query": query }).to_string(),
+        )
+        .unwrap();
+    assert!(
+        out.starts_with("Searched 1 term: deploy(1) across 1 file."),
+        "{}",
+        &out[..out.len().min(200)]
+    );
 }

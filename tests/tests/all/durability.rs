@@ -1,6 +1,6 @@
 //! Durable writes, in one process, against both backends: readers racing an
 //! overwrite or an append see the old or the new file and never a mix,
-//! backups keep exactly the previous version and stay invisible, and what a
+//! history keeps every previous version and stays invisible, and what a
 //! crashed writer leaves behind (temp files, a lock moved aside, a lock with
 //! no stamp, a lock from the future) is hidden and then cleaned up. The
 //! same under `kill -9` across processes is in `host/tests/faults.rs`.
@@ -9,8 +9,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, SystemTime};
 
 use agent_memory_tests::{
-    Backend, CapsOverride, Fixture, PROJECT, ReadSource, WriteMode, WriteTarget, default_now,
-    project_dir,
+    Backend, CapsOverride, Fixture, PROJECT, ReadSource, SearchResults, WriteMode, WriteTarget,
+    default_now, project_dir,
 };
 
 /// Version `n` of a file: a header, about 60 KiB of body derived from `n`,
@@ -127,11 +127,24 @@ fn readers_never_see_half_an_append<B: Backend>() {
     assert_eq!(fx.text("MEMORY.md"), all);
 }
 
+/// The previous versions history saved whole (appends save none), sorted.
+fn saved_versions(fx: &Fixture) -> Vec<String> {
+    let mut saved: Vec<String> = fx
+        .tree()
+        .iter()
+        .filter(|p| p.starts_with(".store/history/objects/"))
+        .map(|p| fx.text(p))
+        .collect();
+    saved.sort();
+    saved
+}
+
+// History replaced the single `.bak`: every previous version is kept (for
+// every target), and none of it shows.
 fn backups_keep_exactly_the_previous_version_and_stay_hidden<B: Backend>() {
     let fx = Fixture::new();
     let mut m = fx.open::<B>();
-    let pd = project_dir();
-    // No backup of a file that did not exist.
+    // Nothing saved for a file that did not exist.
     m.write(
         WriteTarget::LongTerm,
         "- v1 bakmarker\n",
@@ -139,7 +152,7 @@ fn backups_keep_exactly_the_previous_version_and_stay_hidden<B: Backend>() {
         None,
     )
     .unwrap();
-    assert_eq!(fx.get("MEMORY.md.bak"), None);
+    assert_eq!(saved_versions(&fx), Vec::<String>::new());
     for n in 2..=5 {
         m.write(
             WriteTarget::LongTerm,
@@ -149,12 +162,10 @@ fn backups_keep_exactly_the_previous_version_and_stay_hidden<B: Backend>() {
         )
         .unwrap();
         assert_eq!(fx.text("MEMORY.md"), format!("- v{n} bakmarker\n"));
-        assert_eq!(
-            fx.text("MEMORY.md.bak"),
-            format!("- v{} bakmarker\n", n - 1)
-        );
+        let all: Vec<String> = (1..n).map(|k| format!("- v{k} bakmarker\n")).collect();
+        assert_eq!(saved_versions(&fx), all);
     }
-    // Appends do not touch the backup.
+    // Appends save no copy (the content before is a prefix of the file).
     m.write(
         WriteTarget::LongTerm,
         "- appended\n",
@@ -162,7 +173,7 @@ fn backups_keep_exactly_the_previous_version_and_stay_hidden<B: Backend>() {
         None,
     )
     .unwrap();
-    assert_eq!(fx.text("MEMORY.md.bak"), "- v4 bakmarker\n");
+    assert_eq!(saved_versions(&fx).len(), 4);
     for n in 1..=3 {
         m.write(
             WriteTarget::Scratchpad,
@@ -172,11 +183,7 @@ fn backups_keep_exactly_the_previous_version_and_stay_hidden<B: Backend>() {
         )
         .unwrap();
     }
-    assert_eq!(
-        fx.text(&format!("{pd}/SCRATCHPAD.md.bak")),
-        "- [ ] item v2 bakmarker\n"
-    );
-    // Notes and logs are not backed up.
+    // Notes and logs are kept too; one object serves the same content.
     m.write(WriteTarget::Note, "a", WriteMode::Overwrite, Some("n"))
         .unwrap();
     m.write(WriteTarget::Note, "b", WriteMode::Overwrite, Some("n"))
@@ -185,15 +192,24 @@ fn backups_keep_exactly_the_previous_version_and_stay_hidden<B: Backend>() {
         .unwrap();
     m.write(WriteTarget::Daily, "b", WriteMode::Overwrite, None)
         .unwrap();
+    assert_eq!(
+        saved_versions(&fx),
+        [
+            "- [ ] item v1 bakmarker\n",
+            "- [ ] item v2 bakmarker\n",
+            "- v1 bakmarker\n",
+            "- v2 bakmarker\n",
+            "- v3 bakmarker\n",
+            "- v4 bakmarker\n",
+            "a",
+        ]
+    );
     assert!(
-        fx.tree()
-            .iter()
-            .filter(|p| p.ends_with(".bak"))
-            .all(|p| p == "MEMORY.md.bak" || *p == format!("{pd}/SCRATCHPAD.md.bak")),
+        fx.tree().iter().all(|p| !p.ends_with(".bak")),
         "{:?}",
         fx.tree()
     );
-    // Backups never show: not listed, not searched, not injected.
+    // History never shows: not listed, not searched, not injected.
     let listed = m.list().unwrap();
     assert!(listed.iter().all(|(p, _)| p.ends_with(".md")), "{listed:?}");
     let found = m.search("bakmarker").unwrap();
@@ -247,6 +263,8 @@ fn leftovers_in_every_directory_are_hidden_then_cleaned<B: Backend>() {
     assert_eq!(
         fx.tree(),
         [
+            // History's journal: appends record only its lines.
+            ".store/history/journal".to_string(),
             "MEMORY.md".to_string(),
             format!("{pd}/SCRATCHPAD.md"),
             format!("{pd}/daily/2026-05-30.md"),
@@ -285,6 +303,117 @@ fn abandoned_locks_without_a_stamp_or_from_the_future_are_broken<B: Backend>() {
     assert!(!lock.exists());
 }
 
+/// Ranked search through a backend, so searches can race writes.
+trait Ranked: Backend {
+    fn ranked(&mut self, root: &std::path::Path, query: &str) -> SearchResults;
+}
+
+impl Ranked for agent_memory_tests::Native {
+    fn ranked(&mut self, root: &std::path::Path, query: &str) -> SearchResults {
+        // A core handle on the same root searches exactly as the backend's.
+        agent_memory_core::Memory::open(root, agent_memory_core::Options::new(PROJECT))
+            .unwrap()
+            .search_with(query, agent_memory_core::SearchMode::Ranked)
+            .unwrap()
+    }
+}
+
+impl Ranked for agent_memory_tests::Component {
+    fn ranked(&mut self, _: &std::path::Path, query: &str) -> SearchResults {
+        agent_memory_tests::core_results(
+            self.handle()
+                .search_with(query, agent_memory::SearchMode::Ranked)
+                .unwrap(),
+        )
+    }
+}
+
+/// Ranked searches racing writes (through the index, which they rewrite)
+/// count every note written before they began and none that was never
+/// written; once the writes stop, results equal a full read, with the
+/// index and after deleting it.
+fn ranked_searches_mixed_with_writes_see_every_finished_write<B: Ranked>() {
+    let fx = Fixture::new();
+    let root = fx.root().to_path_buf();
+    let notes = format!("{}/notes", project_dir());
+    // Thirty settled notes the first search indexes and trusts.
+    for i in 0..30 {
+        let rel = format!("{notes}/old-{i}.md");
+        fx.put(&rel, format!("mixword settled note {i}\nstaging deploy\n"));
+        let old = SystemTime::now() - Duration::from_secs(3600 + i);
+        std::fs::File::options()
+            .write(true)
+            .open(root.join(&rel))
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+    }
+    const WRITES: usize = 40;
+    let finished = std::sync::atomic::AtomicUsize::new(0);
+    let done = AtomicBool::new(false);
+    std::thread::scope(|s| {
+        let searchers: Vec<_> = (0..2)
+            .map(|_| {
+                let (root, finished, done) = (&root, &finished, &done);
+                s.spawn(move || {
+                    let mut m = B::open(root, PROJECT, default_now(), BIG_READS).unwrap();
+                    let mut searches = 0;
+                    while !done.load(Ordering::Acquire) {
+                        let before = finished.load(Ordering::Acquire);
+                        let r = m.ranked(root, "mixword");
+                        // One write may have landed but not yet been counted.
+                        let after = finished.load(Ordering::Acquire);
+                        let count = r.terms[0].1;
+                        assert!(
+                            (30 + before..=30 + after + 1).contains(&count),
+                            "{count} lines, {before}..{after} notes written"
+                        );
+                        searches += 1;
+                    }
+                    searches
+                })
+            })
+            .collect();
+        let mut w = B::open(&root, PROJECT, default_now(), BIG_READS).unwrap();
+        for i in 0..WRITES {
+            // New notes, and settled ones rewritten without the word.
+            w.write(
+                WriteTarget::Note,
+                &format!("mixword fresh note {i}"),
+                WriteMode::Overwrite,
+                Some(&format!("new-{i}")),
+            )
+            .unwrap();
+            finished.fetch_add(1, Ordering::AcqRel);
+            w.write(
+                WriteTarget::Note,
+                &format!("mixword settled note {i} rewritten"),
+                WriteMode::Overwrite,
+                Some(&format!("old-{}", i % 30)),
+            )
+            .unwrap();
+        }
+        done.store(true, Ordering::Release);
+        for s in searchers {
+            assert!(s.join().unwrap() > 0);
+        }
+    });
+    let native =
+        agent_memory_core::Memory::open(&root, agent_memory_core::Options::new(PROJECT)).unwrap();
+    let mut m = B::open(&root, PROJECT, default_now(), BIG_READS).unwrap();
+    for q in [
+        "mixword",
+        "settled rewritten",
+        "fresh note 7",
+        "staging deploy",
+    ] {
+        let full = native.search_unindexed(q).unwrap();
+        assert_eq!(m.ranked(&root, q), full, "{q}");
+        let _ = std::fs::remove_dir_all(root.join(".store/index"));
+        assert_eq!(m.ranked(&root, q), full, "{q}, index deleted");
+    }
+}
+
 macro_rules! both {
     ($($case:ident),* $(,)?) => {
         mod native {
@@ -302,4 +431,5 @@ both! {
     backups_keep_exactly_the_previous_version_and_stay_hidden,
     leftovers_in_every_directory_are_hidden_then_cleaned,
     abandoned_locks_without_a_stamp_or_from_the_future_are_broken,
+    ranked_searches_mixed_with_writes_see_every_finished_write,
 }

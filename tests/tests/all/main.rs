@@ -4,6 +4,7 @@
 //! of the context block and of rendered search.
 
 mod agreement;
+mod anchors;
 mod cases;
 mod durability;
 mod golden;
@@ -64,7 +65,9 @@ suite! {
     stale_lock_is_broken,
     leftover_temp_files_are_hidden_and_cleaned,
     read_over_4_gib_keeps_its_size,
-    overwrite_of_a_file_over_16_mib_leaves_no_stale_backup,
+    overwrite_of_a_file_over_16_mib_warns_that_history_did_not_save_it,
     query_terms_are_capped,
     pinned_time_extremes_are_rejected,
+    curation_tools_round_trip,
+    ranked_search_of_many_repeats_is_bounded,
 }

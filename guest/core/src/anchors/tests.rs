@@ -379,7 +379,7 @@ fn no_project_root_means_no_anchors_and_no_failures() {
         None,
     )
     .unwrap();
-    assert!(!store.path().join(SIDE_DIR).exists());
+    assert!(!store.path().join(ANCHORS_DIR).exists());
     assert_eq!(
         mem.read(ReadSource::Note, Some("n")).unwrap().unwrap(),
         "src/auth.rs"
@@ -765,4 +765,50 @@ fn the_stale_notes_section_counts_what_it_does_not_show() {
         lines[10],
         "stale: 2 more anchored files of notes changed or gone"
     );
+}
+
+#[test]
+fn the_memory_tool_and_restore_anchor_what_they_write() {
+    let f = fix();
+    let paths = |f: &Fix, name: &str| -> Vec<String> {
+        f.anchored(&f.note_key(name))
+            .into_iter()
+            .map(|a| a.0)
+            .collect()
+    };
+    anthropic::call(
+        &f.mem,
+        r#"{"command":"create","path":"/memories/t.md","file_text":"see src/auth.rs\n"}"#,
+    )
+    .unwrap();
+    assert_eq!(paths(&f, "t"), ["src/auth.rs"]);
+    anthropic::call(
+        &f.mem,
+        r#"{"command":"str_replace","path":"/memories/t.md","old_str":"src/auth.rs","new_str":"src/db.rs"}"#,
+    )
+    .unwrap();
+    assert_eq!(paths(&f, "t"), ["src/db.rs"]);
+    anthropic::call(
+        &f.mem,
+        r#"{"command":"insert","path":"/memories/t.md","insert_line":0,"insert_text":"README.md"}"#,
+    )
+    .unwrap();
+    assert_eq!(paths(&f, "t"), ["README.md", "src/db.rs"]);
+    // Restoring the first version anchors its text again, dated today.
+    let versions = f.mem.history(ReadSource::Note, Some("t"), None).unwrap();
+    let first = versions
+        .iter()
+        .rfind(|v| v.bytes.is_some())
+        .expect("the created version is kept");
+    f.mem.restore(&first.id).unwrap();
+    assert_eq!(f.read_note("t"), "see src/auth.rs\n");
+    assert_eq!(paths(&f, "t"), ["src/auth.rs"]);
+    // Restoring the version before the file existed deletes it: the
+    // anchors go with it.
+    let before = versions
+        .iter()
+        .find(|v| v.bytes.is_none())
+        .expect("the create is recorded as a version with no content");
+    f.mem.restore(&before.id).unwrap();
+    assert!(f.side()["files"].as_object().unwrap().is_empty());
 }

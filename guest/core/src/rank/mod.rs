@@ -18,6 +18,11 @@
 //! summary line names them) and a term keeps its first [`MAX_TERM_NAMES`]
 //! names.
 //!
+//! Two neighbouring words of letters are also searched written as one, an
+//! extra term (`set up` → `setup`, `rolled out` → `rollout`, `new calendar`
+//! → the whole of `new_calendar`): writers spell compounds both ways. The
+//! summary names such a join only when some file holds it.
+//!
 //! # Score
 //! BM25F (Robertson and Zaragoza): per token, a field-weighted term
 //! frequency, each field normalised by its length against the average
@@ -27,8 +32,15 @@
 //! of several tokens scores their mean, so every query term weighs about
 //! the same. [`K1`], [`B`] and the [`FIELD_WEIGHTS`] are the textbook values
 //! and a deliberately plain ordering (name 3, headings 2, body 1); they are
-//! not fitted to examples. No file gets a bonus for being what it is:
-//! MEMORY.md is already in the prompt.
+//! not fitted to examples. A file holding an identifier term
+//! (`max_retry_count`) also earns [`PART_WEIGHT`] of its parts' mean score
+//! (`max`, `retri`, `count`), so the note about retries comes before one
+//! naming the setting in passing; the parts alone never match.
+//!
+//! No file gets a bonus for being what it is. MEMORY.md is already in the
+//! prompt, so its relevance counts [`MEMORY_MD_WEIGHT`]: a note or log that
+//! matches about as well comes first, and MEMORY.md still does when it
+//! alone holds the words.
 //!
 //! Then a proximity bonus (after Rasolofo and Savoy): for each pair of
 //! consecutive query tokens, every occurrence of the second within
@@ -59,10 +71,7 @@ pub mod tokenize;
 
 use std::cmp::Ordering;
 use std::collections::HashMap;
-use std::fmt;
-use std::str::FromStr;
 
-use crate::error::{Error, ErrorKind, Result};
 use crate::search::scan::{Finder, find_byte};
 use crate::search::{FileMeta, PREVIEW_LINES, SearchHit, SearchResults, render_windows};
 use crate::time::Date;
@@ -70,48 +79,9 @@ use stem::{is_stop_word, surface_prefix};
 use temporal::Span;
 use tokenize::{Fences, LineKind, Tokenizer, name_tokens};
 
-/// Which search algorithm to run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum SearchMode {
-    /// Words, relevance, time (this module).
-    #[default]
-    Ranked,
-    /// The seeds' substring search (`crate::search`), unchanged.
-    Literal,
-}
+pub use agent_memory_vocab::SearchMode;
 
-impl SearchMode {
-    /// The mode's word: `ranked` or `literal`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            SearchMode::Ranked => "ranked",
-            SearchMode::Literal => "literal",
-        }
-    }
-}
-
-impl fmt::Display for SearchMode {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl FromStr for SearchMode {
-    type Err = Error;
-    fn from_str(s: &str) -> Result<Self> {
-        match s {
-            "ranked" => Ok(SearchMode::Ranked),
-            "literal" => Ok(SearchMode::Literal),
-            _ => Err(Error::new(
-                ErrorKind::InvalidMode,
-                format!("unknown search mode {s:?}: expected ranked or literal"),
-            )),
-        }
-    }
-}
-
-/// Most terms searched from one query; later ones are ignored.
-pub const MAX_QUERY_TERMS: usize = 64;
+pub use crate::limits::MAX_QUERY_TERMS;
 /// Most names kept from one term (`a/b/c/…`).
 pub const MAX_TERM_NAMES: usize = 8;
 /// Most files returned, and re-read for the second phase.
@@ -134,6 +104,16 @@ pub const FIELD_WEIGHTS: [f64; FIELDS] = [3.0, 2.0, 1.0];
 /// How far apart (in positions, beyond the query's own spacing) two query
 /// words still earn a proximity bonus.
 pub const PROXIMITY_REACH: u32 = 3;
+/// What MEMORY.md's relevance is multiplied by. It is already in the
+/// agent's prompt, and as an index it names every note's topic, so it
+/// matches nearly every topic query: a note or log that matches about as
+/// well is the better answer, yet MEMORY.md still comes first when it alone
+/// holds the words (a preference, a fact with no note).
+pub const MEMORY_MD_WEIGHT: f64 = 0.5;
+/// Share of an identifier's parts' mean score added to a file that holds
+/// the identifier: `max_retry_count` in a note about retries (its name, its
+/// headings) says more than in one that mentions the setting in passing.
+pub const PART_WEIGHT: f64 = 0.2;
 /// Occurrences of one token a file keeps for proximity.
 const MAX_OCCURRENCES: usize = 4096;
 
@@ -167,23 +147,28 @@ pub struct CorpusStats {
 impl FileStats {
     /// Every token of a file named `name` (its stem) holding `text`.
     pub fn from_text(name: &str, text: &str) -> FileStats {
-        let mut map: HashMap<String, TermStats> = HashMap::new();
-        let mut last_line: HashMap<String, u32> = HashMap::new();
+        // Per token: its counts and the last line it was seen on (+1). A
+        // token is allocated once per file, not per occurrence.
+        let mut map: HashMap<String, (TermStats, u32)> = HashMap::new();
         let lengths = walk(
             &mut Tokenizer::default(),
             name,
             text,
             &|_| true,
-            Some(&mut |t, field, line| {
-                let s = map.entry(t.to_string()).or_default();
+            Some(&mut |t: &str, field, line: u32| {
+                let (s, last) = match map.get_mut(t) {
+                    Some(entry) => entry,
+                    None => map.entry(t.to_string()).or_default(),
+                };
                 s.tf[field] += 1;
-                if field != NAME && last_line.insert(t.to_string(), line) != Some(line) {
+                if field != NAME && *last != line.wrapping_add(1) {
+                    *last = line.wrapping_add(1);
                     s.lines += 1;
                 }
             }),
             true,
         );
-        let mut terms: Vec<_> = map.into_iter().collect();
+        let mut terms: Vec<_> = map.into_iter().map(|(t, (s, _))| (t, s)).collect();
         terms.sort_unstable_by(|a, b| a.0.cmp(&b.0));
         FileStats { lengths, terms }
     }
@@ -235,6 +220,13 @@ struct Term {
     /// Index of its word among the query's words, to order the summary.
     at: usize,
     tokens: Vec<u16>,
+    /// The parts of its identifiers (`max`, `retri`, `count` of
+    /// `max_retry_count`): not needed, but they add [`PART_WEIGHT`] of their
+    /// score to a file holding the term.
+    parts: Vec<u16>,
+    /// Two query words written as one (`set up` as `setup`): searched as
+    /// an extra term, named in the summary only when some file holds it.
+    joined: bool,
 }
 
 /// Two tokens next to each other in the query, `gap` positions apart.
@@ -277,8 +269,9 @@ fn in_term(c: char) -> bool {
 impl Plan {
     fn new(query: &str, today: Date) -> Plan {
         let parsed = temporal::parse(query, today);
-        // (term, is a stop word, its tokens with query positions)
-        let mut found: Vec<(Term, bool, Vec<QueryToken>)> = Vec::new();
+        // (term, is a stop word, its tokens with query positions, the parts
+        // of its identifiers)
+        let mut found: Vec<(Term, bool, Vec<QueryToken>, Vec<String>)> = Vec::new();
         let mut qpos = 0u32;
         for (at, word) in &parsed.words {
             for piece in word.split(|c: char| !in_term(c)) {
@@ -297,8 +290,10 @@ impl Plan {
                     shown: piece.to_string(),
                     at: *at,
                     tokens: Vec::new(),
+                    parts: Vec::new(),
+                    joined: false,
                 };
-                found.push((term, stop, toks));
+                found.push((term, stop, toks, identifier_parts(piece)));
             }
         }
         // Stop words are searched only when nothing else is.
@@ -316,7 +311,7 @@ impl Plan {
         let mut seen: Vec<Vec<&str>> = Vec::new();
         // The query's tokens in order, for proximity: (id, position, span).
         let mut sequence: Vec<(u16, u32, u32)> = Vec::new();
-        for (term, stop, toks) in &found {
+        for (term, stop, toks, parts) in &found {
             if (*stop && !only_stops) || plan.terms.len() == MAX_QUERY_TERMS {
                 continue;
             }
@@ -335,7 +330,16 @@ impl Plan {
                 }
                 sequence.push((id, *p, *span));
             }
+            for part in parts {
+                let id = plan.token_id(part);
+                if !term.tokens.contains(&id) && !term.parts.contains(&id) {
+                    term.parts.push(id);
+                }
+            }
             plan.terms.push(term);
+        }
+        if !plan.terms.is_empty() {
+            plan.add_joined(&parsed.words);
         }
         for w in sequence.windows(2) {
             let ((a, pa, sa), (b, pb, _)) = (w[0], w[1]);
@@ -349,6 +353,51 @@ impl Plan {
             }
         }
         plan
+    }
+
+    /// Add each pair of neighbouring query words written as one word
+    /// (`set up` → `setup`, `rolled out` → `rollout`, `web hook` →
+    /// `webhook`, `on call` → `oncall`, the whole of `on-call`): writers
+    /// spell such compounds either way, and an identifier's whole
+    /// (`new_calendar`) is one too. Both words must be letters only, two or
+    /// more; the first is joined by its stem when that is how it starts
+    /// (`rolled` → `roll`), so the join meets the compound's own inflections.
+    fn add_joined(&mut self, words: &[(usize, String)]) {
+        let simple = |w: &str| {
+            let w = w.trim_matches(|c: char| !c.is_alphanumeric());
+            (w.len() >= 2 && w.bytes().all(|b| b.is_ascii_alphabetic()))
+                .then(|| w.to_ascii_lowercase())
+        };
+        for pair in words.windows(2) {
+            let ((at, a), (next, b)) = (&pair[0], &pair[1]);
+            let (Some(a), Some(b)) = (simple(a), simple(b)) else {
+                continue;
+            };
+            if *next != at + 1 || self.terms.len() == MAX_QUERY_TERMS {
+                continue;
+            }
+            let mut head = a.clone();
+            stem::stem(&mut head);
+            if !a.starts_with(&head) {
+                head = a;
+            }
+            let shown = head + &b;
+            let mut token = shown.clone();
+            stem::stem(&mut token);
+            if is_stop_word(&shown) || self.ids.contains_key(&token) {
+                continue;
+            }
+            let index = self.terms.len() as u16;
+            let id = self.token_id(&token);
+            self.token_terms[usize::from(id)].push(index);
+            self.terms.push(Term {
+                shown,
+                at: *at,
+                tokens: vec![id],
+                parts: Vec::new(),
+                joined: true,
+            });
+        }
     }
 
     fn token_id(&mut self, token: &str) -> u16 {
@@ -367,8 +416,11 @@ impl Plan {
             token
         };
         let needle: Box<[u8]> = needle.as_bytes().into();
-        if needle.is_ascii() {
-            let bit = key_bit(needle[0], needle.get(1).copied().unwrap_or(0));
+        // Keyed by its first two bytes when both are ASCII, as `may_want`
+        // looks them up: `café` is keyed `ca` like any word starting so.
+        let (b0, b1) = (needle[0], needle.get(1).copied().unwrap_or(0));
+        if b0.is_ascii() && b1.is_ascii() {
+            let bit = key_bit(b0, b1);
             self.keys[bit / 64] |= 1 << (bit % 64);
         }
         self.needles.push(needle);
@@ -404,6 +456,28 @@ impl Plan {
                 .all(|&x| bytes.next().is_some_and(|y| y == x || !y.is_ascii()))
         })
     }
+}
+
+/// The parts of the several-part names in a query word, stemmed, without
+/// stop words, single characters and repeats, at most [`MAX_TERM_NAMES`].
+fn identifier_parts(piece: &str) -> Vec<String> {
+    let all = tokenize::all_tokens(piece);
+    let mut parts: Vec<String> = Vec::new();
+    for (t, k) in &all {
+        let inside = all
+            .iter()
+            .any(|(_, w)| w.span > 1 && w.pos <= k.pos && k.pos < w.pos + w.span);
+        if k.span == 1
+            && inside
+            && t.chars().nth(1).is_some()
+            && !is_stop_word(t)
+            && !parts.contains(t)
+            && parts.len() < MAX_TERM_NAMES
+        {
+            parts.push(t.clone());
+        }
+    }
+    parts
 }
 
 /// Most query tokens the prefilter looks for one by one; with more, every
@@ -686,6 +760,7 @@ impl Ranker {
         let mut scored = Vec::new();
         for (file, c) in self.files.iter().enumerate() {
             let (score, matched) = self.phase_one(c, &avg, &idf, &mut term_lines);
+            let score = score * prior(&c.meta);
             for (i, count) in span_files.iter_mut().enumerate() {
                 *count += usize::from(c.spans & 1 << i != 0);
             }
@@ -716,11 +791,11 @@ impl Ranker {
             };
             let (body, total_hits, filename_only) = match &detail {
                 Some(d) if !d.lines.is_empty() => {
-                    s.score += d.proximity;
+                    s.score += d.proximity * prior(&c.meta);
                     (render_windows(&text, &d.chosen), d.lines.len(), false)
                 }
                 _ => {
-                    s.score += detail.map_or(0.0, |d| d.proximity);
+                    s.score += detail.map_or(0.0, |d| d.proximity) * prior(&c.meta);
                     (preview(&text), 0, true)
                 }
             };
@@ -757,6 +832,7 @@ impl Ranker {
             .terms
             .iter()
             .zip(term_lines)
+            .filter(|(t, n)| !t.joined || *n > 0)
             .map(|(t, n)| (t.at, t.shown.clone(), n))
             .collect();
         terms.extend(
@@ -798,22 +874,47 @@ impl Ranker {
                     all = false;
                     break;
                 };
-                let mut f = 0.0;
-                for field in 0..FIELDS {
-                    let norm = 1.0 - B + B * f64::from(c.lengths[field]) / avg[field];
-                    f += FIELD_WEIGHTS[field] * f64::from(s.tf[field]) / norm;
-                }
-                sum += idf[usize::from(id)] * f * (K1 + 1.0) / (f + K1);
+                sum += bm25f(&s, &c.lengths, avg, idf[usize::from(id)]);
                 lines = lines.min(s.lines);
             }
             if all && !term.tokens.is_empty() {
                 score += sum / term.tokens.len() as f64;
+                if !term.parts.is_empty() {
+                    let parts: f64 = term
+                        .parts
+                        .iter()
+                        .filter_map(|&id| {
+                            stats_of(id).map(|s| bm25f(&s, &c.lengths, avg, idf[usize::from(id)]))
+                        })
+                        .sum();
+                    score += PART_WEIGHT * parts / term.parts.len() as f64;
+                }
                 matched |= 1 << t;
                 term_lines[t] += lines as usize;
             }
         }
         (score, matched)
     }
+}
+
+/// What a file's relevance is multiplied by: [`MEMORY_MD_WEIGHT`] for
+/// MEMORY.md, 1 for any other.
+fn prior(meta: &FileMeta) -> f64 {
+    if meta.is_memory_md {
+        MEMORY_MD_WEIGHT
+    } else {
+        1.0
+    }
+}
+
+/// One token's BM25F score in a file with field lengths `lengths`.
+fn bm25f(s: &TermStats, lengths: &[u32; FIELDS], avg: &[f64; FIELDS], idf: f64) -> f64 {
+    let mut f = 0.0;
+    for field in 0..FIELDS {
+        let norm = 1.0 - B + B * f64::from(lengths[field]) / avg[field];
+        f += FIELD_WEIGHTS[field] * f64::from(s.tf[field]) / norm;
+    }
+    idf * f * (K1 + 1.0) / (f + K1)
 }
 
 /// Tier, then score, then the newer log, then the path.

@@ -51,16 +51,13 @@ fn filler(n: usize) -> String {
 
 #[test]
 fn search_mode_words() {
-    assert_eq!("ranked".parse::<SearchMode>().unwrap(), SearchMode::Ranked);
-    assert_eq!(
-        "literal".parse::<SearchMode>().unwrap(),
-        SearchMode::Literal
-    );
+    assert_eq!(crate::search_mode("ranked").unwrap(), SearchMode::Ranked);
+    assert_eq!(crate::search_mode("literal").unwrap(), SearchMode::Literal);
     assert_eq!(SearchMode::default(), SearchMode::Ranked);
-    assert_eq!(SearchMode::Literal.as_str(), "literal");
+    assert_eq!(SearchMode::Literal.tool_word(), "literal");
     assert_eq!(SearchMode::Ranked.to_string(), "ranked");
-    let err = "Ranked".parse::<SearchMode>().unwrap_err();
-    assert_eq!(err.kind(), ErrorKind::InvalidMode);
+    let err = crate::search_mode("Ranked").unwrap_err();
+    assert_eq!(err.kind(), crate::ErrorKind::InvalidMode);
     assert_eq!(
         err.to_string(),
         "unknown search mode \"Ranked\": expected ranked or literal"
@@ -584,5 +581,84 @@ fn the_store_searches_in_either_mode() {
             .hits[0]
             .path,
         "MEMORY.md"
+    );
+}
+
+#[test]
+fn an_identifiers_parts_favour_the_note_about_them() {
+    // Both hold the identifier once in bodies of the same length; without
+    // its parts the tie would go to the first path.
+    let files = [
+        ("n/a-webhooks.md", "Deliveries: `max_retry_count` 8 here.\n"),
+        ("n/retry-policy.md", "Defaults: `max_retry_count` 5 here.\n"),
+        ("n/prose.md", "We retry at most a count of max times.\n"),
+    ];
+    let r = rank(&files, "max_retry_count");
+    assert_eq!(paths(&r), ["n/retry-policy.md", "n/a-webhooks.md"]);
+    assert_eq!(r.terms, [("max_retry_count".to_string(), 2)]);
+    assert_eq!(r.hits[0].matched_terms, ["max_retry_count"]);
+}
+
+#[test]
+fn memory_md_yields_to_a_file_matching_as_well() {
+    // The same line in both: MEMORY.md would win the tie on its path.
+    let files = [
+        ("MEMORY.md", "- rotate the signing keys monthly\n"),
+        ("n/keys.md", "- rotate the signing keys monthly\n"),
+        ("n/other.md", "nothing relevant\n"),
+    ];
+    assert_eq!(
+        paths(&rank(&files, "rotate signing keys")),
+        ["n/keys.md", "MEMORY.md"]
+    );
+    // Alone, it is still found.
+    assert_eq!(paths(&rank(&files, "monthly rotate")).len(), 2);
+    assert_eq!(paths(&rank(&files, "relevant")), ["n/other.md"]);
+    let only = [("MEMORY.md", "- prefers tabs\n"), ("n/a.md", "spaces\n")];
+    assert_eq!(paths(&rank(&only, "tabs")), ["MEMORY.md"]);
+}
+
+#[test]
+fn neighbouring_query_words_also_match_written_as_one() {
+    let files = [
+        (
+            "n/laptop-setup.md",
+            "# Laptop setup\nInstall the toolchain.\n",
+        ),
+        ("n/misc.md", "Ask for a laptop on day one. Set the clock.\n"),
+        (
+            "n/flags.md",
+            "Rollout of `booking.new_calendar`: 10% then 100%.\n",
+        ),
+        (
+            "n/calendar.md",
+            "The calendar view got new colours, rolled by hand.\n",
+        ),
+    ];
+    let r = rank(&files, "how do I set up a laptop");
+    assert_eq!(paths(&r), ["n/laptop-setup.md", "n/misc.md"]);
+    // Joins nothing holds are not named; those found are.
+    assert_eq!(
+        r.terms,
+        [
+            ("set".to_string(), 1),
+            ("setup".to_string(), 1),
+            ("laptop".to_string(), 2)
+        ]
+    );
+    assert_eq!(r.hits[0].matched_terms, ["setup", "laptop"]);
+    // The first word joins by its stem; an identifier's whole is a join.
+    // A join is listed at its first word.
+    let r = rank(&files, "the new calendar rolled out");
+    assert_eq!(r.hits[0].path, "n/flags.md");
+    assert_eq!(
+        r.hits[0].matched_terms,
+        ["new", "newcalendar", "calendar", "rollout"]
+    );
+    // Words that are not plain letters are never joined.
+    let r = rank(&files, "v2 calendar");
+    assert_eq!(
+        r.terms,
+        [("v2".to_string(), 0), ("calendar".to_string(), 2)]
     );
 }

@@ -188,12 +188,16 @@ fn generic_pre(text: &str, start: usize, at: usize) -> bool {
             .count();
         return n >= 6 && key_kind(&text[start..end]).is_some();
     }
-    let n = b[i..]
+    let mut n = b[i..]
         .iter()
         .take(257)
         .take_while(|&&c| !c.is_ascii_whitespace() && !b"\"'`,;&<>".contains(&c))
         .count();
-    // ASCII bytes end the word, so this is a char boundary.
+    // An ASCII byte ends the word at a char boundary, but the 257-byte cap
+    // can fall inside a character: back off to the boundary before it.
+    while !text.is_char_boundary(i + n) {
+        n -= 1;
+    }
     let word = text[i..i + n].trim_end_matches(['.', ',', ':', ';', '!', '?', ')', ']', '}']);
     // The name is judged last: it allocates, and most hits in prose fail
     // the shape above already.

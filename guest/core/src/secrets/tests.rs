@@ -671,15 +671,15 @@ fn guard_applies_each_policy() {
 #[test]
 fn policy_spellings() {
     for p in [SecretPolicy::Block, SecretPolicy::Redact, SecretPolicy::Off] {
-        assert_eq!(p.as_str().parse::<SecretPolicy>().unwrap(), p);
-        assert_eq!(p.to_string(), p.as_str());
+        assert_eq!(crate::secret_policy(p.tool_word()).unwrap(), p);
+        assert_eq!(p.to_string(), p.tool_word());
     }
     assert_eq!(SecretPolicy::default(), SecretPolicy::Block);
-    let err = "Block".parse::<SecretPolicy>().unwrap_err();
+    let err = crate::secret_policy("Block").unwrap_err();
     assert_eq!(err.kind(), ErrorKind::InvalidOptions);
     assert_eq!(
         err.message(),
-        "unknown secret policy `Block`: use `block`, `redact` or `off`"
+        "unknown secret policy \"Block\": expected block, redact or off"
     );
 }
 
@@ -800,5 +800,17 @@ mod properties {
             let red = redact(&text, &found);
             prop_assert!(scan(&red).is_empty(), "{red:?}");
         }
+    }
+}
+
+#[test]
+fn a_long_word_cut_inside_a_character_does_not_panic() {
+    // The word after `password = ` reaches the 257-byte cap inside a
+    // four-byte character.
+    let word = format!("{}{}", "a".repeat(255), "😀".repeat(4));
+    let text = format!("password = {word}");
+    let findings = scan(&text);
+    for f in &findings {
+        assert!(text.is_char_boundary(f.range.start) && text.is_char_boundary(f.range.end));
     }
 }

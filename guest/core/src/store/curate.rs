@@ -13,6 +13,7 @@ use super::{Memory, Rel, WriteTarget};
 use crate::dupes;
 use crate::error::{Error, ErrorKind, Result};
 use crate::fsio::{self, Kind, LockGuard};
+use crate::history::Operation;
 use crate::limits::MAX_SEARCH_FILE_BYTES;
 use crate::names::{daily_date, note_name};
 
@@ -164,20 +165,27 @@ impl Memory {
         new.push_str(&text[..start]);
         new.push_str(new_text);
         new.push_str(&text[start + old_text.len()..]);
-        self.replace_file_locked(&lock, &rel, new.as_bytes())?;
+        let recorded = self.replace_file_locked(&lock, &rel, new.as_bytes())?;
         let dups = dupes::in_text(&new, start..start + new_text.len());
         let mut warnings: Vec<String> = guarded.note().into_iter().collect();
-        warnings.extend(dupes::warnings(&dups, &path));
         let line = lines[0];
         let mut message = format!(
             "Edited {path}: replaced {} bytes at line {line} with {} bytes",
             old_text.len(),
             new_text.len()
         );
-        if !warnings.is_empty() {
+        for note in &warnings {
             message.push('\n');
-            message.push_str(&dupes::lines_text(&warnings));
+            message.push_str(note);
         }
+        let repeated = dupes::warnings(&dups, &path);
+        if !repeated.is_empty() {
+            message.push('\n');
+            message.push_str(&dupes::lines_text(&repeated));
+        }
+        warnings.extend(repeated);
+        warnings.extend(recorded.iter().cloned());
+        crate::history::push_warning(&mut message, recorded);
         Ok(EditReceipt {
             path,
             line,
@@ -212,10 +220,14 @@ impl Memory {
                 bytes: 0,
             });
         };
-        self.remove_file_locked(&lock, &rel)?;
+        let recorded = self.remove_file_locked(&lock, &rel)?;
         self.prune_note_dirs(&rel.dir);
+        let mut message = format!(
+            "Deleted note `{shown}` ({path}, {bytes} bytes); memory_history and memory_restore can bring it back"
+        );
+        crate::history::push_warning(&mut message, recorded);
         Ok(DeleteReceipt {
-            message: format!("Deleted note `{shown}` ({path}, {bytes} bytes)"),
+            message,
             path,
             existed: true,
             bytes,
@@ -269,15 +281,19 @@ impl Memory {
             ));
         }
         self.ensure_dir(&to.dir, true)?;
-        if let Err(e) = self.rename_file_locked(&lock, &from, &to) {
-            self.prune_note_dirs(&to.dir);
-            return Err(e);
-        }
+        let recorded = match self.rename_file_locked(&lock, &from, &to) {
+            Ok(recorded) => recorded,
+            Err(e) => {
+                self.prune_note_dirs(&to.dir);
+                return Err(e);
+            }
+        };
         self.prune_note_dirs(&from.dir);
+        let mut message =
+            format!("Renamed note `{old_shown}` to `{new_shown}` ({from_path} -> {to_path})");
+        crate::history::push_warning(&mut message, recorded);
         Ok(RenameReceipt {
-            message: format!(
-                "Renamed note `{old_shown}` to `{new_shown}` ({from_path} -> {to_path})"
-            ),
+            message,
             from: from_path,
             to: to_path,
         })
@@ -315,36 +331,71 @@ impl Memory {
         })
     }
 
-    /// Replace the file `rel` with `bytes` atomically. Caller holds the lock
-    /// and has made the directory.
+    /// Replace the file `rel` with `bytes` atomically, after recording its
+    /// previous content in history (whose warning, if any, is returned).
+    /// Caller holds the lock and has made the directory.
     pub(crate) fn replace_file_locked(
         &self,
         lock: &LockGuard,
         rel: &Rel,
         bytes: &[u8],
-    ) -> Result<()> {
+    ) -> Result<Option<String>> {
         let dir = self.abs(&rel.dir);
+        let path = rel.path();
         fsio::remove_leftovers(&dir);
-        fsio::replace(&dir, &rel.file, bytes, lock)
-            .map_err(|e| Error::io("replace", &rel.path(), &e))?;
-        self.anchor_written(lock, &rel.path(), std::str::from_utf8(bytes).ok());
-        Ok(())
+        let kind = self.file_kind(&path)?;
+        let op = if kind == Kind::Missing {
+            Operation::Write
+        } else {
+            Operation::Edit
+        };
+        let warning = self.record_previous(lock, &path, kind, op, None, Some(bytes));
+        fsio::replace(&dir, &rel.file, bytes, lock).map_err(|e| Error::io("replace", &path, &e))?;
+        self.anchor_written(lock, &path, std::str::from_utf8(bytes).ok());
+        Ok(warning)
     }
 
-    /// Remove the regular file `rel`. Caller holds the lock.
-    pub(crate) fn remove_file_locked(&self, lock: &LockGuard, rel: &Rel) -> Result<()> {
+    /// Remove the regular file `rel`, after recording it in history. Caller
+    /// holds the lock.
+    pub(crate) fn remove_file_locked(&self, lock: &LockGuard, rel: &Rel) -> Result<Option<String>> {
         let path = rel.path();
+        let kind = self.file_kind(&path)?;
+        let warning = self.record_previous(lock, &path, kind, Operation::Delete, None, None);
         lock.check().map_err(|e| Error::io("delete", &path, &e))?;
         fs::remove_file(self.abs(&path)).map_err(|e| Error::io("delete", &path, &e))?;
         fsio::sync_dir(&self.abs(&rel.dir));
         self.forget_anchors(lock, &path);
-        Ok(())
+        Ok(warning)
     }
 
     /// Rename the regular file `from` to the free name `to`, whose
-    /// directory exists. Caller holds the lock.
-    pub(crate) fn rename_file_locked(&self, lock: &LockGuard, from: &Rel, to: &Rel) -> Result<()> {
+    /// directory exists, recording both paths in history. Caller holds the
+    /// lock.
+    pub(crate) fn rename_file_locked(
+        &self,
+        lock: &LockGuard,
+        from: &Rel,
+        to: &Rel,
+    ) -> Result<Option<String>> {
         let (from_path, to_path) = (from.path(), to.path());
+        let kind = self.file_kind(&from_path)?;
+        let warning = self
+            .record_previous(
+                lock,
+                &from_path,
+                kind,
+                Operation::Rename,
+                Some(&to_path),
+                None,
+            )
+            .or(self.record_previous(
+                lock,
+                &to_path,
+                Kind::Missing,
+                Operation::Rename,
+                Some(&from_path),
+                None,
+            ));
         lock.check()
             .map_err(|e| Error::io("rename", &format!("{from_path}` to `{to_path}"), &e))?;
         fs::rename(self.abs(&from_path), self.abs(&to_path))
@@ -354,12 +405,27 @@ impl Memory {
             fsio::sync_dir(&self.abs(&from.dir));
         }
         self.move_anchors(lock, &from_path, &to_path, false);
-        Ok(())
+        Ok(warning)
     }
 
     /// Rename the folder `from` (store-relative) to the free name `to`,
-    /// whose parent exists. Caller holds the lock.
+    /// whose parent exists, recording every note it holds as renamed.
+    /// Caller holds the lock.
     pub(crate) fn rename_dir_locked(&self, lock: &LockGuard, from: &str, to: &str) -> Result<()> {
+        for rel in self.notes_under(from) {
+            let old = rel.path();
+            let new = format!("{to}{}", &old[from.len()..]);
+            let kind = self.file_kind(&old)?;
+            self.record_previous(lock, &old, kind, Operation::Rename, Some(&new), None);
+            self.record_previous(
+                lock,
+                &new,
+                Kind::Missing,
+                Operation::Rename,
+                Some(&old),
+                None,
+            );
+        }
         lock.check()
             .map_err(|e| Error::io("rename", &format!("{from}` to `{to}"), &e))?;
         fs::rename(self.abs(from), self.abs(to))
@@ -371,6 +437,41 @@ impl Memory {
         }
         self.move_anchors(lock, from, to, true);
         Ok(())
+    }
+
+    /// The notes in the folder `dir` and its topic folders (as deep as a
+    /// note name reaches), never through a link; at most 10,000.
+    fn notes_under(&self, dir: &str) -> Vec<Rel> {
+        let mut out = Vec::new();
+        let mut pending = vec![(dir.to_string(), 0usize)];
+        while let Some((dir, depth)) = pending.pop() {
+            let Ok(entries) = fs::read_dir(self.abs(&dir)) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                let Ok(name) = entry.file_name().into_string() else {
+                    continue;
+                };
+                match fsio::kind(&entry.path()) {
+                    Ok(Kind::File(_)) if name.ends_with(".md") && !name.starts_with('.') => {
+                        out.push(Rel {
+                            dir: dir.clone(),
+                            file: name,
+                        });
+                    }
+                    Ok(Kind::Other("a directory"))
+                        if depth < crate::names::MAX_NOTE_SEGMENTS && !name.starts_with('.') =>
+                    {
+                        pending.push((format!("{dir}/{name}"), depth + 1));
+                    }
+                    _ => {}
+                }
+                if out.len() >= 10_000 {
+                    return out;
+                }
+            }
+        }
+        out
     }
 
     /// Remove the empty folder `dir` (store-relative). Caller holds the
@@ -817,7 +918,9 @@ mod tests {
                 path: format!("{notes}/a/b/c.md"),
                 existed: true,
                 bytes: 2,
-                message: format!("Deleted note `a/b/c` ({notes}/a/b/c.md, 2 bytes)"),
+                message: format!(
+                    "Deleted note `a/b/c` ({notes}/a/b/c.md, 2 bytes); memory_history and memory_restore can bring it back"
+                ),
             }
         );
         let root = dir.path().join(&notes);

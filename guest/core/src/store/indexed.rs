@@ -1,0 +1,258 @@
+//! Ranked search through the index ([`crate::index`]).
+//!
+//! One pass lists every directory search covers and stats each file once
+//! through the open directory. A file whose signature is the one its index
+//! entry recorded (and not too fresh to trust, see [`index::RACY_NS`]) is
+//! not opened: its statistics come from the index, and only the query's
+//! tokens are looked up. Any other file (new, changed by hand or by
+//! another process, racy) is read and tokenized, as a search without an
+//! index would. Files gone from the listing are gone from the results.
+//! So results never depend on the index being current, only on each entry
+//! pairing a signature with what the file held then: a file is always
+//! stat'ed before it is read.
+//!
+//! Writes do not touch the index: their new size or modification time is
+//! the mark that a file must be read again, and costs nothing.
+//! When the files read again pass [`REWRITE_FILES`] or [`REWRITE_BYTES`]
+//! (or there is no sound index), the search rewrites the index if it can
+//! take the store's lock at once; otherwise it answers from memory.
+//!
+//! Known limit: a file changed by hand to content of the same size with
+//! its modification time put back is not seen until its entry is
+//! replaced; no cheaper check than reading it can tell.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use super::Memory;
+use crate::error::Result;
+use crate::fsio::{self, LockPolicy, Sig};
+use crate::index::{self, Corrupt, Entry, Fresh, Index, RACY_NS};
+use crate::limits::MAX_SEARCH_FILE_BYTES;
+use crate::names::daily_date;
+use crate::rank::{CorpusStats, FIELDS, FileStats, Ranker, TermStats};
+use crate::search::{FileMeta, SearchResults};
+
+/// Where indexes live, store-relative: hidden, so never listed, searched
+/// or injected.
+pub(crate) const INDEX_DIR: &str = ".store/index";
+/// Settled files read again (changed or new) past which a search rewrites
+/// the index.
+pub(crate) const REWRITE_FILES: usize = 16;
+/// Bytes of settled files read again past which a search rewrites the
+/// index.
+pub(crate) const REWRITE_BYTES: u64 = 256 * 1024;
+
+/// Where a searched file's statistics come from.
+#[derive(Debug, Clone, Copy)]
+enum Source {
+    /// The old index's entry.
+    Old,
+    /// Read by this search.
+    Fresh,
+}
+
+/// A file searched, in listing order.
+#[derive(Debug)]
+struct Live {
+    meta: FileMeta,
+    sig: Sig,
+    lengths: [u32; FIELDS],
+    source: Source,
+}
+
+fn now_ns() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX))
+}
+
+impl Memory {
+    /// The project's index file, store-relative.
+    pub(crate) fn index_rel(&self) -> String {
+        format!("{INDEX_DIR}/{}.idx", self.slug)
+    }
+
+    /// Ranked search through the index; see the module documentation.
+    pub(super) fn search_ranked(&self, query: &str) -> Result<SearchResults> {
+        let old = Index::load(&self.abs(&self.index_rel()));
+        match self.ranked_pass(query, old) {
+            Ok(results) => results,
+            // The index broke under the query's own lookups: go without.
+            Err(Corrupt) => match self.ranked_pass(query, None) {
+                Ok(results) => results,
+                Err(Corrupt) => self.ranked_unindexed(query),
+            },
+        }
+    }
+
+    fn ranked_pass(
+        &self,
+        query: &str,
+        old: Option<Index>,
+    ) -> std::result::Result<Result<SearchResults>, Corrupt> {
+        let mut ranker = Ranker::new(query, self.today());
+        let tokens = ranker.tokens().to_vec();
+        let ranges: Vec<_> = ranker.date_ranges().collect();
+        if tokens.is_empty() && ranges.is_empty() {
+            return Ok(Ok(ranker.finish(|_| None)));
+        }
+        // Before any stat: an entry is trusted only for files last changed
+        // well before this.
+        let started = now_ns();
+        let mut live: Vec<Live> = Vec::new();
+        let mut fresh = Fresh::default();
+        let mut remap: Vec<Option<u32>> = vec![None; old.as_ref().map_or(0, |o| o.entries.len())];
+        let (mut settled_files, mut settled_bytes) = (0usize, 0u64);
+        let walked = self.each_search_dir(&mut |dir, handle, names| {
+            for name in names {
+                let Ok(Some(sig)) = handle.file_sig(&name) else {
+                    continue;
+                };
+                let meta = self.search_meta(dir, name);
+                let id = live.len() as u32;
+                if let Some(o) = &old
+                    && let Some(e) = o.entry_of(&meta.path)
+                {
+                    let entry = &o.entries[e as usize];
+                    if entry.sig == sig && sig.mtime_ns < o.built_at.saturating_sub(RACY_NS) {
+                        remap[e as usize] = Some(id);
+                        live.push(Live {
+                            meta,
+                            sig,
+                            lengths: entry.lengths,
+                            source: Source::Old,
+                        });
+                        continue;
+                    }
+                }
+                let file = &meta.path[meta.path.rfind('/').map_or(0, |i| i + 1)..];
+                let Ok(text) = handle.read_known(file, sig.len, MAX_SEARCH_FILE_BYTES) else {
+                    continue;
+                };
+                let stats = FileStats::from_text(&meta.stem, &text);
+                fresh.add(id, &stats);
+                if sig.mtime_ns < started.saturating_sub(RACY_NS) {
+                    settled_files += 1;
+                    settled_bytes += sig.len;
+                }
+                live.push(Live {
+                    meta,
+                    sig,
+                    lengths: stats.lengths,
+                    source: Source::Fresh,
+                });
+            }
+        });
+        if let Err(e) = walked {
+            return Ok(Err(e));
+        }
+
+        // Phase one's input: the query tokens' counts per file, and the
+        // daily logs in a time word's range.
+        let mut found: BTreeMap<u32, Vec<(String, TermStats)>> = BTreeMap::new();
+        for token in &tokens {
+            if let Some(o) = &old {
+                for (id, s) in o.postings(token)? {
+                    if let Some(n) = remap[id as usize] {
+                        found.entry(n).or_default().push((token.clone(), s));
+                    }
+                }
+            }
+            if let Some(p) = fresh.terms.get(token) {
+                for (id, s) in p.decode() {
+                    found.entry(id).or_default().push((token.clone(), s));
+                }
+            }
+        }
+        if !ranges.is_empty() {
+            for (i, l) in live.iter().enumerate() {
+                let date = l.meta.date.as_deref().and_then(|d| daily_date(d).ok());
+                if date.is_some_and(|d| ranges.iter().any(|&(a, b)| a <= d && d <= b)) {
+                    found.entry(i as u32).or_default();
+                }
+            }
+        }
+        let mut corpus = CorpusStats {
+            files: live.len() as u64,
+            lengths: [0; FIELDS],
+        };
+        for l in &live {
+            for (total, len) in corpus.lengths.iter_mut().zip(l.lengths) {
+                *total += u64::from(len);
+            }
+        }
+        ranker.set_corpus(corpus);
+        for (id, terms) in found {
+            let l = &live[id as usize];
+            let stats = FileStats {
+                lengths: l.lengths,
+                terms,
+            };
+            ranker.add_stats(l.meta.clone(), &stats);
+        }
+
+        let carried = live
+            .iter()
+            .filter(|l| matches!(l.source, Source::Old))
+            .count();
+        let removed = old.as_ref().map_or(0, |o| o.entries.len() - carried);
+        let stale = old.is_none()
+            || settled_files + removed > REWRITE_FILES
+            || settled_bytes > REWRITE_BYTES;
+        if stale && !live.is_empty() {
+            self.try_rewrite(
+                started,
+                &live,
+                old.as_ref().map(|o| (o, &remap[..])),
+                &fresh,
+            );
+        }
+        Ok(Ok(ranker.finish(|meta| {
+            fsio::read_head(&self.abs(&meta.path), MAX_SEARCH_FILE_BYTES)
+                .ok()
+                .flatten()
+                .map(|(text, _)| text)
+        })))
+    }
+
+    /// Write the index of `live` if the store's lock is free right now;
+    /// otherwise leave it for a later search. Never fails: it is a cache.
+    fn try_rewrite(
+        &self,
+        started: i64,
+        live: &[Live],
+        old: Option<(&Index, &[Option<u32>])>,
+        fresh: &Fresh,
+    ) {
+        let policy = LockPolicy {
+            lease: self.limits.lock_lease,
+            wait: Duration::ZERO,
+        };
+        let Ok(guard) = fsio::lock(&self.root, policy) else {
+            return;
+        };
+        if !matches!(self.ensure_dir(INDEX_DIR, true), Ok(true)) {
+            return;
+        }
+        let dir = self.abs(INDEX_DIR);
+        fsio::remove_leftovers(&dir);
+        let entries: Vec<Entry> = live
+            .iter()
+            .map(|l| Entry {
+                path: l.meta.path.clone(),
+                sig: l.sig,
+                lengths: l.lengths,
+            })
+            .collect();
+        let name = format!("{}.idx", self.slug);
+        if index::write(&dir, &name, &guard, started, &entries, old, fresh).is_err()
+            && guard.check().is_ok()
+        {
+            // Likely the old index failed a check while being merged: the
+            // next search builds afresh.
+            let _ = fs::remove_file(dir.join(&name));
+        }
+    }
+}

@@ -1,0 +1,310 @@
+// Type declarations of the `agent-memory` package (agent-memory.js).
+
+/** The default cap on an instance's linear memory: 256 MiB. */
+export declare const DEFAULT_MAX_MEMORY_BYTES: number;
+/** The default bound on one call: 30 000 ms. */
+export declare const DEFAULT_CALL_TIMEOUT_MS: number;
+
+/** The WIT `write-target` cases. */
+export declare const WRITE_TARGETS: readonly WriteTarget[];
+/** The WIT `read-source` cases. */
+export declare const READ_SOURCES: readonly ReadSource[];
+/** The WIT `write-mode` cases. */
+export declare const WRITE_MODES: readonly WriteMode[];
+/** The WIT `search-mode` cases. */
+export declare const SEARCH_MODES: readonly SearchMode[];
+/** The WIT `tool-set` cases. */
+export declare const TOOL_SETS: readonly ToolSet[];
+/** The WIT `secret-policy` cases. */
+export declare const SECRET_POLICIES: readonly SecretPolicy[];
+/** The WIT `operation` cases. */
+export declare const OPERATIONS: readonly Operation[];
+
+/** Where a write goes; the tool spelling `long_term` works too. */
+export type WriteTarget = 'long-term' | 'scratchpad' | 'daily' | 'note';
+/** Where a read comes from; the tool spelling `long_term` works too. */
+export type ReadSource = 'long-term' | 'scratchpad' | 'daily' | 'note';
+/** How a write combines with what is there. */
+export type WriteMode = 'append' | 'overwrite';
+/**
+ * Which search runs: `ranked` (words, not substrings; relevance, stemming,
+ * time words) or `literal` (the seeds' case-insensitive substring search).
+ */
+export type SearchMode = 'ranked' | 'literal';
+/**
+ * Which tool definitions a model is given: `seed` (memory_write, memory_read,
+ * memory_search), `full` (those and memory_edit, memory_delete, memory_rename,
+ * memory_history, memory_restore, memory_refresh) or `anthropic` (only
+ * `memory`).
+ */
+export type ToolSet = 'seed' | 'full' | 'anthropic';
+/**
+ * What every path that stores text does with what looks like a credential:
+ * refuse with `secret-detected`, store `[REDACTED:<rule-id>]` instead of each
+ * value, or store it as given.
+ */
+export type SecretPolicy = 'block' | 'redact' | 'off';
+/** The change that replaced a recorded version. */
+export type Operation = 'write' | 'append' | 'edit' | 'delete' | 'rename' | 'restore' | 'import';
+
+/**
+ * The WIT error kinds of contract 0.2 (a test compares them with wit/types.wit;
+ * the runtime maps kinds by name and keeps no list). A kind a newer component adds arrives
+ * by its name (the WIT `other(name)`), hence the open `string`.
+ */
+export type ErrorKind =
+  | 'invalid-options'
+  | 'invalid-target'
+  | 'invalid-mode'
+  | 'missing-name'
+  | 'invalid-name'
+  | 'invalid-date'
+  | 'invalid-arguments'
+  | 'unknown-tool'
+  | 'not-found'
+  | 'not-a-file'
+  | 'busy'
+  | 'io'
+  | 'ambiguous'
+  | 'already-exists'
+  | 'secret-detected'
+  | (string & {});
+
+/** The memory refused an operation. */
+export declare class MemoryError extends Error {
+  constructor(kind: ErrorKind, message: string);
+  readonly name: 'MemoryError';
+  /** The WIT error kind, e.g. `invalid-name`; match on it. */
+  readonly kind: ErrorKind;
+}
+
+/** The component trapped, or ran past its call timeout or memory cap. */
+export declare class MemoryTrap extends Error {
+  constructor(operation: string, message: string, limit?: 'time' | 'memory' | null);
+  readonly name: 'MemoryTrap';
+  /** The WIT function, e.g. `store.search`. */
+  readonly operation: string;
+  /** Which limit stopped the call, or null for a plain trap. */
+  readonly limit: 'time' | 'memory' | null;
+}
+
+/** How to open a memory, besides its root and project. */
+export interface MemoryOptions {
+  /** Pin "now": RFC 3339 with an offset (the offset becomes the local one), or a Date. */
+  now?: string | Date | null;
+  /** Local UTC offset in minutes, east positive; default that of `now`, else the system's (followed across DST). */
+  utcOffsetMinutes?: number | null;
+  /** Cap of the context block (default 32768, at least 512). */
+  maxInjectBytes?: number;
+  /** Per-write content cap (default 65536). */
+  maxWriteBytes?: number;
+  /** Cap of reads and rendered search (default 32768, at least 512). */
+  maxReadBytes?: number;
+  /** Age at which another writer's lock counts as abandoned (default 10000, at least 1000). */
+  lockLeaseMs?: number;
+  /** How long a write waits for the lock before `busy` (default 15000). */
+  lockWaitMs?: number;
+  /** Versions of each file kept in history (default 50; 0 turns history off). */
+  historyMaxVersions?: number;
+  /** Bytes of history in all, the oldest versions pruned first (default 64 MiB). */
+  historyMaxBytes?: number | bigint;
+  /** What to do with text that looks like a credential (default `block`); the host's setting, never the model's. */
+  secretPolicy?: SecretPolicy;
+  /** Who writes through this memory, recorded with every change in history: at most 128 bytes, no line break or control character. */
+  source?: string;
+  /** Cap of the instance's linear memory (default 256 MiB). */
+  maxMemoryBytes?: number;
+  /** Bound of one call (default 30 000 ms). */
+  callTimeoutMs?: number;
+  /**
+   * The project's files, for staleness anchors: preopened read-only (the
+   * shim refuses every write through it) and only ever hashed. Notes and
+   * MEMORY.md that name project files (`src/auth.rs:42`) anchor them when
+   * written; reads, listings, search hits and the context block then mark
+   * `stale: src/auth.rs changed since <date>` once one changes. Default: none.
+   */
+  projectDir?: string;
+}
+
+/** One memory of `openGroup`. */
+export interface GroupMember extends MemoryOptions {
+  root: string;
+  project: string;
+}
+
+export interface MemoryInfo {
+  /** `<sanitized-basename>-<8 hex>`. */
+  projectSlug: string;
+  /** `projects/<slug>`. */
+  projectDir: string;
+  /** Today's local date, `YYYY-MM-DD`. */
+  today: string;
+}
+
+/** The WIT `limits` record. */
+export interface Limits {
+  maxInjectBytes: number;
+  maxWriteBytes: number;
+  maxReadBytes: number;
+  indexMaxLines: number;
+  indexMaxBytes: number;
+  maxSearchFileBytes: number;
+  maxQueryTerms: number;
+  wholeFileAppendMaxBytes: number;
+  lockLeaseMs: number;
+  lockWaitMs: number;
+  historyMaxVersions: number;
+  historyMaxBytes: number;
+}
+
+/** The outcome of a write (also of an append, a flush and a restore). */
+export interface WriteReceipt {
+  path: string;
+  bytesWritten: number;
+  truncatedFrom: number | null;
+  /** What the model should know: values redacted, added lines that repeat an earlier one. */
+  warnings: string[];
+  /** For the model: one line, then the warnings, one a line. */
+  message: string;
+}
+
+export interface EditReceipt {
+  path: string;
+  /** 1-based line where the replacement starts. */
+  line: number;
+  /** The file's size after the edit. */
+  bytes: number;
+  warnings: string[];
+  message: string;
+}
+
+export interface DeleteReceipt {
+  path: string;
+  /** Whether there was a note to delete. */
+  existed: boolean;
+  bytes: number;
+  message: string;
+}
+
+export interface RenameReceipt {
+  from: string;
+  to: string;
+  message: string;
+}
+
+/** A recorded version of a file: what it held just before a change. */
+export interface Version {
+  /** The id to `restore` it by, e.g. `v12`. */
+  id: string;
+  path: string;
+  timeUnix: number;
+  utcOffsetMinutes: number;
+  operation: Operation;
+  /** Its size; null when the file did not exist then. */
+  bytes: number | null;
+  /** The source label of the change (may be empty). */
+  source: string;
+  /** For a rename, the path on the other side. */
+  otherPath: string | null;
+}
+
+/** A secret found in a stored file; never the value. */
+export interface StoredSecret {
+  path: string;
+  line: number;
+  ruleId: string;
+  /** At most the first 4 characters of the value, then `…`. */
+  masked: string;
+}
+
+export interface FileInfo {
+  path: string;
+  bytes: number;
+  /** Staleness marks, one a line; empty unless opened with `projectDir`. */
+  stale: string[];
+}
+
+export interface TermCount {
+  term: string;
+  count: number;
+}
+
+export interface SearchHit {
+  path: string;
+  matchedTerms: string[];
+  totalHits: number;
+  body: string;
+  filenameOnly: boolean;
+  date: string | null;
+  isMemoryMd: boolean;
+}
+
+export interface SearchResults {
+  terms: TermCount[];
+  hits: SearchHit[];
+}
+
+export interface ToolDefinition {
+  name: string;
+  description: string;
+  /** JSON Schema of the arguments, as text. */
+  parametersSchema: string;
+  /** The same, parsed. */
+  parameters: Record<string, unknown>;
+}
+
+/**
+ * Opens several memories in one instance of the component; each root is
+ * preopened at `/memory-N` and each memory sees only its own.
+ * @throws {MemoryError} `invalid-options`
+ */
+export declare function openGroup(members: GroupMember[], options?: { shimOpenAtWorkaround?: boolean }): Memory[];
+
+/** An open memory: a handle on the WIT `memory` resource. */
+export declare class Memory implements Disposable {
+  /**
+   * Opens `root` (created if missing) for `project` in an instance of its own.
+   * @throws {MemoryError} `invalid-options`
+   */
+  static open(root: string, project: string, options?: MemoryOptions & { shimOpenAtWorkaround?: boolean }): Memory;
+  private constructor();
+
+  /** Releases the handle in the component; idempotent. */
+  close(): void;
+  [Symbol.dispose](): void;
+  /** True when `other` was opened in the same instance as this memory. */
+  sharesInstanceWith(other: Memory): boolean;
+
+  readonly closed: boolean;
+  readonly root: string;
+  readonly guestRoot: string;
+  readonly project: string;
+  readonly projectSlug: string;
+  readonly projectDir: string;
+  readonly today: string;
+
+  info(): MemoryInfo;
+  limits(): Limits;
+  write(target: WriteTarget | 'long_term', content: string, mode?: WriteMode, name?: string | null): WriteReceipt;
+  read(source: ReadSource | 'long_term', name?: string | null): string | null;
+  listFiles(): FileInfo[];
+  appendDaily(heading: string, body: string): WriteReceipt;
+  search(query: string, mode?: SearchMode): SearchResults;
+  renderSearch(results: SearchResults, maxBytes?: number | null): string;
+  edit(target: WriteTarget | 'long_term', oldText: string, newText: string, name?: string | null): EditReceipt;
+  deleteNote(name: string): DeleteReceipt;
+  renameNote(name: string, newName: string): RenameReceipt;
+  history(source: ReadSource | 'long_term', name?: string | null, limit?: number | null): Version[];
+  restore(version: string): WriteReceipt;
+  lastChange(): Version | null;
+  scanSecrets(): StoredSecret[];
+  contextBlock(): string | null;
+  flushCompaction(summary: string, messageCount?: number | null): WriteReceipt;
+  callTool(name: string, args: string | Record<string, unknown>): string;
+  toolDefinitions(set?: ToolSet): ToolDefinition[];
+  usagePrompt(set?: ToolSet): string;
+  estimateTokens(text: string): bigint;
+  effectiveReserve(base: number | bigint, block?: string | null): bigint;
+  appendMemoryBlock(preamble: string, block?: string | null): string;
+  compactionHeading(messageCount?: number | null): string;
+}
