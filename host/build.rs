@@ -23,12 +23,15 @@ fn main() {
         "guest/component/src",
         "guest/component/Cargo.toml",
         "guest/component/Cargo.lock",
+        "vocab/src",
+        "vocab/Cargo.toml",
         "wit",
+        ".cargo/config.toml",
     ] {
         println!("cargo:rerun-if-changed={}", workspace.join(path).display());
     }
 
-    ensure_wasm_target();
+    check_wasm_target();
 
     let cargo = env::var_os("CARGO").unwrap_or_else(|| OsString::from("cargo"));
     let target_dir = workspace.join("target").join("guest");
@@ -71,9 +74,10 @@ fn main() {
     );
 }
 
-/// Adds the `wasm32-wasip2` target through rustup when the toolchain that
-/// builds us lacks it.
-fn ensure_wasm_target() {
+/// Stops the build with the fix when the toolchain that builds us lacks the
+/// `wasm32-wasip2` target. rustup adds it from `rust-toolchain.toml` on the
+/// first cargo command, except when automatic installation is off.
+fn check_wasm_target() {
     let rustc = env::var_os("RUSTC").unwrap_or_else(|| OsString::from("rustc"));
     let output = run(
         Command::new(&rustc).args(["--print", "target-libdir", "--target", WASM_TARGET]),
@@ -83,26 +87,11 @@ fn ensure_wasm_target() {
     if output.status.success() && !libdir.is_empty() && Path::new(&libdir).is_dir() {
         return;
     }
-
-    let help = format!(
-        "the `{WASM_TARGET}` Rust target is not installed; run `rustup target add {WASM_TARGET}`"
-    );
-    let added = match Command::new("rustup")
-        .args(["target", "add", WASM_TARGET])
-        .output()
-    {
-        Ok(output) => output,
-        Err(error) => panic!("{help} (could not run rustup: {error})"),
-    };
-    if !added.status.success() {
-        panic!(
-            "{help}\n`rustup target add {WASM_TARGET}` failed ({}):\n{}",
-            added.status,
-            String::from_utf8_lossy(&added.stderr)
-        );
-    }
-    println!(
-        "cargo:warning=installed the {WASM_TARGET} target with `rustup target add {WASM_TARGET}`"
+    panic!(
+        "the `{WASM_TARGET}` Rust target is not installed for {}: run `rustup target add {WASM_TARGET}` \
+         (rust-toolchain.toml lists it, but rustup does not add it when RUSTUP_AUTO_INSTALL=0 or \
+         `rustup set auto-install disable`)",
+        Path::new(&rustc).display()
     );
 }
 

@@ -8,6 +8,7 @@ mod measure;
 mod rng;
 mod run;
 mod words;
+mod writes;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -85,6 +86,18 @@ enum Command {
         #[arg(long)]
         per_question: bool,
     },
+    /// Write latency through the component (warm, in-process) with history
+    /// on and off, and the cost of the budget feedback of every write
+    Writes {
+        /// Where the scratch stores go (a tmpfs such as /dev/shm measures
+        /// the code, a disk the fsyncs) [default: target/bench-writes of
+        /// this workspace]
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
+        /// A smoke run: three rounds
+        #[arg(long)]
+        quick: bool,
+    },
     /// Run a command and report its peak RSS (the peak-memory wrapper)
     #[command(hide = true)]
     PeakRss {
@@ -124,6 +137,9 @@ enum Command {
         /// unstripped build, for profiling)
         #[arg(long, value_name = "WASM")]
         component: Option<PathBuf>,
+        /// `ranked` or `literal` (component and native backends)
+        #[arg(long, default_value = "ranked")]
+        mode: String,
     },
 }
 
@@ -198,6 +214,10 @@ fn run(cli: Cli) -> Result<()> {
             }
             Ok(())
         }
+        Command::Writes { dir, quick } => writes::run(
+            &dir.unwrap_or_else(|| run::default_dir().with_file_name("bench-writes")),
+            quick,
+        ),
         Command::PeakRss {
             report,
             dir,
@@ -210,6 +230,14 @@ fn run(cli: Cli) -> Result<()> {
             query,
             repeat,
             component,
-        } => run::search_once(&backend, &root, &query, repeat, component.as_deref()),
+            mode,
+        } => {
+            let mode = match mode.as_str() {
+                "ranked" => agent_memory::SearchMode::Ranked,
+                "literal" => agent_memory::SearchMode::Literal,
+                other => anyhow::bail!("unknown search mode `{other}`: use ranked or literal"),
+            };
+            run::search_once(&backend, &root, &query, repeat, component.as_deref(), mode)
+        }
     }
 }

@@ -1232,6 +1232,7 @@ pub fn search_once(
     query: &str,
     repeat: u32,
     component: Option<&Path>,
+    mode: agent_memory::SearchMode,
 ) -> Result<()> {
     let mut hits = 0;
     let custom = match (backend, component) {
@@ -1249,7 +1250,7 @@ pub fn search_once(
             let mut memory = runtime()?.open(open_options(root)?)?;
             if !query.is_empty() {
                 for _ in 0..repeat {
-                    hits = memory.search(query)?.hits.len();
+                    hits = memory.search_with(query, mode)?.hits.len();
                 }
             }
         }
@@ -1263,8 +1264,12 @@ pub fn search_once(
         }
         "native" => {
             let memory = core::Memory::open(root, native_options()?)?;
+            let mode = match mode {
+                agent_memory::SearchMode::Ranked => core::SearchMode::Ranked,
+                agent_memory::SearchMode::Literal => core::SearchMode::Literal,
+            };
             for _ in 0..repeat {
-                hits = memory.search(query)?.hits.len();
+                hits = memory.search_with(query, mode)?.hits.len();
             }
         }
         "native-tool" => {

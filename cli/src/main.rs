@@ -7,14 +7,15 @@ use std::path::{Path, PathBuf};
 use std::process::{self, ExitCode};
 
 use agent_memory::{
-    Memory, OpenOptions, ReadSource, Runtime, SearchMode, SecretPolicy, ToolSet, WriteMode,
-    WriteTarget,
+    Memory, OpenOptions, ReadSource, RootChoice, RootRule, Runtime, SearchMode, SecretPolicy,
+    ToolSet, WriteMode, WriteTarget,
 };
 use anyhow::{Context as _, Result, bail};
 use chrono::{DateTime, FixedOffset, TimeDelta};
 use clap::{Parser, Subcommand, ValueEnum};
 
 mod mcp;
+mod travel;
 
 const DEMO_MARKER: &str = ".agent-memory-demo";
 const DEMO_PROJECT: &str = "/demo/my-app";
@@ -25,8 +26,10 @@ const DEMO_NOW: &str = "2026-05-30T09:15:00+02:00";
 #[derive(Debug, Parser)]
 #[command(name = "agent-memory", version, max_term_width = 100)]
 struct Cli {
-    /// Memory root directory [default: $AGENT_MEMORY_DIR, else the platform
-    /// data directory + `agent-memory`; for `demo`: <temp dir>/agent-memory-demo]
+    /// Memory root directory [default: $AGENT_MEMORY_DIR, else "root" in the
+    /// config file ($AGENT_MEMORY_CONFIG, else <config dir>/agent-memory/config.json),
+    /// else the platform data directory + `agent-memory`; for `demo`: <temp
+    /// dir>/agent-memory-demo]
     #[arg(long, global = true, value_name = "DIR")]
     root: Option<PathBuf>,
 
@@ -36,6 +39,12 @@ struct Cli {
     /// checkout) are preopened read-only for staleness anchors
     #[arg(long, global = true, value_name = "DIR")]
     project: Option<PathBuf>,
+
+    /// The project's team memory, shared through git (tools take
+    /// "scope":"team") [default: <project>/.agent-memory when that folder
+    /// exists; `snapshot` creates it]
+    #[arg(long, global = true, value_name = "DIR", env = "AGENT_MEMORY_TEAM_DIR")]
+    team_dir: Option<PathBuf>,
 
     /// Pin "now" to this instant, RFC 3339 with an offset (e.g.
     /// 2026-05-30T09:15:00+02:00); its offset is the local time zone. Empty
@@ -111,7 +120,8 @@ enum Command {
         #[arg(long, value_name = "NAME", default_value = "full", value_parser = parse_tool_set)]
         set: ToolSet,
     },
-    /// Show the root, the project and its memory files
+    /// Show the root and which rule chose it, whether memory is on, the
+    /// project, and its memory files
     Status,
     /// Search MEMORY.md, the project's notes and daily logs
     Search {
@@ -178,6 +188,16 @@ enum Command {
         #[arg(long, value_name = "N")]
         count: Option<u32>,
     },
+    /// Copy this project's notes into <project>/.agent-memory/snapshot/ for
+    /// teammates; `snapshot apply` applies the team's snapshot here
+    ///
+    /// A project whose personal memory is empty starts from the snapshot by itself (at its
+    /// first context block); a newer snapshot is only reported there, never applied without
+    /// `snapshot apply`. Both are recorded in history.
+    Snapshot {
+        #[command(subcommand)]
+        action: Option<SnapshotAction>,
+    },
     /// Serve the memory tools to an MCP client over stdio
     ///
     /// Also offers the context block as the resource memory://context and as the prompt
@@ -188,6 +208,24 @@ enum Command {
         #[arg(long, value_name = "NAME", default_value = "full", value_parser = parse_tool_set)]
         tools: ToolSet,
     },
+    /// Bring memory in from another system, adding nothing twice
+    ///
+    /// Every file goes through the same name rules, secret guard and history as a write
+    /// (history operation `import`). Hidden files, links, FIFOs and devices, files over the
+    /// write cap and files that are not UTF-8 are reported and skipped. Without --project,
+    /// codescout and agents-md import into the project that holds the source.
+    Import {
+        /// Print what would be imported, and what refused; write nothing
+        #[arg(long)]
+        dry_run: bool,
+        #[command(subcommand)]
+        from: ImportFrom,
+    },
+    /// Write this project's memory in another system's layout
+    Export {
+        #[command(subcommand)]
+        to: ExportTo,
+    },
     /// A tour in a throwaway memory root: writes, the context block, a search, a tool call
     ///
     /// The root is <temp dir>/agent-memory-demo unless --root is given; a root from an
@@ -195,6 +233,47 @@ enum Command {
     /// non-empty directory is refused. The project is always /demo/my-app and --now
     /// defaults to 2026-05-30T09:15:00+02:00, so the output is the same on every run.
     Demo,
+}
+
+#[derive(Debug, Subcommand)]
+enum ImportFrom {
+    /// Claude Code's memory directory (~/.claude/projects/<project>/memory): MEMORY.md
+    /// to MEMORY.md (new lines only), each topic file to a note of its name,
+    /// logs/YYYY/MM/YYYY-MM-DD.md to that day's log
+    ClaudeCode {
+        /// The memory directory
+        dir: PathBuf,
+    },
+    /// codescout's memories: .codescout/memories (shared) to team scope,
+    /// .codescout/private-memories to personal notes; topic paths kept
+    Codescout {
+        /// The project directory that holds .codescout/
+        project_dir: PathBuf,
+    },
+    /// An AGENTS.md or CLAUDE.md file, to a note named after it (AGENTS, CLAUDE,
+    /// CLAUDE-local)
+    AgentsMd {
+        /// The file
+        file: PathBuf,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum ExportTo {
+    /// Claude Code's layout: MEMORY.md, a topic file per note, logs/YYYY/MM/YYYY-MM-DD.md,
+    /// SCRATCHPAD.md; existing files are never overwritten
+    ClaudeCode {
+        /// The directory to write (created if missing)
+        out: PathBuf,
+    },
+}
+
+/// What `snapshot` does besides taking one.
+#[derive(Debug, Subcommand)]
+enum SnapshotAction {
+    /// Apply the team snapshot to this project's notes (each snapshot note
+    /// overwrites the note of its name; recorded in history, so undoable)
+    Apply,
 }
 
 /// A memory file people can write or edit.
@@ -273,53 +352,158 @@ fn run(cli: Cli) -> Result<()> {
         Command::Tools { prompt: true, set } => print_text(&runtime.usage_prompt(set)?),
         Command::Tools { prompt: false, set } => print_tools(runtime, set),
         command => {
-            let mut options = open_options(cli.root, cli.project, now)?.secret_policy(cli.secrets);
+            // A relative --root is the shell user's, taken from the current
+            // directory; AGENT_MEMORY_DIR and the config must be absolute.
+            let explicit = match cli.root {
+                Some(root)
+                    if root.is_relative()
+                        && !root.starts_with("~")
+                        && !root.as_os_str().is_empty() =>
+                {
+                    Some(
+                        std::env::current_dir()
+                            .context("cannot read the current directory")?
+                            .join(root),
+                    )
+                }
+                other => other,
+            };
+            let choice = agent_memory::resolve_root(explicit)?;
+            // A source's own project, unless --project says otherwise.
+            let source_dir = match &command {
+                Command::Import {
+                    from: ImportFrom::Codescout { project_dir },
+                    ..
+                } => Some(project_dir.clone()),
+                Command::Import {
+                    from: ImportFrom::AgentsMd { file },
+                    ..
+                } => Some(match file.parent() {
+                    Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
+                    _ => PathBuf::from("."),
+                }),
+                _ => None,
+            };
+            let (project, files) = project_path(cli.project, source_dir)?;
+            if let Some(disabled) = &choice.disabled {
+                return match command {
+                    // What an agent sees: no block, and a plain answer.
+                    Command::Context => Ok(()),
+                    Command::Call { .. } => print_text(&disabled.tool_reply()),
+                    Command::Mcp { tools } => {
+                        mcp::serve(mcp::Backend::Disabled(runtime, disabled.clone()), tools)
+                    }
+                    Command::Status => status_disabled(&choice, &project),
+                    _ => bail!(
+                        "memory is turned off ({}); nothing was done. Unset it (or set {}=0) to use memory",
+                        disabled.reason(),
+                        agent_memory::ENV_DISABLE
+                    ),
+                };
+            }
+            let mut options = OpenOptions::new(&choice.root, &project)
+                .inherit_stderr(true)
+                .secret_policy(cli.secrets);
+            if let Some(now) = now {
+                options = options.now(now);
+            }
             if let Some(source) = cli.source {
                 options = options.source(source);
             }
+            if let Some(files) = files {
+                options = options.project_dir(files);
+            }
+            let team = cli.team_dir.or_else(|| {
+                let dir = OpenOptions::team_dir_of(options.project());
+                // Taking a snapshot or importing codescout's shared
+                // memories creates the team directory.
+                let creates = matches!(
+                    command,
+                    Command::Snapshot { .. }
+                        | Command::Import {
+                            from: ImportFrom::Codescout { .. },
+                            ..
+                        }
+                );
+                (dir.is_dir() || creates).then_some(dir)
+            });
+            if let Some(team) = team {
+                options = options.team_dir(team);
+            }
             let options = match command {
-                // A person edits whole files: no caps meant for a model's context.
-                Command::Edit { .. } => options.max_read_bytes(u32::MAX).max_write_bytes(u32::MAX),
+                // A person edits whole files: no caps meant for a model's
+                // context. An export copies files whole.
+                Command::Edit { .. } | Command::Export { .. } => {
+                    options.max_read_bytes(u32::MAX).max_write_bytes(u32::MAX)
+                }
                 _ => options,
             };
             let mut memory = runtime.open(options)?;
-            if let Command::Mcp { tools } = command {
-                return mcp::serve(memory, tools);
+            match command {
+                Command::Mcp { tools } => mcp::serve(mcp::Backend::Memory(Box::new(memory)), tools),
+                Command::Status => status(&mut memory, &choice),
+                Command::Import { dry_run, from } => {
+                    // The team store, when there is one, takes codescout's
+                    // shared memories.
+                    let mut team = match memory.options().team_directory() {
+                        Some(_) => Some(
+                            runtime
+                                .open(memory.options().clone().scope(agent_memory::Scope::Team))?,
+                        ),
+                        None => None,
+                    };
+                    import(&mut memory, team.as_mut(), from, dry_run)
+                }
+                Command::Export {
+                    to: ExportTo::ClaudeCode { out },
+                } => travel::export(&mut memory, &out),
+                command => run_on(&mut memory, command),
             }
-            run_on(&mut memory, command)
         }
     }
 }
 
-fn open_options(
-    root: Option<PathBuf>,
+/// The project path: `--project` as given (canonical when it exists), else
+/// the git root of the directory an import reads from, else of the current
+/// directory; and the directory whose files staleness anchors hash
+/// (read-only): `--project` when it is a directory, else the checkout at
+/// hand, which for a linked worktree is the worktree itself.
+fn project_path(
     project: Option<PathBuf>,
-    now: Option<DateTime<FixedOffset>>,
-) -> Result<OpenOptions> {
-    let root = root.unwrap_or_else(agent_memory::default_root);
-    // Staleness anchors hash the files of the checkout at hand (read-only):
-    // `--project` when it is a directory, else the current directory's
-    // checkout, which for a linked worktree is the worktree itself.
-    let (project, files) = match project {
-        Some(project) => {
+    source_dir: Option<PathBuf>,
+) -> Result<(PathBuf, Option<PathBuf>)> {
+    Ok(match (project, source_dir) {
+        (Some(project), _) => {
             let project = fs::canonicalize(&project).unwrap_or(project);
             let files = project.is_dir().then(|| project.clone());
             (project, files)
         }
-        None => {
+        (None, Some(dir)) => {
+            let files = Some(agent_memory::detect_checkout(&dir));
+            (agent_memory::detect_project(dir), files)
+        }
+        (None, None) => {
             let cwd = std::env::current_dir().context("cannot read the current directory")?;
             let files = Some(agent_memory::detect_checkout(&cwd));
             (agent_memory::detect_project(cwd), files)
         }
-    };
-    let mut options = OpenOptions::new(root, project).inherit_stderr(true);
-    if let Some(files) = files {
-        options = options.project_dir(files);
-    }
-    Ok(match now {
-        Some(now) => options.now(now),
-        None => options,
     })
+}
+
+fn import(
+    memory: &mut Memory,
+    team: Option<&mut Memory>,
+    from: ImportFrom,
+    dry_run: bool,
+) -> Result<()> {
+    let max = u64::from(memory.limits()?.max_write_bytes);
+    let (format, path) = match from {
+        ImportFrom::ClaudeCode { dir } => (travel::Format::ClaudeCode, dir),
+        ImportFrom::Codescout { project_dir } => (travel::Format::Codescout, project_dir),
+        ImportFrom::AgentsMd { file } => (travel::Format::AgentsMd, file),
+    };
+    let entries = travel::plan(format, &path, max)?;
+    travel::run(memory, team, entries, dry_run)
 }
 
 fn run_on(memory: &mut Memory, command: Command) -> Result<()> {
@@ -332,7 +516,6 @@ fn run_on(memory: &mut Memory, command: Command) -> Result<()> {
             Some(block) => print_text(&block),
             None => Ok(()),
         },
-        Command::Status => status(memory),
         Command::Search {
             words,
             max_bytes,
@@ -424,7 +607,16 @@ fn run_on(memory: &mut Memory, command: Command) -> Result<()> {
             let summary = arg_or_stdin(summary, "the summary")?;
             print_text(&memory.flush_compaction(&summary, count)?.message)
         }
-        Command::Demo | Command::Tools { .. } | Command::Mcp { .. } => {
+        Command::Snapshot { action: None } => print_text(&memory.take_snapshot()?.message),
+        Command::Snapshot {
+            action: Some(SnapshotAction::Apply),
+        } => print_text(&memory.apply_snapshot()?.message),
+        Command::Demo
+        | Command::Tools { .. }
+        | Command::Mcp { .. }
+        | Command::Status
+        | Command::Import { .. }
+        | Command::Export { .. } => {
             unreachable!("handled before or right after opening a memory")
         }
     }
@@ -478,18 +670,92 @@ fn print_tools(runtime: &Runtime, set: ToolSet) -> Result<()> {
     print_text(&serde_json::to_string_pretty(&tools)?)
 }
 
-fn status(memory: &mut Memory) -> Result<()> {
+/// Where the root came from, for `status`.
+fn rule_text(choice: &RootChoice) -> String {
+    match choice.rule {
+        RootRule::Explicit => "--root".into(),
+        RootRule::Env => agent_memory::ENV_DIR.into(),
+        RootRule::Config => match &choice.config_file {
+            Some(file) => format!("\"root\" in {}", file.display()),
+            None => "the config file".into(),
+        },
+        RootRule::Default => "the platform data directory".into(),
+    }
+}
+
+/// The head of `status`: root, rule, config, on/off, project, store size.
+fn status_head(choice: &RootChoice, project: &Path) -> String {
+    let mut out = String::new();
+    out.push_str(&format!("root:     {}\n", choice.root.display()));
+    out.push_str(&format!("  chosen by {}\n", rule_text(choice)));
+    match &choice.config_file {
+        Some(file) => out.push_str(&format!("config:   {}\n", file.display())),
+        None => out.push_str("config:   none\n"),
+    }
+    match &choice.disabled {
+        Some(disabled) => out.push_str(&format!("memory:   off ({})\n", disabled.reason())),
+        None => out.push_str("memory:   on\n"),
+    }
+    out.push_str(&format!("project:  {}\n", project.display()));
+    let (files, bytes) = store_size(&choice.root);
+    out.push_str(&format!(
+        "store:    {files} memory files, {bytes} bytes (every project)\n"
+    ));
+    out
+}
+
+/// `.md` files and their bytes under `root`, not counting the store's own
+/// hidden files; links are not followed.
+fn store_size(root: &Path) -> (u64, u64) {
+    let (mut files, mut bytes) = (0, 0);
+    let mut stack = vec![(root.to_path_buf(), 0usize)];
+    while let Some((dir, depth)) = stack.pop() {
+        let Ok(listing) = fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in listing.flatten() {
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            if name.starts_with('.') {
+                continue;
+            }
+            // `DirEntry::metadata` does not follow links.
+            let Ok(meta) = entry.metadata() else { continue };
+            if meta.is_dir() && depth < 16 {
+                stack.push((entry.path(), depth + 1));
+            } else if meta.is_file() && name.ends_with(".md") {
+                files += 1;
+                bytes += meta.len();
+            }
+        }
+    }
+    (files, bytes)
+}
+
+fn status_disabled(choice: &RootChoice, project: &Path) -> Result<()> {
+    let mut out = status_head(choice, project);
+    out.push_str("context:  none (memory is off)\n");
+    print_text(&out)
+}
+
+fn status(memory: &mut Memory, choice: &RootChoice) -> Result<()> {
     let files = memory.list_files()?;
     let block = memory.context_block()?;
-    let mut out = String::new();
-    out.push_str(&format!("root:     {}\n", memory.root().display()));
-    out.push_str(&format!("project:  {}\n", memory.project().display()));
+    let mut out = status_head(choice, memory.project());
     out.push_str(&format!("slug:     {}\n", memory.project_slug()));
     out.push_str(&format!("today:    {}\n", memory.today()));
+    match memory.options().team_directory() {
+        Some(team) => out.push_str(&format!("team:     {}\n", team.display())),
+        None => out.push_str("team:     none (no .agent-memory folder in the project)\n"),
+    }
     if files.is_empty() {
         out.push_str("files:    (none)\n");
     } else {
-        out.push_str("files:\n");
+        let bytes: u64 = files.iter().map(|f| f.bytes).sum();
+        out.push_str(&format!(
+            "files:    {} of this project, {bytes} bytes\n",
+            files.len()
+        ));
         let width = files.iter().map(|f| f.path.len()).max().unwrap_or(0);
         for file in &files {
             out.push_str(&format!(

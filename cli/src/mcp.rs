@@ -13,6 +13,10 @@
 //!   (empty text when there is nothing to show).
 //! - Prompt `memory`: the usage prompt followed by the context block.
 //! - The usage prompt is also the server's `instructions`.
+//! - While memory is turned off (`AGENT_MEMORY_DISABLE`, the config file) the
+//!   server still offers the same tools, but no component is loaded: every
+//!   call answers, as a plain result, that memory is off; the context is
+//!   empty and the instructions say so.
 //! - The component sees the exact text of a call's `arguments`, as the
 //!   command line does: the JSON-RPC layer would keep only the last of two
 //!   equal keys, so a filter between stdin and the protocol library hands the
@@ -21,7 +25,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use agent_memory::{Error, Memory, ToolSet};
+use agent_memory::{Disabled, Error, Memory, Runtime, ToolSet};
 use anyhow::{Context as _, Result};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, GetPromptRequestParams,
@@ -101,9 +105,17 @@ async fn filter_stdin(sink: tokio::io::DuplexStream) -> std::io::Result<()> {
     sink.shutdown().await
 }
 
-/// Serves `memory` on stdin/stdout until the client disconnects.
-pub fn serve(memory: Memory, tools: ToolSet) -> Result<()> {
-    let server = MemoryServer::new(memory, tools)?;
+/// What the server serves: an open memory, or the answer that memory is off.
+pub enum Backend {
+    /// Memory is on.
+    Memory(Box<Memory>),
+    /// Memory is turned off: nothing is opened.
+    Disabled(&'static Runtime, Disabled),
+}
+
+/// Serves `backend` on stdin/stdout until the client disconnects.
+pub fn serve(backend: Backend, tools: ToolSet) -> Result<()> {
+    let server = MemoryServer::new(backend, tools)?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -125,15 +137,31 @@ pub fn serve(memory: Memory, tools: ToolSet) -> Result<()> {
 
 #[derive(Clone)]
 struct MemoryServer {
-    memory: Arc<Mutex<Memory>>,
+    /// `None` while memory is turned off.
+    memory: Option<Arc<Mutex<Memory>>>,
+    /// The answer to every tool call while memory is off.
+    disabled: Option<Arc<str>>,
     tools: Arc<Vec<Tool>>,
     usage_prompt: Arc<str>,
 }
 
 impl MemoryServer {
-    fn new(mut memory: Memory, set: ToolSet) -> Result<Self> {
-        let tools = memory
-            .tool_definitions(set)?
+    fn new(backend: Backend, set: ToolSet) -> Result<Self> {
+        let (definitions, usage_prompt, memory, disabled) = match backend {
+            Backend::Memory(mut memory) => (
+                memory.tool_definitions(set)?,
+                memory.usage_prompt(set)?,
+                Some(Arc::new(Mutex::new(*memory))),
+                None,
+            ),
+            Backend::Disabled(runtime, disabled) => (
+                runtime.tool_definitions(set)?,
+                disabled.tool_reply(),
+                None,
+                Some(Arc::from(disabled.tool_reply())),
+            ),
+        };
+        let tools = definitions
             .into_iter()
             .map(|definition| {
                 let schema: JsonObject = serde_json::from_str(&definition.parameters_schema)
@@ -143,9 +171,9 @@ impl MemoryServer {
                 Ok(Tool::new(definition.name, definition.description, schema))
             })
             .collect::<Result<Vec<_>>>()?;
-        let usage_prompt = memory.usage_prompt(set)?;
         Ok(MemoryServer {
-            memory: Arc::new(Mutex::new(memory)),
+            memory,
+            disabled,
             tools: Arc::new(tools),
             usage_prompt: usage_prompt.into(),
         })
@@ -158,7 +186,12 @@ impl MemoryServer {
         T: Send + 'static,
         F: FnOnce(&mut Memory) -> T + Send + 'static,
     {
-        let memory = Arc::clone(&self.memory);
+        let Some(memory) = self.memory.as_ref().map(Arc::clone) else {
+            return Err(McpError::internal_error(
+                "memory is turned off; no memory is open",
+                None,
+            ));
+        };
         tokio::task::spawn_blocking(move || {
             // A panic while holding the lock cannot leave the memory
             // half-updated (the component is the state), so go on.
@@ -172,6 +205,9 @@ impl MemoryServer {
     }
 
     async fn context_block(&self) -> Result<Option<String>, McpError> {
+        if self.disabled.is_some() {
+            return Ok(None);
+        }
         self.with_memory(|m| m.context_block())
             .await?
             .map_err(|e| McpError::internal_error(describe(&e), None))
@@ -224,6 +260,9 @@ impl ServerHandler for MemoryServer {
                 ),
                 None,
             ));
+        }
+        if let Some(reply) = &self.disabled {
+            return Ok(CallToolResult::success(vec![ContentBlock::text(reply.to_string())]).into());
         }
         let arguments = arguments_text(request.arguments);
         let outcome = self
@@ -298,6 +337,12 @@ impl ServerHandler for MemoryServer {
             ));
         }
         let preamble = self.usage_prompt.to_string();
+        if self.disabled.is_some() {
+            let message = PromptMessage::new_text(Role::User, preamble);
+            return Ok(GetPromptResult::new(vec![message])
+                .with_description("Memory is turned off")
+                .into());
+        }
         let text = self
             .with_memory(move |m| {
                 let block = m.context_block()?;

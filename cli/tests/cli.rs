@@ -27,9 +27,19 @@ impl Cli {
     /// The command with no global options and a clean environment.
     fn bare(&self) -> Command {
         let mut command = Command::new(env!("CARGO_BIN_EXE_agent-memory"));
-        for var in ["AGENT_MEMORY_DIR", "AGENT_MEMORY_NOW", "VISUAL", "EDITOR"] {
+        for var in [
+            "AGENT_MEMORY_DIR",
+            "AGENT_MEMORY_NOW",
+            "AGENT_MEMORY_DISABLE",
+            "AGENT_MEMORY_CONFIG",
+            "AGENT_MEMORY_TEAM_DIR",
+            "VISUAL",
+            "EDITOR",
+        ] {
             command.env_remove(var);
         }
+        // No config file of the machine's user leaks in.
+        command.env("XDG_CONFIG_HOME", self.temp.path().join("config"));
         command.current_dir(self.temp.path());
         command
     }
@@ -599,5 +609,93 @@ fn scan_reports_stored_secrets_masked_and_exits_1() {
         policy.status.code(),
         Some(2),
         "a bad policy is a usage error"
+    );
+}
+
+#[test]
+fn snapshot_shares_notes_through_the_team_folder_and_apply_applies_it() {
+    let cli = Cli::new();
+    let project = cli.temp.path().join("app");
+    fs::create_dir_all(&project).unwrap();
+    let project = fs::canonicalize(project).unwrap();
+    let project_arg = project.to_str().unwrap();
+    let as_user = |root: &str, args: &[&str]| {
+        let mut command = cli.bare();
+        command
+            .arg("--root")
+            .arg(cli.temp.path().join(root))
+            .args(["--project", project_arg, "--now", NOW])
+            .args(args);
+        let output = run(&mut command, None);
+        assert_success(&output, args);
+        stdout(&output)
+    };
+    // No .agent-memory folder yet: team scope says how to enable it.
+    let status = as_user("alice", &["status"]);
+    assert!(status.contains("team:     none"), "{status}");
+    let mut command = cli.bare();
+    command
+        .arg("--root")
+        .arg(cli.temp.path().join("alice"))
+        .args(["--project", project_arg, "call", "memory_read"])
+        .arg(r#"{"source":"list","scope":"team"}"#);
+    let output = run(&mut command, None);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        stderr(&output).contains("team memory is off"),
+        "{}",
+        stderr(&output)
+    );
+
+    as_user(
+        "alice",
+        &["write", "note", "--name", "deploy", "Run make ship."],
+    );
+    assert_eq!(
+        as_user("alice", &["snapshot"]),
+        "Snapshot of 1 notes written to .agent-memory/snapshot/ (2026-05-30 09:15 +02:00); commit it to share it\n"
+    );
+    let team = project.join(".agent-memory");
+    assert_eq!(
+        fs::read_to_string(team.join("snapshot/notes/deploy.md")).unwrap(),
+        "Run make ship."
+    );
+    // The folder exists now, so every command finds it.
+    assert!(as_user("alice", &["status"]).contains(&format!("team:     {}", team.display())));
+    // Bob's empty project starts from the snapshot.
+    let block = as_user("bob", &["context"]);
+    assert!(
+        block.contains("this project's memory started from the team snapshot of 2026-05-30 09:15 +02:00 (1 notes"),
+        "{block}"
+    );
+    assert_eq!(
+        as_user("bob", &["read", "note", "deploy"]),
+        "Run make ship.\n"
+    );
+    // Applying again is explicit and recorded.
+    let applied = as_user("bob", &["snapshot", "apply"]);
+    assert!(
+        applied.starts_with("Applied the team snapshot of 2026-05-30 09:15 +02:00"),
+        "{applied}"
+    );
+    // An explicit --team-dir wins over the project's folder.
+    let elsewhere = cli.temp.path().join("shared-team");
+    let mut command = cli.bare();
+    command
+        .arg("--root")
+        .arg(cli.temp.path().join("bob"))
+        .args(["--project", project_arg, "--team-dir"])
+        .arg(&elsewhere)
+        .args(["call", "memory_write"])
+        .arg(r#"{"target":"long_term","content":"- shared","scope":"team"}"#);
+    let output = run(&mut command, None);
+    assert_success(&output, &["--team-dir"]);
+    assert_eq!(
+        stdout(&output),
+        "Appended 8 bytes to team:MEMORY.md\nBudget: team MEMORY.md 1/200 lines, 8/25000 bytes; team section of the context block 133/32768 bytes\n"
+    );
+    assert_eq!(
+        fs::read_to_string(elsewhere.join("MEMORY.md")).unwrap(),
+        "- shared"
     );
 }

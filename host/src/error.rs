@@ -207,6 +207,8 @@ pub(crate) fn kind_of(kind: wit::ErrorKind) -> (ErrorKind, Option<String>) {
         wit::ErrorKind::Ambiguous => ErrorKind::Ambiguous,
         wit::ErrorKind::AlreadyExists => ErrorKind::AlreadyExists,
         wit::ErrorKind::SecretDetected => ErrorKind::SecretDetected,
+        wit::ErrorKind::Conflict => ErrorKind::Conflict,
+        wit::ErrorKind::NoTeamDir => ErrorKind::NoTeamDir,
         // A kind this contract version has no case for: known to a newer
         // vocabulary crate, or only by name.
         wit::ErrorKind::Other(name) => {

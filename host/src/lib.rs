@@ -39,18 +39,23 @@ mod error;
 mod memory;
 mod options;
 mod project;
+mod root;
 mod runtime;
 mod types;
 
 pub use error::{Error, ErrorKind, Limit, MemoryError};
 pub use memory::Memory;
-pub use options::{DEFAULT_CALL_TIMEOUT, DEFAULT_MAX_MEMORY_BYTES, OpenOptions};
+pub use options::{DEFAULT_CALL_TIMEOUT, DEFAULT_MAX_MEMORY_BYTES, OpenOptions, TEAM_DIR_NAME};
 pub use project::{default_root, detect_checkout, detect_project};
+pub use root::{
+    Disabled, ENV_CONFIG, ENV_DIR, ENV_DISABLE, RootChoice, RootError, RootErrorKind, RootResolver,
+    RootRule, resolve_root,
+};
 pub use runtime::Runtime;
 pub use types::{
-    DeleteReceipt, EditReceipt, FileInfo, Limits, ReadSource, RenameReceipt, SearchHit, SearchMode,
-    SearchResults, SecretPolicy, TermCount, ToolDefinition, ToolSet, WriteMode, WriteReceipt,
-    WriteTarget,
+    Budget, DeleteReceipt, EditReceipt, FileInfo, ImportOutcome, ImportReceipt, Limits, Reach,
+    ReadSource, RenameReceipt, Scope, SearchHit, SearchMode, SearchResults, SecretPolicy,
+    SnapshotInfo, TermCount, ToolDefinition, ToolSet, WriteMode, WriteReceipt, WriteTarget,
 };
 
 /// The memory component embedded in this crate, as built from `guest/component`

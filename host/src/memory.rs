@@ -14,9 +14,9 @@ use crate::error::{Error, MemoryError};
 use crate::options::{OpenOptions, local_offset_minutes};
 use crate::runtime::{Instance, Limits as InstanceLimits, sandbox};
 use crate::types::{
-    DeleteReceipt, EditReceipt, FileInfo, Limits, ReadSource, RenameReceipt, SearchMode,
-    SearchResults, StoredSecret, ToolDefinition, ToolSet, Version, WriteMode, WriteReceipt,
-    WriteTarget,
+    DeleteReceipt, EditReceipt, FileInfo, ImportReceipt, Limits, ReadSource, RenameReceipt,
+    SearchMode, SearchResults, SnapshotInfo, StoredSecret, ToolDefinition, ToolSet, Version,
+    WriteMode, WriteReceipt, WriteTarget,
 };
 
 /// An open memory: a handle on one memory root and project, in an instance of
@@ -67,6 +67,8 @@ struct Member {
     guest_root: String,
     /// Where the project directory is preopened read-only, if it is.
     guest_project: Option<String>,
+    /// Where the team directory is preopened, if there is one.
+    guest_team: Option<String>,
     handle: Option<ResourceAny>,
     utc_offset_minutes: i32,
 }
@@ -85,6 +87,26 @@ impl Memory {
             if let Some(dir) = &o.project_dir {
                 o.project_dir = Some(prepare_project_dir(dir)?);
             }
+            if let Some(team) = &o.team_dir {
+                let team = prepare_root(team, true)?;
+                if team == o.root {
+                    return Err(Error::Setup {
+                        message: format!(
+                            "the team directory `{}` is the memory root; give the project's `.agent-memory` folder",
+                            team.display()
+                        ),
+                        source: None,
+                    });
+                }
+                o.team_dir = Some(team);
+            }
+            let guest_team = o.team_dir.as_ref().map(|_| {
+                if single {
+                    "/agent-memory-team".to_string()
+                } else {
+                    format!("/memory-{i}-team")
+                }
+            });
             members.push(Member {
                 guest_project: o.project_dir.as_ref().map(|_| {
                     if single {
@@ -93,6 +115,7 @@ impl Memory {
                         format!("{GUEST_PROJECT}-{i}")
                     }
                 }),
+                guest_team,
                 // One memory keeps the root at `/`, as every host did before
                 // handles existed; several get one directory each.
                 guest_root: if single {
@@ -424,6 +447,69 @@ impl Memory {
         .map_err(domain)
     }
 
+    /// Imports text from another memory system into the file `target`
+    /// names, adding nothing twice: `MEMORY.md` and the scratchpad get the
+    /// lines they lack, a note or daily log gets the text unless it already
+    /// contains it, a missing file is created. `name` is the note name, or
+    /// the date (`YYYY-MM-DD`, required) of a daily log. Passes the secret
+    /// guard and is recorded in history as `import`. With `dry_run` nothing
+    /// is written; the receipt says what would happen.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Memory`] with kind `MissingName`, `InvalidName`,
+    /// `InvalidDate`, `InvalidArguments` (text over the write cap: never
+    /// cut), `SecretDetected`, `NotAFile`, `Busy` or `Io`; nothing is written
+    /// on error.
+    pub fn import_file(
+        &mut self,
+        target: WriteTarget,
+        name: Option<&str>,
+        content: &str,
+        dry_run: bool,
+    ) -> Result<ImportReceipt, Error> {
+        self.call("import-file", |store, b, h| {
+            b.memory()
+                .call_import_file(store, h, target.into(), name, content, dry_run)
+        })?
+        .map(Into::into)
+        .map_err(domain)
+    }
+
+    /// Copies the project's personal notes into the team directory's
+    /// `snapshot/` (replacing the previous snapshot) with a `TAKEN`
+    /// timestamp, for teammates to start from. Notes only; every note passes
+    /// the secret guard with `block`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Memory`] with kind `NoTeamDir`, `SecretDetected` (nothing
+    /// written), `Busy` or `Io`; [`Error::Trap`].
+    pub fn take_snapshot(&mut self) -> Result<SnapshotInfo, Error> {
+        self.call("take-snapshot", |store, b, h| {
+            b.memory().call_take_snapshot(store, h)
+        })?
+        .map(Into::into)
+        .map_err(domain)
+    }
+
+    /// Applies the team snapshot to the project's personal notes, recorded
+    /// in history as imports. The context block reports a snapshot newer
+    /// than the last applied; this applies it.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Memory`] with kind `NoTeamDir`, `NotFound` (no snapshot),
+    /// `Conflict` (a snapshot file has conflict markers; nothing applied),
+    /// `Busy` or `Io`; [`Error::Trap`].
+    pub fn apply_snapshot(&mut self) -> Result<SnapshotInfo, Error> {
+        self.call("apply-snapshot", |store, b, h| {
+            b.memory().call_apply_snapshot(store, h)
+        })?
+        .map(Into::into)
+        .map_err(domain)
+    }
+
     /// Renames a note; the new name must be free.
     ///
     /// # Errors
@@ -699,6 +785,15 @@ impl Group {
                         )
                     })?;
             }
+            if let (Some(team), Some(guest)) = (&member.options.team_dir, &member.guest_team) {
+                wasi.preopened_dir(team, guest, FsPerms::ReadWrite)
+                    .map_err(|e| {
+                        Error::setup_wasmtime(
+                            format!("cannot open the team directory `{}`", team.display()),
+                            e,
+                        )
+                    })?;
+            }
         }
         if self.members.iter().any(|m| m.options.inherit_stderr) {
             wasi.inherit_stderr();
@@ -732,6 +827,7 @@ impl Group {
                 let options = member.options.wit_options(
                     &member.guest_root,
                     member.guest_project.as_deref(),
+                    member.guest_team.as_deref(),
                     clock,
                 );
                 let instance = self.live.as_mut().expect("started above");
@@ -962,7 +1058,7 @@ mod project_preopen {
         assert_eq!(guest, GUEST_PROJECT);
         let crafted = member
             .options
-            .wit_options(&guest, None, member.options.clock());
+            .wit_options(&guest, None, None, member.options.clock());
         let instance = group.live.as_mut().unwrap();
         // One deadline for the few calls below.
         instance.arm();

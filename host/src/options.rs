@@ -54,7 +54,12 @@ pub struct OpenOptions {
     pub(crate) create_root: bool,
     pub(crate) inherit_stderr: bool,
     pub(crate) project_dir: Option<PathBuf>,
+    pub(crate) team_dir: Option<PathBuf>,
+    pub(crate) scope: crate::Scope,
 }
+
+/// The team directory's name in a project: `<project root>/.agent-memory`.
+pub const TEAM_DIR_NAME: &str = ".agent-memory";
 
 impl OpenOptions {
     /// Options for the memory stored under `root` (the directory the component
@@ -85,7 +90,40 @@ impl OpenOptions {
             create_root: true,
             inherit_stderr: false,
             project_dir: None,
+            team_dir: None,
+            scope: crate::Scope::Personal,
         }
+    }
+
+    /// Gives the memory the project's team directory, normally
+    /// `<project root>/.agent-memory` (see [`team_dir_of`](Self::team_dir_of)):
+    /// Markdown shared through git, preopened read-write as a second
+    /// directory. Model tools then take `"scope": "team"`, the context block
+    /// gets a team section, and search covers it. Created (with its
+    /// parents) when missing, like the root.
+    pub fn team_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.team_dir = Some(dir.into());
+        self
+    }
+
+    /// The team directory of the project at `project`:
+    /// `<project>/.agent-memory`.
+    pub fn team_dir_of(project: &Path) -> PathBuf {
+        project.join(TEAM_DIR_NAME)
+    }
+
+    /// Which store the typed methods ([`Memory::write`](crate::Memory::write),
+    /// `read`, `search_with`, `edit`, …) act on: the personal one (the
+    /// default) or, with [`team_dir`](Self::team_dir), the team's. Tool
+    /// calls choose per call whatever this says.
+    pub fn scope(mut self, scope: crate::Scope) -> Self {
+        self.scope = scope;
+        self
+    }
+
+    /// The team directory as given, if any.
+    pub fn team_directory(&self) -> Option<&Path> {
+        self.team_dir.as_deref()
     }
 
     /// Pins "now" to this instant instead of reading the system clock, and
@@ -268,6 +306,7 @@ impl OpenOptions {
         &self,
         guest_root: &str,
         guest_project: Option<&str>,
+        guest_team: Option<&str>,
         clock: wit::Clock,
     ) -> wit::Options {
         let ms = |d: Duration| u32::try_from(d.as_millis()).unwrap_or(u32::MAX);
@@ -287,6 +326,8 @@ impl OpenOptions {
             secret_policy: self.secret_policy.into(),
             source: self.source.clone(),
             project_dir: guest_project.map(str::to_string),
+            team_dir: guest_team.map(str::to_string),
+            scope: self.scope.into(),
         }
     }
 }
@@ -343,7 +384,7 @@ mod tests {
             .max_inject_bytes(1)
             .max_write_bytes(2)
             .max_read_bytes(3);
-        let wit = options.wit_options("/", None, options.clock());
+        let wit = options.wit_options("/", None, None, options.clock());
         assert_eq!(wit.root, "/");
         assert_eq!(wit.project, "/src/app");
         assert_eq!(wit.limits.max_inject_bytes, Some(1));

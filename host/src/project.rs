@@ -10,6 +10,9 @@ use std::path::{Path, PathBuf};
 /// Falls back to `.agent-memory` in the current directory when the platform
 /// has no data directory (no home directory).
 ///
+/// This skips the config file, the off switch and validation: hosts should
+/// use [`resolve_root`](crate::resolve_root), the whole chain.
+///
 /// # Examples
 ///
 /// ```

@@ -4,8 +4,43 @@
 use crate::bindings::wit;
 
 pub use agent_memory_vocab::{
-    Operation, ReadSource, SearchMode, SecretPolicy, ToolSet, WriteMode, WriteTarget,
+    Operation, ReadSource, Scope, SearchMode, SecretPolicy, ToolSet, WriteMode, WriteTarget,
 };
+
+impl From<Scope> for wit::Scope {
+    fn from(scope: Scope) -> Self {
+        match scope {
+            Scope::Personal => wit::Scope::Personal,
+            Scope::Team => wit::Scope::Team,
+        }
+    }
+}
+
+/// A snapshot of the project's personal notes in the team directory: what
+/// [`Memory::take_snapshot`](crate::Memory::take_snapshot) wrote or
+/// [`Memory::apply_snapshot`](crate::Memory::apply_snapshot) applied.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SnapshotInfo {
+    /// When it was taken, Unix seconds.
+    pub taken_unix: i64,
+    /// The taker's UTC offset then, minutes east.
+    pub utc_offset_minutes: i32,
+    /// Notes it holds (or notes applied).
+    pub notes: u32,
+    /// One line for people.
+    pub message: String,
+}
+
+impl From<wit::SnapshotInfo> for SnapshotInfo {
+    fn from(s: wit::SnapshotInfo) -> Self {
+        SnapshotInfo {
+            taken_unix: s.taken_unix,
+            utc_offset_minutes: s.utc_offset_minutes,
+            notes: s.notes,
+            message: s.message,
+        }
+    }
+}
 
 impl From<WriteTarget> for wit::WriteTarget {
     fn from(target: WriteTarget) -> Self {
@@ -119,6 +154,68 @@ impl From<wit::Limits> for Limits {
     }
 }
 
+/// Whether the text a call just wrote reaches the next context block; see
+/// [`Budget`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Reach {
+    /// All of it is in the block (also when nothing visible was written).
+    Whole,
+    /// Some of it is cut, by `MEMORY.md`'s index limits or the block's cap.
+    Partly,
+    /// None of it is in the block.
+    Cut,
+    /// The file is never in the block: a note, a scratchpad line that is not
+    /// an open item, a daily log other than today's and the latest earlier
+    /// one.
+    NotInjected,
+}
+
+/// How full the injected memory is after a change, as every receipt
+/// reports it (the WIT `budget` record documents the rules).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Budget {
+    /// Lines of `MEMORY.md`.
+    pub index_lines: u64,
+    /// The index's line limit (200).
+    pub index_max_lines: u32,
+    /// Bytes of `MEMORY.md`.
+    pub index_bytes: u64,
+    /// The index's byte limit (25,000).
+    pub index_max_bytes: u32,
+    /// Bytes of the context block as [`Memory::context_block`](crate::Memory::context_block)
+    /// returns it now; 0 when there is none.
+    pub block_bytes: u32,
+    /// The block's cap.
+    pub block_max_bytes: u32,
+    /// Whether what the call wrote reaches the next block.
+    pub reach: Reach,
+    /// For [`Reach::Partly`] and [`Reach::Cut`]: what was cut, why, and what
+    /// to do instead.
+    pub warning: Option<String>,
+}
+
+impl From<wit::Budget> for Budget {
+    fn from(b: wit::Budget) -> Self {
+        Budget {
+            index_lines: b.index_lines,
+            index_max_lines: b.index_max_lines,
+            index_bytes: b.index_bytes,
+            index_max_bytes: b.index_max_bytes,
+            block_bytes: b.block_bytes,
+            block_max_bytes: b.block_max_bytes,
+            reach: match b.reach {
+                wit::Reach::Whole => Reach::Whole,
+                wit::Reach::Partly => Reach::Partly,
+                wit::Reach::Cut => Reach::Cut,
+                wit::Reach::NotInjected => Reach::NotInjected,
+            },
+            warning: b.warning,
+        }
+    }
+}
+
 /// The outcome of a write.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -132,7 +229,11 @@ pub struct WriteReceipt {
     /// Values redacted, lines that repeat an earlier one: what the model
     /// should know. The write happened all the same.
     pub warnings: Vec<String>,
-    /// For the model: one line, then the warnings.
+    /// How full the injected memory is now, and whether this write reaches
+    /// the next context block.
+    pub budget: Budget,
+    /// For the model: one line, then the warnings, then the budget line and
+    /// its warning.
     pub message: String,
 }
 
@@ -142,6 +243,62 @@ impl From<wit::WriteReceipt> for WriteReceipt {
             path: receipt.path,
             bytes_written: receipt.bytes_written,
             truncated_from: receipt.truncated_from,
+            warnings: receipt.warnings,
+            budget: receipt.budget.into(),
+            message: receipt.message,
+        }
+    }
+}
+
+/// What [`Memory::import_file`](crate::Memory::import_file) did, or would do
+/// in a dry run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ImportOutcome {
+    /// The file was missing or blank and now holds the text.
+    Created,
+    /// The part of the text the file lacked was appended.
+    Appended,
+    /// The file already held it all; nothing was written.
+    Unchanged,
+}
+
+impl ImportOutcome {
+    /// `created`, `appended` or `unchanged`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ImportOutcome::Created => "created",
+            ImportOutcome::Appended => "appended",
+            ImportOutcome::Unchanged => "unchanged",
+        }
+    }
+}
+
+/// The outcome of [`Memory::import_file`](crate::Memory::import_file).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ImportReceipt {
+    /// Store-relative path of the file.
+    pub path: String,
+    /// What happened (or would happen).
+    pub outcome: ImportOutcome,
+    /// Bytes added to the file; 0 when unchanged.
+    pub bytes_written: u64,
+    /// Values redacted, a history warning.
+    pub warnings: Vec<String>,
+    /// For people: one line, then the warnings.
+    pub message: String,
+}
+
+impl From<wit::ImportReceipt> for ImportReceipt {
+    fn from(receipt: wit::ImportReceipt) -> Self {
+        ImportReceipt {
+            path: receipt.path,
+            outcome: match receipt.outcome {
+                wit::ImportOutcome::Created => ImportOutcome::Created,
+                wit::ImportOutcome::Appended => ImportOutcome::Appended,
+                wit::ImportOutcome::Unchanged => ImportOutcome::Unchanged,
+            },
+            bytes_written: receipt.bytes_written,
             warnings: receipt.warnings,
             message: receipt.message,
         }
@@ -160,7 +317,9 @@ pub struct EditReceipt {
     pub bytes: u64,
     /// As in [`WriteReceipt::warnings`].
     pub warnings: Vec<String>,
-    /// For the model.
+    /// As in [`WriteReceipt::budget`]: whether the new text reaches the block.
+    pub budget: Budget,
+    /// For the model, ending with the budget line.
     pub message: String,
 }
 
@@ -171,6 +330,7 @@ impl From<wit::EditReceipt> for EditReceipt {
             line: r.line,
             bytes: r.bytes,
             warnings: r.warnings,
+            budget: r.budget.into(),
             message: r.message,
         }
     }
@@ -186,7 +346,9 @@ pub struct DeleteReceipt {
     pub existed: bool,
     /// Its size (0 when there was none).
     pub bytes: u64,
-    /// For the model.
+    /// How full the injected memory is (notes are never in it).
+    pub budget: Budget,
+    /// For the model, ending with the budget line.
     pub message: String,
 }
 
@@ -196,6 +358,7 @@ impl From<wit::DeleteReceipt> for DeleteReceipt {
             path: r.path,
             existed: r.existed,
             bytes: r.bytes,
+            budget: r.budget.into(),
             message: r.message,
         }
     }
@@ -209,7 +372,9 @@ pub struct RenameReceipt {
     pub from: String,
     /// Store-relative path after.
     pub to: String,
-    /// For the model.
+    /// How full the injected memory is (notes are never in it).
+    pub budget: Budget,
+    /// For the model, ending with the budget line.
     pub message: String,
 }
 
@@ -218,6 +383,7 @@ impl From<wit::RenameReceipt> for RenameReceipt {
         RenameReceipt {
             from: r.from,
             to: r.to,
+            budget: r.budget.into(),
             message: r.message,
         }
     }

@@ -17,6 +17,10 @@ export declare const SEARCH_MODES: readonly SearchMode[];
 export declare const TOOL_SETS: readonly ToolSet[];
 /** The WIT `secret-policy` cases. */
 export declare const SECRET_POLICIES: readonly SecretPolicy[];
+/** The WIT `scope` cases. */
+export declare const SCOPES: readonly Scope[];
+/** The team directory's name in a project: `.agent-memory`. */
+export declare const TEAM_DIR_NAME: string;
 /** The WIT `operation` cases. */
 export declare const OPERATIONS: readonly Operation[];
 
@@ -44,6 +48,20 @@ export type ToolSet = 'seed' | 'full' | 'anthropic';
  * value, or store it as given.
  */
 export type SecretPolicy = 'block' | 'redact' | 'off';
+/** Which store: the personal memory root, or the project's team directory. */
+export type Scope = 'personal' | 'team';
+
+/** A snapshot of the project's personal notes in the team directory. */
+export interface SnapshotInfo {
+  /** When it was taken, Unix seconds. */
+  takenUnix: number;
+  /** The taker's UTC offset then, minutes east. */
+  utcOffsetMinutes: number;
+  /** Notes it holds, or notes applied. */
+  notes: number;
+  /** One line for people. */
+  message: string;
+}
 /** The change that replaced a recorded version. */
 export type Operation = 'write' | 'append' | 'edit' | 'delete' | 'rename' | 'restore' | 'import';
 
@@ -68,6 +86,8 @@ export type ErrorKind =
   | 'ambiguous'
   | 'already-exists'
   | 'secret-detected'
+  | 'conflict'
+  | 'no-team-dir'
   | (string & {});
 
 /** The memory refused an operation. */
@@ -124,6 +144,15 @@ export interface MemoryOptions {
    * `stale: src/auth.rs changed since <date>` once one changes. Default: none.
    */
   projectDir?: string;
+  /**
+   * The project's team memory, normally `<project root>/.agent-memory`
+   * (created if missing), shared through git and preopened read-write:
+   * tools then take `"scope": "team"`, the context block gets a team
+   * section and search covers it.
+   */
+  teamDir?: string | null;
+  /** Which store the typed methods act on (default `personal`; `team` needs `teamDir`). */
+  scope?: Scope;
 }
 
 /** One memory of `openGroup`. */
@@ -158,13 +187,34 @@ export interface Limits {
 }
 
 /** The outcome of a write (also of an append, a flush and a restore). */
+/** Whether the text a call just wrote reaches the next context block. */
+export type Reach = 'whole' | 'partly' | 'cut' | 'not-injected';
+
+/** How full the injected memory is after a change (the WIT `budget` record). */
+export interface Budget {
+  /** Lines of MEMORY.md. */
+  indexLines: number;
+  indexMaxLines: number;
+  /** Bytes of MEMORY.md. */
+  indexBytes: number;
+  indexMaxBytes: number;
+  /** Bytes of the context block as `contextBlock()` returns it now; 0 when there is none. */
+  blockBytes: number;
+  blockMaxBytes: number;
+  reach: Reach;
+  /** For `partly` and `cut`: what was cut, why, and what to do instead. */
+  warning: string | null;
+}
+
 export interface WriteReceipt {
   path: string;
   bytesWritten: number;
   truncatedFrom: number | null;
   /** What the model should know: values redacted, added lines that repeat an earlier one. */
   warnings: string[];
-  /** For the model: one line, then the warnings, one a line. */
+  /** How full the injected memory is now, and whether this write reaches the next block. */
+  budget: Budget;
+  /** For the model: one line, then the warnings, one a line, then the budget line and its warning. */
   message: string;
 }
 
@@ -175,6 +225,7 @@ export interface EditReceipt {
   /** The file's size after the edit. */
   bytes: number;
   warnings: string[];
+  budget: Budget;
   message: string;
 }
 
@@ -183,12 +234,14 @@ export interface DeleteReceipt {
   /** Whether there was a note to delete. */
   existed: boolean;
   bytes: number;
+  budget: Budget;
   message: string;
 }
 
 export interface RenameReceipt {
   from: string;
   to: string;
+  budget: Budget;
   message: string;
 }
 
@@ -298,6 +351,8 @@ export declare class Memory implements Disposable {
   restore(version: string): WriteReceipt;
   lastChange(): Version | null;
   scanSecrets(): StoredSecret[];
+  takeSnapshot(): SnapshotInfo;
+  applySnapshot(): SnapshotInfo;
   contextBlock(): string | null;
   flushCompaction(summary: string, messageCount?: number | null): WriteReceipt;
   callTool(name: string, args: string | Record<string, unknown>): string;
@@ -308,3 +363,36 @@ export declare class Memory implements Disposable {
   appendMemoryBlock(preamble: string, block?: string | null): string;
   compactionHeading(messageCount?: number | null): string;
 }
+
+/** Why the root chain failed. */
+export type RootErrorKind =
+  | 'not-absolute' | 'filesystem-root' | 'nul' | 'not-a-directory' | 'no-home' | 'config' | 'switch';
+/** The root chain failed: `kind` says how; the message names the value and its source. */
+export declare class RootError extends Error {
+  readonly kind: RootErrorKind;
+}
+/** The outcome of `resolveRoot`. */
+export interface RootChoice {
+  /** The memory root: absolute, `~` expanded, not a filesystem root. */
+  root: string;
+  /** Which rule chose it. */
+  rule: 'explicit' | 'env' | 'config' | 'default';
+  /** The config file that was read, when one exists. */
+  configFile: string | null;
+  /** Why memory is off (`AGENT_MEMORY_DISABLE=1`, `"disabled": true in <file>`), or null. */
+  disabled: string | null;
+}
+/** Inputs of the chain; by default this process's environment, home and platform dirs. */
+export interface RootOptions {
+  env?: Record<string, string | undefined>;
+  home?: string | null;
+  configDir?: string | null;
+  dataDir?: string | null;
+}
+/** The root chain: explicit, `AGENT_MEMORY_DIR`, the config file, the platform data dir; and the off switch. */
+export declare function resolveRoot(explicit?: string | null, options?: RootOptions): RootChoice;
+/** The text every tool call gets while memory is off. */
+export declare function disabledReply(reason: string): string;
+export declare const ENV_DIR: 'AGENT_MEMORY_DIR';
+export declare const ENV_DISABLE: 'AGENT_MEMORY_DISABLE';
+export declare const ENV_CONFIG: 'AGENT_MEMORY_CONFIG';

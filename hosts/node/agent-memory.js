@@ -39,6 +39,8 @@ import { dirname, join } from 'node:path';
 import { Worker, MessageChannel, receiveMessageOnPort } from 'node:worker_threads';
 import { capMemories } from './memory-cap.js';
 
+export { resolveRoot, RootError, disabledReply, ENV_DIR, ENV_DISABLE, ENV_CONFIG } from './roots.js';
+
 const HERE = dirname(fileURLToPath(import.meta.url));
 const GEN_DIR = join(HERE, 'gen');
 const WORKER = new URL('./worker.js', import.meta.url);
@@ -61,6 +63,10 @@ export const TOOL_SETS = Object.freeze(['seed', 'full', 'anthropic']);
 /** The WIT `secret-policy` cases: what a write does with a credential. */
 export const SECRET_POLICIES = Object.freeze(['block', 'redact', 'off']);
 /** The WIT `operation` cases: the change that replaced a recorded version. */
+/** The WIT `scope` cases: which store an opened memory's methods act on. */
+export const SCOPES = Object.freeze(['personal', 'team']);
+/** The team directory's name in a project: `<project root>/.agent-memory`. */
+export const TEAM_DIR_NAME = '.agent-memory';
 export const OPERATIONS = Object.freeze(['write', 'append', 'edit', 'delete', 'rename', 'restore', 'import']);
 
 /**
@@ -138,12 +144,27 @@ function word(value, choices, kind, what) {
   throw new MemoryError(kind, `unknown ${what} \`${value}\`; expected one of ${choices.join(', ')}`);
 }
 
+// How full the injected memory is after a change (the WIT `budget` record).
+function budget(b) {
+  return {
+    indexLines: Number(b.indexLines),
+    indexMaxLines: b.indexMaxLines,
+    indexBytes: Number(b.indexBytes),
+    indexMaxBytes: b.indexMaxBytes,
+    blockBytes: b.blockBytes,
+    blockMaxBytes: b.blockMaxBytes,
+    reach: b.reach,
+    warning: b.warning ?? null,
+  };
+}
+
 function receipt(r) {
   return {
     path: r.path,
     bytesWritten: Number(r.bytesWritten),
     truncatedFrom: toNumber(r.truncatedFrom),
     warnings: [...r.warnings],
+    budget: budget(r.budget),
     message: r.message,
   };
 }
@@ -193,7 +214,10 @@ class Group {
       workerData: {
         port: port2,
         flag,
-        roots: this.members.map((m) => ({ root: m.root, guestRoot: m.guestRoot })),
+        roots: this.members.flatMap((m) => [
+          { root: m.root, guestRoot: m.guestRoot },
+          ...(m.team ? [{ root: m.team, guestRoot: m.guestTeam }] : []),
+        ]),
         projects: this.members
           .filter((m) => m.projectDir !== undefined)
           .map((m) => ({ root: m.projectDir, guestRoot: m.guestProject })),
@@ -314,6 +338,13 @@ class Group {
   }
 }
 
+const snapshotInfo = (s) => ({
+  takenUnix: Number(s.takenUnix),
+  utcOffsetMinutes: s.utcOffsetMinutes,
+  notes: s.notes,
+  message: s.message,
+});
+
 const kebab = (name) => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 
 // Where a memory's project directory is preopened read-only (`-<i>` in a
@@ -323,6 +354,14 @@ const GUEST_PROJECT = '/project';
 function member(spec, guestRoot, guestProject) {
   if (!spec || typeof spec !== 'object') throw new TypeError('each memory needs an options object {root, project, ...}');
   mkdirSync(spec.root, { recursive: true });
+  let team;
+  if (spec.teamDir !== undefined && spec.teamDir !== null) {
+    mkdirSync(spec.teamDir, { recursive: true });
+    team = realpathSync(spec.teamDir);
+    if (team === realpathSync(spec.root)) {
+      throw new MemoryError('invalid-options', `the team directory \`${team}\` is the memory root; give the project's \`.agent-memory\` folder`);
+    }
+  }
   const pinned = parseNow(spec.now);
   let offset;
   let followsSystemZone = false;
@@ -359,6 +398,10 @@ function member(spec, guestRoot, guestProject) {
     },
     secretPolicy: word(spec.secretPolicy ?? 'block', SECRET_POLICIES, 'invalid-options', 'secret policy'),
     source: spec.source ?? '',
+    team,
+    // Beside the root, never the root itself.
+    guestTeam: team === undefined ? undefined : guestRoot === '/' ? '/agent-memory-team' : `${guestRoot}-team`,
+    scope: word(spec.scope ?? 'personal', SCOPES, 'invalid-options', 'scope'),
     open: false,
     closed: false,
   };
@@ -373,6 +416,8 @@ const witOptions = (m) => ({
   secretPolicy: m.secretPolicy,
   source: m.source,
   projectDir: m.guestProject,
+  teamDir: m.guestTeam,
+  scope: m.scope,
 });
 
 // Releases the handles of memories that were never closed, when collected.
@@ -570,7 +615,14 @@ export class Memory {
   edit(target, oldText, newText, name = undefined) {
     const t = word(target, WRITE_TARGETS, 'invalid-target', 'edit target');
     const r = this.#call('edit', t, name ?? undefined, oldText, newText);
-    return { path: r.path, line: r.line, bytes: Number(r.bytes), warnings: [...r.warnings], message: r.message };
+    return {
+      path: r.path,
+      line: r.line,
+      bytes: Number(r.bytes),
+      warnings: [...r.warnings],
+      budget: budget(r.budget),
+      message: r.message,
+    };
   }
 
   /**
@@ -580,7 +632,7 @@ export class Memory {
    */
   deleteNote(name) {
     const r = this.#call('deleteNote', name);
-    return { path: r.path, existed: r.existed, bytes: Number(r.bytes), message: r.message };
+    return { path: r.path, existed: r.existed, bytes: Number(r.bytes), budget: budget(r.budget), message: r.message };
   }
 
   /**
@@ -589,7 +641,7 @@ export class Memory {
    */
   renameNote(name, newName) {
     const r = this.#call('renameNote', name, newName);
-    return { from: r.from, to: r.to, message: r.message };
+    return { from: r.from, to: r.to, budget: budget(r.budget), message: r.message };
   }
 
   /**
@@ -624,6 +676,25 @@ export class Memory {
    */
   scanSecrets() {
     return this.#call('scanSecrets').map((s) => ({ path: s.path, line: s.line, ruleId: s.ruleId, masked: s.masked }));
+  }
+
+  /**
+   * Copies the project's personal notes into the team directory's
+   * `snapshot/` (replacing the previous one) with a `TAKEN` time:
+   * `{takenUnix, utcOffsetMinutes, notes, message}`. Errors: `no-team-dir`,
+   * `secret-detected` (nothing written), `busy`, `io`.
+   */
+  takeSnapshot() {
+    return snapshotInfo(this.#call('takeSnapshot'));
+  }
+
+  /**
+   * Applies the team snapshot to the project's notes, recorded in history
+   * as imports. Errors: `no-team-dir`, `not-found`, `conflict` (nothing
+   * applied), `busy`, `io`.
+   */
+  applySnapshot() {
+    return snapshotInfo(this.#call('applySnapshot'));
   }
 
   /** The `<memory>` block for the system prompt, or `null` when there is nothing to show. */

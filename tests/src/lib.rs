@@ -5,9 +5,7 @@
 use std::path::Path;
 
 use agent_memory_core as core;
-pub use core::{
-    MAX_READ_BYTES, ReadSource, SearchHit, SearchResults, WriteMode, WriteReceipt, WriteTarget,
-};
+pub use core::{MAX_READ_BYTES, ReadSource, SearchHit, SearchResults, WriteMode, WriteTarget};
 
 /// A pinned local time: Unix seconds and the UTC offset in minutes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -55,6 +53,73 @@ pub struct Failure {
     pub message: String,
 }
 
+/// A write's receipt as both backends report it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WriteReceipt {
+    /// Store-relative path written.
+    pub path: String,
+    /// Content bytes stored.
+    pub bytes_written: u64,
+    /// The original length when the content was cut.
+    pub truncated_from: Option<u64>,
+    /// Redactions, near-duplicates, history warnings.
+    pub warnings: Vec<String>,
+    /// The receipt's budget.
+    pub budget: Budget,
+    /// For the model.
+    pub message: String,
+}
+
+/// A receipt's budget as both backends report it; `reach` is the WIT
+/// spelling (`whole`, `partly`, `cut`, `not-injected`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Budget {
+    /// Lines of MEMORY.md.
+    pub index_lines: u64,
+    /// Its line limit.
+    pub index_max_lines: u32,
+    /// Bytes of MEMORY.md.
+    pub index_bytes: u64,
+    /// Its byte limit.
+    pub index_max_bytes: u32,
+    /// Bytes of the context block.
+    pub block_bytes: u32,
+    /// The block's cap.
+    pub block_max_bytes: u32,
+    /// Whether the write reaches the block.
+    pub reach: &'static str,
+    /// What to do when it does not.
+    pub warning: Option<String>,
+}
+
+impl From<core::WriteReceipt> for WriteReceipt {
+    fn from(r: core::WriteReceipt) -> Self {
+        let b = r.budget;
+        WriteReceipt {
+            path: r.path,
+            bytes_written: r.bytes_written,
+            truncated_from: r.truncated_from,
+            warnings: r.warnings,
+            budget: Budget {
+                index_lines: b.index_lines,
+                index_max_lines: b.index_max_lines,
+                index_bytes: b.index_bytes,
+                index_max_bytes: b.index_max_bytes,
+                block_bytes: b.block_bytes,
+                block_max_bytes: b.block_max_bytes,
+                reach: match b.reach {
+                    core::Reach::Whole => "whole",
+                    core::Reach::Partly => "partly",
+                    core::Reach::Cut => "cut",
+                    core::Reach::NotInjected => "not-injected",
+                },
+                warning: b.warning,
+            },
+            message: r.message,
+        }
+    }
+}
+
 /// Result of a backend call.
 pub type Outcome<T> = Result<T, Failure>;
 
@@ -74,7 +139,19 @@ pub trait Backend: Sized {
     /// A label for failure messages.
     const NAME: &'static str;
     /// Open `root` for `project` at the pinned time.
-    fn open(root: &Path, project: &str, now: Now, caps: CapsOverride) -> Outcome<Self>;
+    fn open(root: &Path, project: &str, now: Now, caps: CapsOverride) -> Outcome<Self> {
+        Self::open_with(root, None, None, project, now, caps)
+    }
+    /// Open `root` with the team directory `team`, if any.
+    fn open_team(
+        root: &Path,
+        team: Option<&Path>,
+        project: &str,
+        now: Now,
+        caps: CapsOverride,
+    ) -> Outcome<Self> {
+        Self::open_with(root, team, None, project, now, caps)
+    }
     /// [`Backend::open`] with staleness anchors against the project files
     /// in `files` (through the component: a read-only preopen).
     fn open_anchored(
@@ -83,6 +160,18 @@ pub trait Backend: Sized {
         now: Now,
         caps: CapsOverride,
         files: &Path,
+    ) -> Outcome<Self> {
+        Self::open_with(root, None, Some(files), project, now, caps)
+    }
+    /// Open `root` with the team directory `team` and the project files
+    /// `files` for anchors, each if given.
+    fn open_with(
+        root: &Path,
+        team: Option<&Path>,
+        files: Option<&Path>,
+        project: &str,
+        now: Now,
+        caps: CapsOverride,
     ) -> Outcome<Self>;
     /// `memory.list-files` as (path, staleness marks).
     fn list_stale(&mut self) -> Outcome<Vec<(String, Vec<String>)>>;
@@ -134,10 +223,19 @@ fn native<T>(r: core::Result<T>) -> Outcome<T> {
     })
 }
 
-impl Native {
-    fn options(project: &str, now: Now, caps: CapsOverride) -> core::Options {
+impl Backend for Native {
+    const NAME: &'static str = "native";
+
+    fn open_with(
+        root: &Path,
+        team: Option<&Path>,
+        files: Option<&Path>,
+        project: &str,
+        now: Now,
+        caps: CapsOverride,
+    ) -> Outcome<Self> {
         let d = core::Limits::default();
-        core::Options {
+        let opts = core::Options {
             project: project.to_string(),
             clock: core::Clock {
                 utc_offset_minutes: now.offset_minutes,
@@ -156,27 +254,13 @@ impl Native {
             secrets: core::secrets::SecretPolicy::Block,
             source: String::new(),
             retention: core::Retention::default(),
-            project_root: None,
-        }
-    }
-}
-
-impl Backend for Native {
-    const NAME: &'static str = "native";
-
-    fn open(root: &Path, project: &str, now: Now, caps: CapsOverride) -> Outcome<Self> {
-        native(core::Memory::open(root, Self::options(project, now, caps))).map(Native)
-    }
-    fn open_anchored(
-        root: &Path,
-        project: &str,
-        now: Now,
-        caps: CapsOverride,
-        files: &Path,
-    ) -> Outcome<Self> {
-        let mut opts = Self::options(project, now, caps);
-        opts.project_root = Some(files.to_path_buf());
-        native(core::Memory::open(root, opts)).map(Native)
+            project_root: files.map(Path::to_path_buf),
+        };
+        let memory = native(core::Memory::open(root, opts))?;
+        Ok(Native(match team {
+            Some(team) => memory.with_team(team),
+            None => memory,
+        }))
     }
     fn list_stale(&mut self) -> Outcome<Vec<(String, Vec<String>)>> {
         native(self.0.list_files()).map(|v| {
@@ -195,7 +279,7 @@ impl Backend for Native {
         mode: WriteMode,
         name: Option<&str>,
     ) -> Outcome<WriteReceipt> {
-        native(self.0.write(target, content, mode, name))
+        native(self.0.write(target, content, mode, name)).map(Into::into)
     }
     fn read(&mut self, source: ReadSource, name: Option<&str>) -> Outcome<Option<String>> {
         native(self.0.read(source, name))
@@ -204,7 +288,7 @@ impl Backend for Native {
         native(self.0.list_files()).map(|v| v.into_iter().map(|f| (f.path, f.bytes)).collect())
     }
     fn append_daily(&mut self, heading: &str, body: &str) -> Outcome<WriteReceipt> {
-        native(self.0.append_daily(heading, body))
+        native(self.0.append_daily(heading, body)).map(Into::into)
     }
     fn search(&mut self, query: &str) -> Outcome<SearchResults> {
         native(self.0.search(query))
@@ -217,7 +301,7 @@ impl Backend for Native {
         native(self.0.context_block())
     }
     fn flush(&mut self, summary: &str, count: Option<u32>) -> Outcome<WriteReceipt> {
-        native(self.0.flush_compaction(summary, count))
+        native(self.0.flush_compaction(summary, count)).map(Into::into)
     }
     fn call(&mut self, tool: &str, args: &str) -> Outcome<String> {
         native(core::tools::call(&self.0, tool, args))
@@ -269,11 +353,28 @@ fn memory_message(e: &agent_memory::Error) -> String {
 }
 
 fn host_receipt(r: agent_memory::WriteReceipt) -> WriteReceipt {
+    let b = r.budget;
     WriteReceipt {
         path: r.path,
         bytes_written: r.bytes_written,
         truncated_from: r.truncated_from,
         warnings: r.warnings,
+        budget: Budget {
+            index_lines: b.index_lines,
+            index_max_lines: b.index_max_lines,
+            index_bytes: b.index_bytes,
+            index_max_bytes: b.index_max_bytes,
+            block_bytes: b.block_bytes,
+            block_max_bytes: b.block_max_bytes,
+            reach: match b.reach {
+                agent_memory::Reach::Whole => "whole",
+                agent_memory::Reach::Partly => "partly",
+                agent_memory::Reach::Cut => "cut",
+                agent_memory::Reach::NotInjected => "not-injected",
+                _ => "unknown",
+            },
+            warning: b.warning,
+        },
         message: r.message,
     }
 }
@@ -307,12 +408,23 @@ impl Component {
         agent_memory::Runtime::shared().expect("the embedded component loads")
     }
 
-    fn options(
+    /// The host handle, for host-only checks.
+    pub fn handle(&mut self) -> &mut agent_memory::Memory {
+        &mut self.0
+    }
+}
+
+impl Backend for Component {
+    const NAME: &'static str = "component";
+
+    fn open_with(
         root: &Path,
+        team: Option<&Path>,
+        files: Option<&Path>,
         project: &str,
         now: Now,
         caps: CapsOverride,
-    ) -> agent_memory::OpenOptions {
+    ) -> Outcome<Self> {
         let mut opts =
             agent_memory::OpenOptions::new(root, project).fixed_clock(now.unix, now.offset_minutes);
         if let Some(v) = caps.max_inject_bytes {
@@ -324,29 +436,12 @@ impl Component {
         if let Some(v) = caps.max_read_bytes {
             opts = opts.max_read_bytes(v);
         }
-        opts
-    }
-
-    /// The host handle, for host-only checks.
-    pub fn handle(&mut self) -> &mut agent_memory::Memory {
-        &mut self.0
-    }
-}
-
-impl Backend for Component {
-    const NAME: &'static str = "component";
-
-    fn open(root: &Path, project: &str, now: Now, caps: CapsOverride) -> Outcome<Self> {
-        component(Self::runtime().open(Self::options(root, project, now, caps))).map(Component)
-    }
-    fn open_anchored(
-        root: &Path,
-        project: &str,
-        now: Now,
-        caps: CapsOverride,
-        files: &Path,
-    ) -> Outcome<Self> {
-        let opts = Self::options(root, project, now, caps).project_dir(files);
+        if let Some(team) = team {
+            opts = opts.team_dir(team);
+        }
+        if let Some(files) = files {
+            opts = opts.project_dir(files);
+        }
         component(Self::runtime().open(opts)).map(Component)
     }
     fn list_stale(&mut self) -> Outcome<Vec<(String, Vec<String>)>> {

@@ -44,6 +44,11 @@ pub enum ErrorKind {
     AlreadyExists,
     /// Text to be stored holds a secret and the policy is `block`.
     SecretDetected,
+    /// A team file holds unresolved git conflict markers (or the change
+    /// would leave some): resolve them first.
+    Conflict,
+    /// Team scope was asked for but the host gave no team directory.
+    NoTeamDir,
     /// A kind this version does not know; its name travels with the error.
     Other,
 }
@@ -51,7 +56,7 @@ pub enum ErrorKind {
 impl ErrorKind {
     /// Every kind with a case of its own in the WIT `error-kind`, in WIT
     /// order (`other` is the catch-all and not listed).
-    pub const WIT: [ErrorKind; 15] = [
+    pub const WIT: [ErrorKind; 17] = [
         ErrorKind::InvalidOptions,
         ErrorKind::InvalidTarget,
         ErrorKind::InvalidMode,
@@ -67,6 +72,8 @@ impl ErrorKind {
         ErrorKind::Ambiguous,
         ErrorKind::AlreadyExists,
         ErrorKind::SecretDetected,
+        ErrorKind::Conflict,
+        ErrorKind::NoTeamDir,
     ];
 
     /// The kebab-case name, e.g. `invalid-name` (`other` for [`Other`](Self::Other)).
@@ -87,6 +94,8 @@ impl ErrorKind {
             ErrorKind::Ambiguous => "ambiguous",
             ErrorKind::AlreadyExists => "already-exists",
             ErrorKind::SecretDetected => "secret-detected",
+            ErrorKind::Conflict => "conflict",
+            ErrorKind::NoTeamDir => "no-team-dir",
             ErrorKind::Other => "other",
         }
     }
@@ -247,11 +256,29 @@ words! {
     }
 }
 
+words! {
+    /// Which store a model tool or an opened memory acts on.
+    Scope {
+        /// The user's own store under the memory root (the default).
+        Personal = "personal" / "personal",
+        /// The project's shared store, `<project>/.agent-memory/`, kept in
+        /// git.
+        Team = "team" / "team",
+    }
+}
+
 // The first word of each of these is the default.
 #[allow(clippy::derivable_impls)]
 impl Default for SearchMode {
     fn default() -> Self {
         SearchMode::Ranked
+    }
+}
+
+#[allow(clippy::derivable_impls)]
+impl Default for Scope {
+    fn default() -> Self {
+        Scope::Personal
     }
 }
 
@@ -344,6 +371,8 @@ mod tests {
         assert_eq!(wit(&sets), wit_cases("tool-set"));
         let ops: Vec<&str> = Operation::ALL.iter().map(|t| t.wit_word()).collect();
         assert_eq!(wit(&ops), wit_cases("operation"));
+        let scopes: Vec<&str> = Scope::ALL.iter().map(|t| t.wit_word()).collect();
+        assert_eq!(wit(&scopes), wit_cases("scope"));
     }
 
     #[test]

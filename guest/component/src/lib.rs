@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use agent_memory_core as core;
 use core::{
-    ErrorKind, ReadSource, SearchMode, WriteMode, WriteTarget, limits, secrets::SecretPolicy,
-    tools::ToolSet,
+    ErrorKind, ReadSource, Scope, SearchMode, WriteMode, WriteTarget, limits,
+    secrets::SecretPolicy, tools::ToolSet,
 };
 
 mod bindings {
@@ -22,9 +22,10 @@ use bindings::exports::agent::memory::{prompt, store, tools, types};
 
 struct Component;
 
-/// One open memory. `set-clock` is the only method that changes it, so the
-/// store sits in a `RefCell` rather than behind `&mut`.
-struct Memory(RefCell<core::Memory>);
+/// One open memory and the scope its typed methods act on. `set-clock` is
+/// the only method that changes it, so the store sits in a `RefCell` rather
+/// than behind `&mut`.
+struct Memory(RefCell<core::Memory>, Scope);
 
 impl From<core::Error> for types::Error {
     fn from(e: core::Error) -> Self {
@@ -45,6 +46,8 @@ impl From<core::Error> for types::Error {
             ErrorKind::Ambiguous => W::Ambiguous,
             ErrorKind::AlreadyExists => W::AlreadyExists,
             ErrorKind::SecretDetected => W::SecretDetected,
+            ErrorKind::Conflict => W::Conflict,
+            ErrorKind::NoTeamDir => W::NoTeamDir,
             other => W::Other(other.as_str().to_string()),
         };
         types::Error {
@@ -147,12 +150,49 @@ impl From<core::Version> for types::Version {
     }
 }
 
+impl From<core::Budget> for types::Budget {
+    fn from(b: core::Budget) -> Self {
+        types::Budget {
+            index_lines: b.index_lines,
+            index_max_lines: b.index_max_lines,
+            index_bytes: b.index_bytes,
+            index_max_bytes: b.index_max_bytes,
+            block_bytes: b.block_bytes,
+            block_max_bytes: b.block_max_bytes,
+            reach: match b.reach {
+                core::Reach::Whole => types::Reach::Whole,
+                core::Reach::Partly => types::Reach::Partly,
+                core::Reach::Cut => types::Reach::Cut,
+                core::Reach::NotInjected => types::Reach::NotInjected,
+            },
+            warning: b.warning,
+        }
+    }
+}
+
 impl From<core::WriteReceipt> for types::WriteReceipt {
     fn from(r: core::WriteReceipt) -> Self {
         types::WriteReceipt {
             path: r.path,
             bytes_written: r.bytes_written,
             truncated_from: r.truncated_from,
+            warnings: r.warnings,
+            budget: r.budget.into(),
+            message: r.message,
+        }
+    }
+}
+
+impl From<core::ImportReceipt> for types::ImportReceipt {
+    fn from(r: core::ImportReceipt) -> Self {
+        types::ImportReceipt {
+            path: r.path,
+            outcome: match r.outcome {
+                core::ImportOutcome::Created => types::ImportOutcome::Created,
+                core::ImportOutcome::Appended => types::ImportOutcome::Appended,
+                core::ImportOutcome::Unchanged => types::ImportOutcome::Unchanged,
+            },
+            bytes_written: r.bytes_written,
             warnings: r.warnings,
             message: r.message,
         }
@@ -166,6 +206,7 @@ impl From<core::EditReceipt> for types::EditReceipt {
             line: r.line,
             bytes: r.bytes,
             warnings: r.warnings,
+            budget: r.budget.into(),
             message: r.message,
         }
     }
@@ -177,6 +218,7 @@ impl From<core::DeleteReceipt> for types::DeleteReceipt {
             path: r.path,
             existed: r.existed,
             bytes: r.bytes,
+            budget: r.budget.into(),
             message: r.message,
         }
     }
@@ -187,6 +229,7 @@ impl From<core::RenameReceipt> for types::RenameReceipt {
         types::RenameReceipt {
             from: r.from,
             to: r.to,
+            budget: r.budget.into(),
             message: r.message,
         }
     }
@@ -280,8 +323,38 @@ impl store::Guest for Component {
 }
 
 impl Memory {
+    /// Call `f` on the whole memory (both stores).
     fn with<T>(&self, f: impl FnOnce(&core::Memory) -> core::Result<T>) -> Result<T, types::Error> {
         f(&self.0.borrow()).map_err(Into::into)
+    }
+
+    /// Call `f` on the store of this memory's scope.
+    fn scoped<T>(
+        &self,
+        f: impl FnOnce(&core::Memory) -> core::Result<T>,
+    ) -> Result<T, types::Error> {
+        let m = self.0.borrow();
+        f(m.scoped(self.1)?).map_err(Into::into)
+    }
+}
+
+impl From<types::Scope> for Scope {
+    fn from(s: types::Scope) -> Self {
+        match s {
+            types::Scope::Personal => Scope::Personal,
+            types::Scope::Team => Scope::Team,
+        }
+    }
+}
+
+impl From<core::SnapshotInfo> for types::SnapshotInfo {
+    fn from(s: core::SnapshotInfo) -> Self {
+        types::SnapshotInfo {
+            taken_unix: s.taken_unix,
+            utc_offset_minutes: s.utc_offset_minutes,
+            notes: s.notes,
+            message: s.message,
+        }
     }
 }
 
@@ -301,8 +374,23 @@ impl store::GuestMemory for Memory {
             retention: retention(&options.limits),
             project_root,
         };
-        let memory = core::Memory::open(root, opts)?;
-        Ok(store::Memory::new(Memory(RefCell::new(memory))))
+        let mut memory = core::Memory::open(root, opts)?;
+        if let Some(dir) = options.team_dir {
+            let team = core::names::guest_root(&dir)?;
+            if team == core::names::guest_root(&options.root)? {
+                return Err(types::Error {
+                    kind: types::ErrorKind::InvalidOptions,
+                    message: format!(
+                        "team-dir {dir:?} is the memory root; preopen the project's `.agent-memory/` at a guest path of its own"
+                    ),
+                });
+            }
+            memory = memory.with_team(team);
+        }
+        let scope = Scope::from(options.scope);
+        // A team scope without a team store fails now, not at every call.
+        memory.scoped(scope)?;
+        Ok(store::Memory::new(Memory(RefCell::new(memory), scope)))
     }
 
     fn info(&self) -> types::MemoryInfo {
@@ -347,7 +435,18 @@ impl store::GuestMemory for Memory {
         mode: types::WriteMode,
         name: Option<String>,
     ) -> Result<types::WriteReceipt, types::Error> {
-        self.with(|m| m.write(target.into(), &content, mode.into(), name.as_deref()))
+        self.scoped(|m| m.write(target.into(), &content, mode.into(), name.as_deref()))
+            .map(Into::into)
+    }
+
+    fn import_file(
+        &self,
+        target: types::WriteTarget,
+        name: Option<String>,
+        content: String,
+        dry_run: bool,
+    ) -> Result<types::ImportReceipt, types::Error> {
+        self.scoped(|m| m.import_file(target.into(), name.as_deref(), &content, dry_run))
             .map(Into::into)
     }
 
@@ -356,11 +455,11 @@ impl store::GuestMemory for Memory {
         source: types::ReadSource,
         name: Option<String>,
     ) -> Result<Option<String>, types::Error> {
-        self.with(|m| m.read(source.into(), name.as_deref()))
+        self.scoped(|m| m.read(source.into(), name.as_deref()))
     }
 
     fn list_files(&self) -> Result<Vec<types::FileInfo>, types::Error> {
-        self.with(|m| m.list_files()).map(|files| {
+        self.scoped(|m| m.list_files()).map(|files| {
             files
                 .into_iter()
                 .map(|f| types::FileInfo {
@@ -377,7 +476,7 @@ impl store::GuestMemory for Memory {
         heading: String,
         body: String,
     ) -> Result<types::WriteReceipt, types::Error> {
-        self.with(|m| m.append_daily(&heading, &body))
+        self.scoped(|m| m.append_daily(&heading, &body))
             .map(Into::into)
     }
 
@@ -386,7 +485,7 @@ impl store::GuestMemory for Memory {
         query: String,
         mode: types::SearchMode,
     ) -> Result<types::SearchResults, types::Error> {
-        self.with(|m| m.search_with(&query, mode.into()))
+        self.scoped(|m| m.search_with(&query, mode.into()))
             .map(Into::into)
     }
 
@@ -397,12 +496,12 @@ impl store::GuestMemory for Memory {
         old_text: String,
         new_text: String,
     ) -> Result<types::EditReceipt, types::Error> {
-        self.with(|m| m.edit(target.into(), name.as_deref(), &old_text, &new_text))
+        self.scoped(|m| m.edit(target.into(), name.as_deref(), &old_text, &new_text))
             .map(Into::into)
     }
 
     fn delete_note(&self, name: String) -> Result<types::DeleteReceipt, types::Error> {
-        self.with(|m| m.delete_note(&name)).map(Into::into)
+        self.scoped(|m| m.delete_note(&name)).map(Into::into)
     }
 
     fn rename_note(
@@ -410,7 +509,7 @@ impl store::GuestMemory for Memory {
         name: String,
         new_name: String,
     ) -> Result<types::RenameReceipt, types::Error> {
-        self.with(|m| m.rename_note(&name, &new_name))
+        self.scoped(|m| m.rename_note(&name, &new_name))
             .map(Into::into)
     }
 
@@ -428,7 +527,7 @@ impl store::GuestMemory for Memory {
         summary: String,
         message_count: Option<u32>,
     ) -> Result<types::WriteReceipt, types::Error> {
-        self.with(|m| m.flush_compaction(&summary, message_count))
+        self.scoped(|m| m.flush_compaction(&summary, message_count))
             .map(Into::into)
     }
 
@@ -438,16 +537,16 @@ impl store::GuestMemory for Memory {
         name: Option<String>,
         limit: Option<u32>,
     ) -> Result<Vec<types::Version>, types::Error> {
-        self.with(|m| m.history(source.into(), name.as_deref(), limit))
+        self.scoped(|m| m.history(source.into(), name.as_deref(), limit))
             .map(|versions| versions.into_iter().map(Into::into).collect())
     }
 
     fn restore(&self, version: String) -> Result<types::WriteReceipt, types::Error> {
-        self.with(|m| m.restore(&version)).map(Into::into)
+        self.scoped(|m| m.restore(&version)).map(Into::into)
     }
 
     fn last_change(&self) -> Result<Option<types::Version>, types::Error> {
-        self.with(|m| m.last_change()).map(|v| v.map(Into::into))
+        self.scoped(|m| m.last_change()).map(|v| v.map(Into::into))
     }
 
     fn scan_secrets(&self) -> Result<Vec<types::StoredSecret>, types::Error> {
@@ -462,6 +561,14 @@ impl store::GuestMemory for Memory {
                 })
                 .collect()
         })
+    }
+
+    fn take_snapshot(&self) -> Result<types::SnapshotInfo, types::Error> {
+        self.with(|m| m.take_snapshot()).map(Into::into)
+    }
+
+    fn apply_snapshot(&self) -> Result<types::SnapshotInfo, types::Error> {
+        self.with(|m| m.apply_snapshot()).map(Into::into)
     }
 
     fn call_tool(&self, name: String, arguments: String) -> Result<String, types::Error> {

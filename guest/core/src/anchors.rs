@@ -82,7 +82,7 @@ pub use side::{ANCHORS_DIR, MAX_SIDE_BYTES, SIDE_DIR};
 use crate::context::Marks;
 use crate::error::{Error, ErrorKind, Result};
 use crate::fsio::{self, LockGuard, LockPolicy, Stamp};
-use crate::store::{Memory, Rel, WriteTarget};
+use crate::store::{Memory, WriteTarget};
 use crate::text::prefix_at_char_boundary;
 use project::{Look, Project, hex};
 use side::{Anchor, Entry};
@@ -153,7 +153,10 @@ pub struct RefreshReceipt {
     pub path: String,
     /// Project-relative paths anchored now, in order of mention.
     pub anchored: Vec<String>,
-    /// One line for the model.
+    /// How full the injected memory is after it (see [`crate::Budget`]).
+    pub budget: crate::Budget,
+    /// For the model: one line, then the budget line (see
+    /// [`crate::Budget::text`]).
     pub message: String,
 }
 
@@ -291,9 +294,10 @@ struct Update {
 
 impl Memory {
     /// Is the store-relative `path` a file whose mentions are anchored:
-    /// `MEMORY.md` or a note?
+    /// `MEMORY.md` or a note (of the team store: `team:MEMORY.md`, a team
+    /// note)?
     pub(crate) fn is_anchored(&self, path: &str) -> bool {
-        path == "MEMORY.md"
+        path == self.long_term_rel().path()
             || path
                 .strip_prefix(self.notes_dir().as_str())
                 .is_some_and(|rest| rest.starts_with('/') && rest.ends_with(".md"))
@@ -467,10 +471,7 @@ impl Memory {
     /// exist; `not-a-file`; `busy`; `io` when the anchors cannot be saved.
     pub fn refresh(&self, target: WriteTarget, name: Option<&str>) -> Result<RefreshReceipt> {
         let rel = match target {
-            WriteTarget::LongTerm => Rel {
-                dir: String::new(),
-                file: "MEMORY.md".into(),
-            },
+            WriteTarget::LongTerm => self.long_term_rel(),
             WriteTarget::Note => self.note_rel(name)?,
             other => {
                 return Err(Error::new(
@@ -494,50 +495,47 @@ impl Memory {
                 ),
             ));
         }
-        let Some(root) = self.project_root() else {
-            return Ok(RefreshReceipt {
-                message: format!(
-                    "Nothing anchored for {path}: the host gave no project directory, so anchors are off"
-                ),
-                path,
-                anchored: Vec::new(),
-            });
+        let outcome = match self.project_root() {
+            None => None,
+            Some(root) => self
+                .reanchor(&lock, root, &path, None)
+                .map_err(|e| Error::io("save the anchors of", &path, &e))?,
         };
-        let anchored = self
-            .reanchor(&lock, root, &path, None)
-            .map_err(|e| Error::io("save the anchors of", &path, &e))?;
-        let Some(anchored) = anchored else {
-            return Ok(RefreshReceipt {
-                message: format!(
-                    "Nothing anchored for {path}: the project directory cannot be opened"
-                ),
-                path,
-                anchored: Vec::new(),
-            });
-        };
-        let message = if anchored.is_empty() {
-            format!(
+        let mut message = match &outcome {
+            None if self.project_root().is_none() => format!(
+                "Nothing anchored for {path}: the host gave no project directory, so anchors are off"
+            ),
+            None => {
+                format!("Nothing anchored for {path}: the project directory cannot be opened")
+            }
+            Some(anchored) if anchored.is_empty() => format!(
                 "Refreshed {path}: it names no project file that exists, so nothing is anchored"
-            )
-        } else {
-            let shown: Vec<&str> = anchored.iter().take(10).map(String::as_str).collect();
-            let more = anchored.len() - shown.len();
-            let more = if more > 0 {
-                format!(", and {more} more")
-            } else {
-                String::new()
-            };
-            let s = if anchored.len() == 1 { "" } else { "s" };
-            format!(
-                "Refreshed {path}: anchored {} project file{s} as of {} ({}{more})",
-                anchored.len(),
-                self.today(),
-                shown.join(", ")
-            )
+            ),
+            Some(anchored) => {
+                let shown: Vec<&str> = anchored.iter().take(10).map(String::as_str).collect();
+                let more = anchored.len() - shown.len();
+                let more = if more > 0 {
+                    format!(", and {more} more")
+                } else {
+                    String::new()
+                };
+                let s = if anchored.len() == 1 { "" } else { "s" };
+                format!(
+                    "Refreshed {path}: anchored {} project file{s} as of {} ({}{more})",
+                    anchored.len(),
+                    self.today(),
+                    shown.join(", ")
+                )
+            }
         };
+        // The marks it cleared leave the block: how full it is now, with
+        // the lock still held.
+        let budget = self.budget_after(&path, 0..0);
+        crate::store::push_budget(&mut message, &budget);
         Ok(RefreshReceipt {
             path,
-            anchored,
+            anchored: outcome.unwrap_or_default(),
+            budget,
             message,
         })
     }
@@ -664,39 +662,50 @@ impl Memory {
             .unwrap_or_default()
     }
 
-    /// The context block's marks: lines for `MEMORY.md` and lines for the
-    /// stale-notes section (`… (note auth)`), each bounded.
-    pub(crate) fn context_marks(&self) -> Marks {
-        if self.project_root().is_none() {
-            return Marks::default();
-        }
-        let mut all = self.check_anchors(&|_| true);
-        let long_term = all
-            .remove("MEMORY.md")
-            .map(|m| render_marks(&m, 2048).lines().map(str::to_string).collect())
-            .unwrap_or_default();
-        let notes_dir = self.notes_dir();
+    /// Put the context block's marks into `sources`: lines for `MEMORY.md`,
+    /// for the team's `MEMORY.md`, and for the stale-notes section (`…
+    /// (note auth)`, `… (team note deploy)`), each bounded. A team store
+    /// marks its own files only; a personal one marks its team's too.
+    pub(crate) fn add_marks(&self, sources: &mut crate::context::Sources) {
+        let mut marks = Marks::default();
         let mut notes = Vec::new();
-        let total: usize = all.values().map(Vec::len).sum();
-        'outer: for (key, marks) in &all {
-            let name = key
-                .strip_prefix(notes_dir.as_str())
-                .map_or(key.as_str(), |r| r.trim_start_matches('/'));
-            let name = name.strip_suffix(".md").unwrap_or(name);
-            for mark in marks {
-                if notes.len() == MAX_STALE_NOTE_LINES {
-                    break 'outer;
-                }
-                notes.push(format!("{mark} (note {name})"));
+        for store in [Some(self), self.team_store()].into_iter().flatten() {
+            if store.project_root().is_none() {
+                continue;
+            }
+            let mut all = store.check_anchors(&|_| true);
+            let index = all
+                .remove(&store.long_term_rel().path())
+                .map(|m| render_marks(&m, 2048).lines().map(str::to_string).collect())
+                .unwrap_or_default();
+            let (kind, lines) = if store.is_team() {
+                ("team note", &mut marks.team)
+            } else {
+                ("note", &mut marks.long_term)
+            };
+            *lines = index;
+            let notes_dir = store.notes_dir();
+            for (key, found) in all {
+                let name = key
+                    .strip_prefix(notes_dir.as_str())
+                    .map_or(key.as_str(), |r| r.trim_start_matches('/'));
+                let name = name.strip_suffix(".md").unwrap_or(name).to_string();
+                notes.extend(found.into_iter().map(|mark| (kind, name.clone(), mark)));
             }
         }
-        if notes.len() < total {
-            let more = total - notes.len();
+        let total = notes.len();
+        marks.notes = notes
+            .into_iter()
+            .take(MAX_STALE_NOTE_LINES)
+            .map(|(kind, name, mark)| format!("{mark} ({kind} {name})"))
+            .collect();
+        if marks.notes.len() < total {
+            let more = total - marks.notes.len();
             let s = if more == 1 { "" } else { "s" };
-            notes.push(format!(
+            marks.notes.push(format!(
                 "stale: {more} more anchored file{s} of notes changed or gone"
             ));
         }
-        Marks { long_term, notes }
+        sources.marks = marks;
     }
 }

@@ -24,8 +24,11 @@
 //! `not-a-file`, `invalid-name` (a path outside the rules),
 //! `invalid-arguments` (a malformed call, a line out of range).
 //!
-//! Our own notes (near-duplicate warnings) follow the reference's text
-//! after a blank line, never replace it.
+//! Our own notes follow the reference's text after a blank line, never
+//! replace it: redactions and near-duplicate warnings when there are any,
+//! then, for every command that changes something, the budget line (see
+//! [`crate::budget`]; notes are never in the context block, so it never
+//! warns).
 //!
 //! # Differences from the reference, and why
 //!
@@ -383,12 +386,12 @@ pub fn call(memory: &Memory, arguments: &str) -> Result<String> {
         ));
     }
     let s = |map: &mut Map<String, Value>, f: &str| req_str(TOOL_NAME, map, f);
-    match command.as_str() {
-        "view" => {
-            let path = s(&mut map, "path")?;
-            let range = view_range(map.remove("view_range"))?;
-            view(memory, &path, range)
-        }
+    if command == "view" {
+        let path = s(&mut map, "path")?;
+        let range = view_range(map.remove("view_range"))?;
+        return view(memory, &path, range);
+    }
+    let text = match command.as_str() {
         "create" => {
             let path = s(&mut map, "path")?;
             let text = s(&mut map, "file_text")?;
@@ -415,7 +418,12 @@ pub fn call(memory: &Memory, arguments: &str) -> Result<String> {
             let new = s(&mut map, "new_path")?;
             rename(memory, &old, &new)
         }
-    }
+    }?;
+    // Every change is to notes, which the context block never shows: the
+    // budget line says so and how full the block is, after the reference's
+    // text and a blank line.
+    let budget = memory.budget_after(&memory.notes_dir(), 0..0);
+    Ok(format!("{text}\n\n{}", budget.text()))
 }
 
 fn int(value: Option<Value>, field: &str) -> Result<i64> {
@@ -961,6 +969,9 @@ mod tests {
     use super::*;
     use crate::store::Options;
 
+    /// The budget line after a change in a store with nothing injected.
+    const NOTE_BUDGET: &str = "Budget: MEMORY.md 0/200 lines, 0/25000 bytes; context block 0/32768 bytes (notes are not in it; memory_search finds them)";
+
     fn store() -> (tempfile::TempDir, Memory) {
         let dir = tempfile::tempdir().unwrap();
         let mem = Memory::open(dir.path(), Options::new("/src/app")).unwrap();
@@ -1087,7 +1098,7 @@ mod tests {
                 &mem,
                 serde_json::json!({"command": "create", "path": "/memories/a/b.md", "file_text": "one\ntwo\nthree\n"})
             ),
-            "File created successfully at: /memories/a/b.md"
+            format!("File created successfully at: /memories/a/b.md\n\n{NOTE_BUDGET}")
         );
         assert_eq!(
             fails(
@@ -1118,7 +1129,9 @@ mod tests {
                 &mem,
                 serde_json::json!({"command": "str_replace", "path": "/memories/a/b.md", "old_str": "two", "new_str": "2"})
             ),
-            "The memory file has been edited. Here is the snippet showing the change (with line numbers):\n     1\tone\n     2\t2\n     3\tthree\n     4\t"
+            format!(
+                "The memory file has been edited. Here is the snippet showing the change (with line numbers):\n     1\tone\n     2\t2\n     3\tthree\n     4\t\n\n{NOTE_BUDGET}"
+            )
         );
         assert_eq!(
             fails(&mem, serde_json::json!({"command": "str_replace", "path": "/memories/a/b.md", "old_str": "e", "new_str": "E"})),
@@ -1149,7 +1162,7 @@ mod tests {
                 &mem,
                 serde_json::json!({"command": "insert", "path": "/memories/a/b.md", "insert_line": 3, "insert_text": "four\n\n"})
             ),
-            "The file /memories/a/b.md has been edited."
+            format!("The file /memories/a/b.md has been edited.\n\n{NOTE_BUDGET}")
         );
         assert_eq!(
             fs::read_to_string(notes.join("a/b.md")).unwrap(),
@@ -1180,7 +1193,7 @@ mod tests {
                 &mem,
                 serde_json::json!({"command": "rename", "old_path": "/memories/a/b.md", "new_path": "/memories/c/d.md"})
             ),
-            "Successfully renamed /memories/a/b.md to /memories/c/d.md"
+            format!("Successfully renamed /memories/a/b.md to /memories/c/d.md\n\n{NOTE_BUDGET}")
         );
         // As the reference: the emptied folder stays.
         assert!(notes.join("a").is_dir());
@@ -1212,7 +1225,7 @@ mod tests {
                 &mem,
                 serde_json::json!({"command": "delete", "path": "/memories/c"})
             ),
-            "Successfully deleted /memories/c"
+            format!("Successfully deleted /memories/c\n\n{NOTE_BUDGET}")
         );
         assert!(!notes.join("c").exists());
         assert_eq!(
@@ -1246,7 +1259,9 @@ mod tests {
         );
         assert_eq!(
             text,
-            "File created successfully at: /memories/p.md\n\nPossible duplicates (written anyway; if one of the two is stale or wrong, edit or delete it):\n- line 2 of /memories/p.md repeats line 1 (same words)"
+            format!(
+                "File created successfully at: /memories/p.md\n\nPossible duplicates (written anyway; if one of the two is stale or wrong, edit or delete it):\n- line 2 of /memories/p.md repeats line 1 (same words)\n\n{NOTE_BUDGET}"
+            )
         );
     }
 

@@ -116,6 +116,28 @@ pub fn read_head(path: &Path, limit: u64) -> io::Result<Option<(String, u64)>> {
     Ok(Some((decode(bytes, cut), len)))
 }
 
+/// Lines of a regular file as `str::lines` counts them, in its first
+/// `limit` bytes, read a chunk at a time.
+pub fn count_lines(path: &Path, limit: u64) -> io::Result<u64> {
+    if !matches!(kind(path)?, Kind::File(_)) {
+        return Ok(0);
+    }
+    let mut file = File::open(path)?.take(limit);
+    let mut buf = vec![0u8; 64 * 1024];
+    let (mut lines, mut last) = (0u64, b'\n');
+    loop {
+        let n = match file.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        lines += buf[..n].iter().filter(|&&b| b == b'\n').count() as u64;
+        last = buf[n - 1];
+    }
+    Ok(lines + u64::from(last != b'\n'))
+}
+
 /// Like [`read_head`] but keeps the last `limit` bytes, starting at a line
 /// break when one is near the cut.
 pub fn read_tail(path: &Path, limit: u64) -> io::Result<Option<(String, u64)>> {

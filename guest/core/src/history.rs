@@ -425,6 +425,12 @@ fn decode_line(line: &[u8]) -> Option<&str> {
 /// `projects/`, with no empty, dot-led or odd component. The journal is a
 /// file on disk anyone can edit; restore writes only where this allows.
 fn valid_store_path(path: &str) -> bool {
+    // A team store's journal names its files `team:MEMORY.md`,
+    // `team:notes/…` and `team:snapshot/…`.
+    let (path, first, min) = match path.strip_prefix(crate::store::TEAM_PREFIX) {
+        Some(rest) => (rest, &["notes", "snapshot"][..], 2),
+        None => (path, &["projects"][..], 3),
+    };
     if path == "MEMORY.md" {
         return true;
     }
@@ -432,9 +438,9 @@ fn valid_store_path(path: &str) -> bool {
         return false;
     }
     let parts: Vec<&str> = path.split('/').collect();
-    parts.len() >= 3
+    parts.len() >= min
         && parts.len() <= 12
-        && parts[0] == "projects"
+        && first.contains(&parts[0])
         && parts.iter().all(|part| {
             !part.is_empty()
                 && !part.starts_with('.')
@@ -616,6 +622,18 @@ impl History {
 
     fn dir(&self) -> PathBuf {
         self.root.join(HISTORY_DIR)
+    }
+
+    /// The host path of the store file `path`; a team store's `team:`
+    /// paths lie under its root.
+    fn file(&self, path: &str) -> PathBuf {
+        self.root
+            .join(path.strip_prefix(crate::store::TEAM_PREFIX).unwrap_or(path))
+    }
+
+    /// The source label changes are recorded with.
+    pub(crate) fn source(&self) -> &str {
+        &self.source
     }
 
     fn objects(&self) -> PathBuf {
@@ -810,7 +828,7 @@ impl History {
 
     /// SHA-256 of the first `len` bytes of the store file `path`, streamed.
     fn hash_file(&self, path: &str, len: u64) -> io::Result<[u8; 32]> {
-        let mut file = File::open(self.root.join(path))?.take(len);
+        let mut file = File::open(self.file(path))?.take(len);
         let mut hasher = Sha256::new();
         let mut buf = vec![0u8; 64 * 1024];
         let mut seen = 0u64;
@@ -1002,7 +1020,7 @@ impl History {
                 self.read_object(&sha, size)?
             }
             Anchor::File => {
-                let file = self.root.join(path);
+                let file = self.file(path);
                 let Kind::File(have) = fsio::kind(&file).ok()? else {
                     return None;
                 };
@@ -1105,7 +1123,7 @@ impl History {
                 Some(bytes)
             }
             Anchor::File => {
-                let file = self.root.join(path);
+                let file = self.file(path);
                 let Kind::File(_) = fsio::kind(&file).ok()? else {
                     return None;
                 };
@@ -1166,6 +1184,9 @@ impl Memory {
     /// Is `path` a file this project sees: the global `MEMORY.md` (shared by
     /// every project, so its history is too) or one of its own?
     fn in_view(&self, path: &str) -> bool {
+        if self.is_team() {
+            return path.starts_with(crate::store::TEAM_PREFIX);
+        }
         path == "MEMORY.md"
             || path
                 .strip_prefix(&self.project_dir())
@@ -1304,18 +1325,28 @@ impl Memory {
             (path, content)
         };
         let kind = self.file_kind(&path)?;
-        let abs = self.root().join(&path);
-        let (dir_rel, file) = path.rsplit_once('/').unwrap_or(("", path.as_str()));
-        let dir = self.root().join(dir_rel);
+        let abs = self.abs(&path);
+        let (dir_rel, file) = match path.rsplit_once('/') {
+            Some(split) => split,
+            None => match path.strip_prefix(crate::store::TEAM_PREFIX) {
+                Some(file) => (crate::store::TEAM_PREFIX, file),
+                None => ("", path.as_str()),
+            },
+        };
+        let dir = self.abs(dir_rel);
         let Some(bytes) = content else {
             if kind == Kind::Missing {
+                let budget = self.budget_after(&path, 0..0);
+                let mut message = format!(
+                    "{path} did not exist at version v{n} and does not exist now; nothing changed"
+                );
+                crate::store::push_budget(&mut message, &budget);
                 return Ok(WriteReceipt {
                     bytes_written: 0,
                     truncated_from: None,
                     warnings: Vec::new(),
-                    message: format!(
-                        "{path} did not exist at version v{n} and does not exist now; nothing changed"
-                    ),
+                    budget,
+                    message,
                     path,
                 });
             }
@@ -1329,11 +1360,14 @@ impl Memory {
             );
             let warnings = warning.iter().cloned().collect();
             push_warning(&mut message, warning);
+            let budget = self.budget_after(&path, 0..0);
+            crate::store::push_budget(&mut message, &budget);
             return Ok(WriteReceipt {
                 path,
                 bytes_written: 0,
                 truncated_from: None,
                 warnings,
+                budget,
                 message,
             });
         };
@@ -1346,11 +1380,14 @@ impl Memory {
         let mut message = format!("Restored {path} to version v{n} ({} bytes)", bytes.len());
         let warnings = warning.iter().cloned().collect();
         push_warning(&mut message, warning);
+        let budget = self.budget_after(&path, 0..bytes.len() as u64);
+        crate::store::push_budget(&mut message, &budget);
         Ok(WriteReceipt {
             path,
             bytes_written: bytes.len() as u64,
             truncated_from: None,
             warnings,
+            budget,
             message,
         })
     }
@@ -1381,7 +1418,7 @@ impl Memory {
             }
             Kind::File(len) => {
                 let mut bytes = Vec::with_capacity(len as usize);
-                let read = File::open(self.root().join(path))
+                let read = File::open(self.abs(path))
                     .and_then(|f| f.take(len + 1).read_to_end(&mut bytes));
                 match read {
                     Ok(_) if new == Some(bytes.as_slice()) => None,
@@ -1438,6 +1475,9 @@ mod tests {
     use crate::store::{Options, WriteMode, WriteTarget};
 
     const NOW: i64 = 1_780_125_300;
+    /// The budget line after a change to a note in a store with nothing
+    /// injected.
+    const NOTE_BUDGET: &str = "Budget: MEMORY.md 0/200 lines, 0/25000 bytes; context block 0/32768 bytes (notes are not in it; memory_search finds them)";
 
     fn open_with(root: &Path, project: &str, retention: Retention, source: &str) -> Memory {
         let mut options = Options::new(project);
@@ -1539,7 +1579,7 @@ mod tests {
         let r = m.restore("v2").unwrap();
         assert_eq!(
             r.message,
-            format!("Restored {path} to version v2 (4 bytes)")
+            format!("Restored {path} to version v2 (4 bytes)\n{NOTE_BUDGET}")
         );
         assert_eq!(note_text(&m, "n").as_deref(), Some("one\n"));
         // The restore is a change like any other: recorded, and undoable.
@@ -1564,13 +1604,17 @@ mod tests {
         let path = format!("{}/notes/gone.md", m.project_dir());
         assert_eq!(
             r.message,
-            format!("Restored {path} to version v1: it did not exist then, so it was deleted")
+            format!(
+                "Restored {path} to version v1: it did not exist then, so it was deleted\n{NOTE_BUDGET}"
+            )
         );
         assert_eq!(note_text(&m, "gone"), None);
         let again = m.restore("v1").unwrap();
         assert_eq!(
             again.message,
-            format!("{path} did not exist at version v1 and does not exist now; nothing changed")
+            format!(
+                "{path} did not exist at version v1 and does not exist now; nothing changed\n{NOTE_BUDGET}"
+            )
         );
         let listed = note_history(&m, "gone");
         assert_eq!(ids(&listed), ["v2", "v1"]);
@@ -1736,7 +1780,7 @@ mod tests {
         assert_eq!(
             r.message,
             format!(
-                "Overwrote {path} with 6 bytes (warning: history did not save the previous version of {path} (it is 5000 bytes, more than the 4096 bytes a saved version may have); the change was made anyway)"
+                "Overwrote {path} with 6 bytes (warning: history did not save the previous version of {path} (it is 5000 bytes, more than the 4096 bytes a saved version may have); the change was made anyway)\n{NOTE_BUDGET}"
             )
         );
         assert_eq!(note_text(&m, "big").as_deref(), Some("small\n"));
@@ -1858,7 +1902,9 @@ mod tests {
             assert!(
                 r.message.starts_with(
                     "Appended 7 bytes to MEMORY.md (warning: history did not save the previous version of MEMORY.md ("
-                ) && r.message.ends_with("); the change was made anyway)"),
+                ) && r.message.ends_with(
+                    "); the change was made anyway)\nBudget: MEMORY.md 1/200 lines, 7/25000 bytes; context block 122/32768 bytes"
+                ),
                 "{what}: {}",
                 r.message
             );

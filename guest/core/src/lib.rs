@@ -7,6 +7,7 @@
 
 pub mod anchors;
 pub mod anthropic;
+pub mod budget;
 pub mod context;
 pub mod dupes;
 mod error;
@@ -24,7 +25,9 @@ pub mod text;
 pub mod time;
 pub mod tools;
 
+pub use agent_memory_vocab::Scope;
 pub use anchors::{Change, RefreshReceipt, Stale};
+pub use budget::{Budget, Reach};
 pub use error::{Error, ErrorKind, Result};
 pub use history::{Operation, Retention, Version};
 pub use limits::{
@@ -33,8 +36,10 @@ pub use limits::{
 };
 pub use rank::SearchMode;
 pub use search::{SearchHit, SearchResults};
+pub use store::conflict_line;
 pub use store::{
-    DeleteReceipt, EditReceipt, FileInfo, Memory, Options, ReadSource, RenameReceipt, StoredSecret,
-    WriteMode, WriteReceipt, WriteTarget, search_mode, secret_policy, write_mode, write_target,
+    DeleteReceipt, EditReceipt, FileInfo, ImportOutcome, ImportReceipt, Memory, Options,
+    ReadSource, RenameReceipt, SnapshotInfo, StoredSecret, TEAM_PREFIX, WriteMode, WriteReceipt,
+    WriteTarget, search_mode, secret_policy, write_mode, write_target,
 };
 pub use time::{Clock, Date, LocalTime};

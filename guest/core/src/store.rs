@@ -3,7 +3,8 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::context::{self, Sources};
+use crate::budget::Budget;
+use crate::context::Sources;
 use crate::dupes;
 use crate::error::{Error, ErrorKind, Result};
 use crate::fsio::{self, Kind, LockGuard, LockPolicy};
@@ -18,9 +19,14 @@ use crate::secrets::{self, SecretPolicy};
 use crate::text::{cut_with_marker, prefix_at_char_boundary};
 use crate::time::{Clock, Date};
 
+mod budget;
 mod curate;
+mod import;
 mod indexed;
+mod team;
 pub use curate::{DeleteReceipt, EditReceipt, RenameReceipt};
+pub use import::{ImportOutcome, ImportReceipt};
+pub use team::{SnapshotInfo, TEAM_PREFIX, conflict_line};
 
 /// Bytes of a scratchpad scanned for open items.
 const MAX_SCRATCHPAD_SCAN_BYTES: u64 = 1024 * 1024;
@@ -119,7 +125,11 @@ pub struct WriteReceipt {
     /// Added lines that repeat a line already in the file (see
     /// [`crate::dupes`]); written anyway.
     pub warnings: Vec<String>,
-    /// For the model: one line, then the warnings if any.
+    /// How full the injected memory is now, and whether this write
+    /// reaches the next context block.
+    pub budget: Budget,
+    /// For the model: one line, then the warnings if any, then the budget
+    /// line and its warning if any.
     pub message: String,
 }
 
@@ -146,6 +156,12 @@ pub struct FileInfo {
     /// Staleness marks of its anchored project files (see
     /// [`crate::anchors`]); empty when none changed.
     pub stale: Vec<crate::anchors::Stale>,
+}
+
+/// Ends a receipt's message with the budget line (and its warning).
+pub(crate) fn push_budget(message: &mut String, budget: &Budget) {
+    message.push('\n');
+    message.push_str(&budget.text());
 }
 
 /// The query's distinct terms, refusing more than [`MAX_QUERY_TERMS`].
@@ -203,10 +219,21 @@ impl Rel {
     pub(crate) fn path(&self) -> String {
         if self.dir.is_empty() {
             self.file.clone()
+        } else if self.dir.ends_with(':') {
+            // The top of the team store, `team:`.
+            format!("{}{}", self.dir, self.file)
         } else {
             format!("{}/{}", self.dir, self.file)
         }
     }
+}
+
+/// What the context block is made of: its sources, and the file offsets
+/// where the logs' tails start.
+pub(crate) struct Gathered {
+    pub(crate) sources: Sources,
+    pub(crate) earlier_at: u64,
+    pub(crate) today_at: u64,
 }
 
 /// The memory store for one project under one root.
@@ -221,6 +248,18 @@ pub struct Memory {
     /// The anchors file last parsed (see [`crate::anchors`]).
     side_cache: crate::anchors::SideCache,
     history: History,
+    /// Whether this is the personal store or the team store of a project.
+    layout: Layout,
+    /// The project's team store, when the host gave a team directory.
+    team: Option<Box<Memory>>,
+}
+
+/// Which store a [`Memory`] is: the personal layout under the root, or the
+/// team layout (`MEMORY.md`, `notes/`) whose paths start with `team:`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Layout {
+    Personal,
+    Team,
 }
 
 impl Memory {
@@ -275,6 +314,8 @@ impl Memory {
             secrets: options.secrets,
             project_root: options.project_root,
             side_cache: Default::default(),
+            layout: Layout::Personal,
+            team: None,
         })
     }
 
@@ -307,6 +348,9 @@ impl Memory {
         })?;
         // Broken locks moved aside by a writer that then crashed.
         fsio::remove_leftovers(&self.root);
+        if self.layout == Layout::Team {
+            self.ensure_git_files();
+        }
         Ok(guard)
     }
 
@@ -317,6 +361,9 @@ impl Memory {
     pub fn set_clock(&mut self, clock: Clock) -> Result<()> {
         clock.validate()?;
         self.clock = clock;
+        if let Some(team) = &mut self.team {
+            team.clock = clock;
+        }
         Ok(())
     }
 
@@ -341,7 +388,13 @@ impl Memory {
     /// # Errors
     /// [`ErrorKind::SecretDetected`] under [`SecretPolicy::Block`].
     pub(crate) fn guard<'a>(&self, text: &'a str, path: &str) -> Result<secrets::Guarded<'a>> {
-        secrets::guard(text, self.secrets, path)
+        // Team files are committed and pushed: a secret there is a leak
+        // whatever the host's policy.
+        let policy = match self.layout {
+            Layout::Personal => self.secrets,
+            Layout::Team => SecretPolicy::Block,
+        };
+        secrets::guard(text, policy, path)
     }
 
     /// The secret policy in force.
@@ -354,8 +407,32 @@ impl Memory {
         self.limits
     }
 
+    /// The host path of the store-relative `rel`; a `team:` path is under
+    /// the team directory.
     pub(crate) fn abs(&self, rel: &str) -> PathBuf {
-        self.root.join(rel)
+        match rel.strip_prefix(team::TEAM_PREFIX) {
+            Some(rest) if self.layout == Layout::Team => self.root.join(rest),
+            Some(rest) => match &self.team {
+                Some(team) => team.root.join(rest),
+                // Never a real file: `:` is in no name the store makes.
+                None => self.root.join(rel),
+            },
+            None => self.root.join(rel),
+        }
+    }
+
+    /// The team store of a personal memory, when it has one.
+    pub(crate) fn team_store(&self) -> Option<&Memory> {
+        self.team.as_deref()
+    }
+
+    /// The store-relative directory of the top of this store: `` or
+    /// `team:`.
+    fn top_dir(&self) -> &'static str {
+        match self.layout {
+            Layout::Personal => "",
+            Layout::Team => team::TEAM_PREFIX,
+        }
     }
 
     pub(crate) fn clock(&self) -> Clock {
@@ -371,9 +448,9 @@ impl Memory {
         &self.history
     }
 
-    fn long_term_rel(&self) -> Rel {
+    pub(crate) fn long_term_rel(&self) -> Rel {
         Rel {
-            dir: String::new(),
+            dir: self.top_dir().to_string(),
             file: "MEMORY.md".into(),
         }
     }
@@ -390,7 +467,10 @@ impl Memory {
     }
 
     pub(crate) fn notes_dir(&self) -> String {
-        format!("{}/notes", self.project_dir())
+        match self.layout {
+            Layout::Personal => format!("{}/notes", self.project_dir()),
+            Layout::Team => format!("{}notes", team::TEAM_PREFIX),
+        }
     }
 
     fn daily_rel(&self, date: Date) -> Rel {
@@ -466,6 +546,7 @@ impl Memory {
     }
 
     fn target_rel(&self, target: WriteTarget, name: Option<&str>) -> Result<Rel> {
+        self.team_target(target.into())?;
         Ok(match target {
             WriteTarget::LongTerm => self.long_term_rel(),
             WriteTarget::Scratchpad => self.scratchpad_rel(),
@@ -525,9 +606,13 @@ impl Memory {
             fs::create_dir_all(&dir).map_err(|e| Error::io("create directory", &rel.dir, &e))?;
         }
         let kind = self.file_kind(&path)?;
+        if self.layout == Layout::Team {
+            self.refuse_conflict_write(&path, kind, mode, kept)?;
+        }
         // We hold the lock, so no other writer's temp file is in flight here.
         fsio::remove_leftovers(&dir);
         let mut dups = Vec::new();
+        let mut written = 0..kept.len() as u64;
         // History records the previous content first, for every target; a
         // failure to record becomes a warning, never a failed write.
         let (mut message, warning) = match mode {
@@ -537,9 +622,11 @@ impl Memory {
                     _ => None,
                 };
                 let warning = if kept.is_empty() {
+                    written = 0..0;
                     None
                 } else {
-                    let (appended, warning) = self.append_locked(lock, &rel, len, kept)?;
+                    let (start, appended, warning) = self.append_locked(lock, &rel, len, kept)?;
+                    written = start..start + kept.len() as u64;
                     dups = appended;
                     warning
                 };
@@ -584,11 +671,14 @@ impl Memory {
         warnings.extend(repeated);
         warnings.extend(warning.iter().cloned());
         history::push_warning(&mut message, warning);
+        let budget = self.budget_after(&path, written);
+        push_budget(&mut message, &budget);
         Ok(WriteReceipt {
             path,
             bytes_written: kept.len() as u64,
             truncated_from,
             warnings,
+            budget,
             message,
         })
     }
@@ -601,16 +691,16 @@ impl Memory {
     /// after and readers never see half an entry; a larger one is appended
     /// to in place.
     ///
-    /// Returns the added lines that repeat lines of the file (a file
-    /// appended to in place is not read, so it gets none) and history's
-    /// warning, if any.
+    /// Returns the offset where `kept` starts in the file, the added lines
+    /// that repeat lines of the file (a file appended to in place is not
+    /// read, so it gets none) and history's warning, if any.
     fn append_locked(
         &self,
         lock: &LockGuard,
         rel: &Rel,
         len: Option<u64>,
         kept: &str,
-    ) -> Result<(Vec<dupes::Duplicate>, Option<String>)> {
+    ) -> Result<(u64, Vec<dupes::Duplicate>, Option<String>)> {
         let path = rel.path();
         let file = self.abs(&path);
         if let Some(len) = len.filter(|&l| l > WHOLE_FILE_APPEND_MAX_BYTES) {
@@ -623,7 +713,7 @@ impl Memory {
             }
             bytes.extend_from_slice(kept.as_bytes());
             fsio::append(&file, &bytes, lock).map_err(|e| Error::io("append to", &path, &e))?;
-            return Ok((Vec::new(), warning));
+            return Ok((len + u64::from(newline), Vec::new(), warning));
         }
         let mut bytes = match len {
             None | Some(0) => Vec::with_capacity(kept.len()),
@@ -648,7 +738,7 @@ impl Memory {
             Ok(text) => dupes::in_text(text, start..text.len()),
             Err(_) => Vec::new(),
         };
-        Ok((dups, warning))
+        Ok((start as u64, dups, warning))
     }
 
     /// Read a file whole, capped. `Ok(None)` when it does not exist.
@@ -700,6 +790,7 @@ impl Memory {
 
     /// The file a read (or a history listing) of `source` and `name` names.
     pub(crate) fn source_rel(&self, source: ReadSource, name: Option<&str>) -> Result<Rel> {
+        self.team_target(source)?;
         Ok(match source {
             ReadSource::LongTerm => self.long_term_rel(),
             ReadSource::Scratchpad => self.scratchpad_rel(),
@@ -821,14 +912,30 @@ impl Memory {
     pub fn list_files(&self) -> Result<Vec<FileInfo>> {
         let mut out = Vec::new();
         let top = self
-            .md_files("")?
+            .md_files(self.top_dir())?
             .into_iter()
             .filter(|(n, _)| n == "MEMORY.md");
         out.extend(top.map(|(n, bytes)| FileInfo {
-            path: n,
+            path: format!("{}{n}", self.top_dir()),
             bytes,
             stale: Vec::new(),
         }));
+        if self.layout == Layout::Team {
+            self.walk_notes(&mut |dir, handle, names| {
+                for name in names {
+                    if let Ok(Kind::File(bytes)) = handle.kind(&name) {
+                        out.push(FileInfo {
+                            path: format!("{dir}/{name}"),
+                            bytes,
+                            stale: Vec::new(),
+                        });
+                    }
+                }
+            })?;
+            out.sort_by(|a, b| a.path.cmp(&b.path));
+            self.mark_files(&mut out);
+            return Ok(out);
+        }
         let pd = self.project_dir();
         let pad = self
             .md_files(&pd)?
@@ -860,13 +967,18 @@ impl Memory {
             }
         })?;
         out.sort_by(|a, b| a.path.cmp(&b.path));
+        self.mark_files(&mut out);
+        Ok(out)
+    }
+
+    /// Fill in the staleness marks of listed files (see [`crate::anchors`]).
+    fn mark_files(&self, files: &mut [FileInfo]) {
         if self.project_root.is_some() {
             let mut marks = self.check_anchors(&|_| true);
-            for file in &mut out {
+            for file in files {
                 file.stale = marks.remove(&file.path).unwrap_or_default();
             }
         }
-        Ok(out)
     }
 
     /// Append `### HH:MM — heading` and the trimmed body to today's log.
@@ -941,7 +1053,11 @@ impl Memory {
         }
         let paths: std::collections::HashSet<&str> =
             results.hits.iter().map(|h| h.path.as_str()).collect();
+        // Team hits (`team:` paths) are anchored in the team store.
         let mut marks = self.check_anchors(&|k| paths.contains(k));
+        if let Some(team) = self.team_store() {
+            marks.extend(team.check_anchors(&|k| paths.contains(k)));
+        }
         for hit in &mut results.hits {
             if let Some(m) = marks.remove(&hit.path) {
                 let lines = crate::anchors::render_marks(&m, 2048);
@@ -1015,14 +1131,22 @@ impl Memory {
     /// names of the files in it that search reads (the root gives only
     /// `MEMORY.md`), in the order search reads them.
     fn each_search_dir(&self, visit: &mut dyn FnMut(&str, &fsio::Dir, Vec<String>)) -> Result<()> {
-        let daily = self.daily_dir();
-        if let Some((handle, names)) = self.md_names("")? {
+        if let Some((handle, names)) = self.md_names(self.top_dir())? {
             let names = names.into_iter().filter(|n| n == "MEMORY.md").collect();
-            visit("", &handle, names);
+            visit(self.top_dir(), &handle, names);
         }
         self.walk_notes(visit)?;
+        if self.layout == Layout::Team {
+            return Ok(());
+        }
+        let daily = self.daily_dir();
         if let Some((handle, names)) = self.md_names(&daily)? {
             visit(&daily, &handle, names);
+        }
+        if let Some(team) = &self.team {
+            // A team directory that cannot be read leaves the personal
+            // results whole: one bad file or folder never fails search.
+            let _ = team.each_search_dir(visit);
         }
         Ok(())
     }
@@ -1031,13 +1155,17 @@ impl Memory {
     /// a daily log's date, a nested note's whole topic as its stem.
     fn search_meta(&self, dir: &str, name: String) -> FileMeta {
         let file_stem = name.trim_end_matches(".md");
-        let date = if dir == self.daily_dir() {
+        let date = if dir == self.daily_dir() && self.layout == Layout::Personal {
             daily_date(file_stem).ok().map(|d| d.to_string())
         } else {
             None
         };
         let notes = self.notes_dir();
-        let stem = match dir.strip_prefix(notes.as_str()) {
+        let team_notes = format!("{}notes", team::TEAM_PREFIX);
+        let sub = dir
+            .strip_prefix(notes.as_str())
+            .or_else(|| dir.strip_prefix(team_notes.as_str()));
+        let stem = match sub {
             Some(sub) if !sub.is_empty() => format!("{}/{file_stem}", &sub[1..]),
             _ => file_stem.to_string(),
         };
@@ -1118,6 +1246,17 @@ impl Memory {
     /// # Errors
     /// None in practice: unreadable files are skipped.
     pub fn context_block(&self) -> Result<Option<String>> {
+        if self.layout == Layout::Team {
+            return Ok(None);
+        }
+        // Before anything is read: a project with no personal memory may
+        // start from the team snapshot here.
+        let notices = self.snapshot_on_open();
+        Ok(self.build_context(self.gather().sources, notices))
+    }
+
+    /// What the context block is made of, read from disk now.
+    pub(crate) fn gather(&self) -> Gathered {
         let max = self.limits.max_inject_bytes;
         let today = self.today();
         let head = |rel: &Rel, limit: u64| {
@@ -1125,15 +1264,16 @@ impl Memory {
                 .ok()
                 .flatten()
         };
+        // A log's tail, and the file offset it starts at.
         let tail = |rel: &Rel| {
             fsio::read_tail(&self.abs(&rel.path()), max as u64)
                 .ok()
                 .flatten()
-                .map(|(t, _)| t)
+                .map(|(t, total)| (total.saturating_sub(t.len() as u64), t))
         };
         let long_term = head(&self.long_term_rel(), INDEX_MAX_BYTES as u64 + 8);
         let scratchpad = head(&self.scratchpad_rel(), MAX_SCRATCHPAD_SCAN_BYTES).map(|(t, _)| t);
-        let today_log = tail(&self.daily_rel(today)).map(|t| (today.to_string(), t));
+        let today_log = tail(&self.daily_rel(today)).map(|(at, t)| (at, (today.to_string(), t)));
         // The most recent earlier log with content: yesterday, or across a
         // gap. The last week is looked up by name first; only a longer gap
         // (or a week of blank logs) lists the directory, which costs a call
@@ -1143,51 +1283,47 @@ impl Memory {
             let rel = self.daily_rel(date);
             match fsio::kind(&self.abs(&rel.path())) {
                 Ok(Kind::File(_)) => tail(&rel)
-                    .filter(|t| !t.trim().is_empty())
-                    .map(|t| (date.to_string(), t)),
+                    .filter(|(_, t)| !t.trim().is_empty())
+                    .map(|(at, t)| (at, (date.to_string(), t))),
                 _ => None,
             }
         });
-        if recent.is_some() {
-            return Ok(context::build_marked(
-                &Sources {
-                    long_term,
-                    scratchpad,
-                    earlier: recent,
-                    today: today_log,
-                },
-                &self.context_marks(),
-                max,
-            ));
+        let earlier = recent.or_else(|| {
+            // Logs are listed by name only; each one tried is checked to be
+            // a regular file first, as a listing that stats every log would.
+            let listed = self.md_names(&self.daily_dir()).ok().flatten();
+            let mut dates: Vec<Date> = listed
+                .iter()
+                .flat_map(|(_, names)| names)
+                .filter_map(|n| daily_date(&n[..n.len() - 3]).ok())
+                .filter(|d| *d < today)
+                .collect();
+            dates.sort_unstable_by(|a, b| b.cmp(a));
+            let is_file = |d: &Date| {
+                listed.as_ref().is_some_and(|(dir, _)| {
+                    matches!(dir.kind(&format!("{d}.md")), Ok(Kind::File(_)))
+                })
+            };
+            dates
+                .into_iter()
+                .filter(is_file)
+                .take(MAX_EARLIER_LOGS_TRIED)
+                .filter_map(|d| tail(&self.daily_rel(d)).map(|(at, t)| (at, (d.to_string(), t))))
+                .find(|(_, (_, t))| !t.trim().is_empty())
+        });
+        let (earlier_at, earlier) = earlier.unzip();
+        let (today_at, today_log) = today_log.unzip();
+        Gathered {
+            sources: Sources {
+                long_term,
+                scratchpad,
+                earlier,
+                today: today_log,
+                ..Sources::default()
+            },
+            earlier_at: earlier_at.unwrap_or(0),
+            today_at: today_at.unwrap_or(0),
         }
-        // Logs are listed by name only; each one tried is checked to be a
-        // regular file first, as a listing that stats every log would.
-        let listed = self.md_names(&self.daily_dir()).ok().flatten();
-        let mut dates: Vec<Date> = listed
-            .iter()
-            .flat_map(|(_, names)| names)
-            .filter_map(|n| daily_date(&n[..n.len() - 3]).ok())
-            .filter(|d| *d < today)
-            .collect();
-        dates.sort_unstable_by(|a, b| b.cmp(a));
-        let is_file = |d: &Date| {
-            listed
-                .as_ref()
-                .is_some_and(|(dir, _)| matches!(dir.kind(&format!("{d}.md")), Ok(Kind::File(_))))
-        };
-        let earlier = dates
-            .into_iter()
-            .filter(is_file)
-            .take(MAX_EARLIER_LOGS_TRIED)
-            .filter_map(|d| tail(&self.daily_rel(d)).map(|t| (d.to_string(), t)))
-            .find(|(_, t)| !t.trim().is_empty());
-        let sources = Sources {
-            long_term,
-            scratchpad,
-            earlier,
-            today: today_log,
-        };
-        Ok(context::build_marked(&sources, &self.context_marks(), max))
     }
 
     /// The root directory.

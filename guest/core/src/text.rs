@@ -76,6 +76,16 @@ pub fn neutralize_wrapper_tags(s: &str) -> Cow<'_, str> {
     }
 }
 
+/// The offsets of the `<` that [`neutralize_wrapper_tags`] replaces, in
+/// order: what it takes to map offsets of `s` to offsets of the result
+/// (each one adds 3 bytes).
+pub fn neutralized_offsets(s: &str) -> Vec<usize> {
+    s.match_indices('<')
+        .filter(|(at, _)| opens_memory_tag(&s[at + 1..]))
+        .map(|(at, _)| at)
+        .collect()
+}
+
 /// Does the text after a `<` start with `memory` or `/memory` (any ASCII
 /// case, whitespace allowed around the `/`)? Whatever follows counts too:
 /// `<memorybank` is neutralised as well, because the block may later be cut

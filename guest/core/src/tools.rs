@@ -11,6 +11,7 @@ use crate::rank::SearchMode;
 use crate::store::{
     Memory, ReadSource, WriteMode, WriteTarget, search_mode, write_mode, write_target,
 };
+use agent_memory_vocab::Scope;
 pub use agent_memory_vocab::ToolSet;
 
 /// Name of the write tool.
@@ -67,7 +68,37 @@ pub fn definitions(set: ToolSet) -> Vec<ToolDefinition> {
     };
     all.into_iter()
         .filter(|d| names.contains(&d.name))
+        .map(|d| match set {
+            // The seed's tables stay as they are; the full set shows the
+            // team scope every tool but `memory` accepts.
+            ToolSet::Full => with_scope(d),
+            _ => d,
+        })
         .collect()
+}
+
+/// `def` with the optional `scope` parameter.
+fn with_scope(mut def: ToolDefinition) -> ToolDefinition {
+    let description = if def.name == MEMORY_SEARCH {
+        "Search one store only: personal (your own memory) or team (the project's shared memory). Both when left out; team results show team: paths."
+    } else {
+        "personal (default): your own memory. team: the project's shared memory in the repository's .agent-memory/ folder (long_term is its MEMORY.md, plus notes), committed with the code and seen by every teammate"
+    };
+    if let Some(props) = def
+        .parameters
+        .get_mut("properties")
+        .and_then(Value::as_object_mut)
+    {
+        props.insert(
+            "scope".into(),
+            json!({
+                "type": "string",
+                "enum": ["personal", "team"],
+                "description": description
+            }),
+        );
+    }
+    def
 }
 
 /// Every tool `call` executes, whatever set a model was shown.
@@ -321,7 +352,11 @@ for what you added to be loaded next session: then move detail into a note and k
 line in MEMORY.md.
 - A line `stale: <path> changed since <date>` means a project file the memory names has \
 changed since it was written: check the file, then fix the memory with memory_edit, or, \
-if it still holds, memory_refresh name=<note> (target=long_term for MEMORY.md).";
+if it still holds, memory_refresh name=<note> (target=long_term for MEMORY.md).
+- scope=team (when the project has team memory) writes, reads and curates the project's \
+shared memory, committed to git for every teammate: only what the whole team should know, \
+never personal preferences or secrets. A team file flagged with a git conflict must be \
+resolved before it can be written.";
 
 /// The usage prompt of the `anthropic` set.
 const ANTHROPIC_PROMPT: &str = "\
@@ -443,6 +478,19 @@ pub(crate) fn opt_str(
     }
 }
 
+/// The optional `scope` field: exactly `personal` or `team`.
+fn opt_scope(tool: &str, map: &mut Map<String, Value>) -> Result<Option<Scope>> {
+    match opt_str(tool, map, "scope")? {
+        None => Ok(None),
+        Some(word) => Scope::from_tool_word(&word).map(Some).ok_or_else(|| {
+            invalid(
+                tool,
+                format!("unknown scope {word:?}: expected {}", Scope::tool_words()),
+            )
+        }),
+    }
+}
+
 pub(crate) fn req_str(tool: &str, map: &mut Map<String, Value>, field: &str) -> Result<String> {
     opt_str(tool, map, field)?
         .ok_or_else(|| invalid(tool, format!("missing required field {field:?}")))
@@ -472,6 +520,8 @@ pub enum ToolCall {
         mode: WriteMode,
         /// The note name (ignored for other targets).
         name: Option<String>,
+        /// Which store (personal unless given).
+        scope: Scope,
     },
     /// `memory_read`.
     Read {
@@ -479,6 +529,8 @@ pub enum ToolCall {
         source: ReadRequest,
         /// Note name or `YYYY-MM-DD`.
         name: Option<String>,
+        /// Which store (personal unless given).
+        scope: Scope,
     },
     /// `memory_search`.
     Search {
@@ -486,6 +538,8 @@ pub enum ToolCall {
         query: String,
         /// `ranked` unless given.
         mode: SearchMode,
+        /// One store, or both when not given.
+        scope: Option<Scope>,
     },
     /// `memory_edit`.
     Edit {
@@ -497,11 +551,15 @@ pub enum ToolCall {
         old_text: String,
         /// Its replacement.
         new_text: String,
+        /// Which store (personal unless given).
+        scope: Scope,
     },
     /// `memory_delete`.
     Delete {
         /// The note.
         name: String,
+        /// Which store (personal unless given).
+        scope: Scope,
     },
     /// `memory_rename`.
     Rename {
@@ -509,6 +567,8 @@ pub enum ToolCall {
         name: String,
         /// Its new name.
         new_name: String,
+        /// Which store (personal unless given).
+        scope: Scope,
     },
     /// `memory_history`.
     History {
@@ -518,11 +578,15 @@ pub enum ToolCall {
         name: Option<String>,
         /// How many versions (default 20).
         limit: Option<u32>,
+        /// Which store (personal unless given).
+        scope: Scope,
     },
     /// `memory_restore`.
     Restore {
         /// The version id.
         version: String,
+        /// Which store (personal unless given).
+        scope: Scope,
     },
     /// `memory_refresh`.
     Refresh {
@@ -530,6 +594,8 @@ pub enum ToolCall {
         target: WriteTarget,
         /// The note name.
         name: Option<String>,
+        /// Which store (personal unless given).
+        scope: Scope,
     },
     /// `memory`: Anthropic's tool, its arguments kept whole (the command
     /// decides which fields it takes).
@@ -547,7 +613,11 @@ pub enum ToolCall {
 pub fn parse(name: &str, arguments: &str) -> Result<ToolCall> {
     match name {
         MEMORY_WRITE => {
-            let mut map = parse_object(name, arguments, &["target", "content", "mode", "name"])?;
+            let mut map = parse_object(
+                name,
+                arguments,
+                &["target", "content", "mode", "name", "scope"],
+            )?;
             let target = write_target(&req_str(name, &mut map, "target")?)?;
             let content = req_str(name, &mut map, "content")?;
             let mode = match opt_str(name, &mut map, "mode")? {
@@ -560,10 +630,11 @@ pub fn parse(name: &str, arguments: &str) -> Result<ToolCall> {
                 content,
                 mode,
                 name: note,
+                scope: opt_scope(name, &mut map)?.unwrap_or_default(),
             })
         }
         MEMORY_READ => {
-            let mut map = parse_object(name, arguments, &["source", "name"])?;
+            let mut map = parse_object(name, arguments, &["source", "name", "scope"])?;
             let source = req_str(name, &mut map, "source")?;
             let note = opt_str(name, &mut map, "name")?;
             let source = if source == "list" {
@@ -580,42 +651,56 @@ pub fn parse(name: &str, arguments: &str) -> Result<ToolCall> {
                 })?;
                 ReadRequest::File(source)
             };
-            Ok(ToolCall::Read { source, name: note })
+            Ok(ToolCall::Read {
+                source,
+                name: note,
+                scope: opt_scope(name, &mut map)?.unwrap_or_default(),
+            })
         }
         MEMORY_SEARCH => {
-            let mut map = parse_object(name, arguments, &["query", "mode"])?;
+            let mut map = parse_object(name, arguments, &["query", "mode", "scope"])?;
             let query = req_str(name, &mut map, "query")?;
             let mode = match opt_str(name, &mut map, "mode")? {
                 Some(m) => search_mode(&m)?,
                 None => SearchMode::default(),
             };
-            Ok(ToolCall::Search { query, mode })
+            Ok(ToolCall::Search {
+                query,
+                mode,
+                scope: opt_scope(name, &mut map)?,
+            })
         }
         MEMORY_EDIT => {
-            let mut map =
-                parse_object(name, arguments, &["target", "name", "old_text", "new_text"])?;
+            let mut map = parse_object(
+                name,
+                arguments,
+                &["target", "name", "old_text", "new_text", "scope"],
+            )?;
             Ok(ToolCall::Edit {
                 target: write_target(&req_str(name, &mut map, "target")?)?,
                 name: opt_str(name, &mut map, "name")?,
                 old_text: req_str(name, &mut map, "old_text")?,
                 new_text: req_str(name, &mut map, "new_text")?,
+                scope: opt_scope(name, &mut map)?.unwrap_or_default(),
             })
         }
         MEMORY_DELETE => {
-            let mut map = parse_object(name, arguments, &["name"])?;
+            let mut map = parse_object(name, arguments, &["name", "scope"])?;
             Ok(ToolCall::Delete {
                 name: req_str(name, &mut map, "name")?,
+                scope: opt_scope(name, &mut map)?.unwrap_or_default(),
             })
         }
         MEMORY_RENAME => {
-            let mut map = parse_object(name, arguments, &["name", "new_name"])?;
+            let mut map = parse_object(name, arguments, &["name", "new_name", "scope"])?;
             Ok(ToolCall::Rename {
                 name: req_str(name, &mut map, "name")?,
                 new_name: req_str(name, &mut map, "new_name")?,
+                scope: opt_scope(name, &mut map)?.unwrap_or_default(),
             })
         }
         MEMORY_HISTORY => {
-            let mut map = parse_object(name, arguments, &["target", "name", "limit"])?;
+            let mut map = parse_object(name, arguments, &["target", "name", "limit", "scope"])?;
             let target = write_target(&req_str(name, &mut map, "target")?)?;
             let note = opt_str(name, &mut map, "name")?;
             let limit = match map.remove("limit") {
@@ -647,16 +732,18 @@ pub fn parse(name: &str, arguments: &str) -> Result<ToolCall> {
                 target,
                 name: note,
                 limit,
+                scope: opt_scope(name, &mut map)?.unwrap_or_default(),
             })
         }
         MEMORY_RESTORE => {
-            let mut map = parse_object(name, arguments, &["version"])?;
+            let mut map = parse_object(name, arguments, &["version", "scope"])?;
             Ok(ToolCall::Restore {
                 version: req_str(name, &mut map, "version")?,
+                scope: opt_scope(name, &mut map)?.unwrap_or_default(),
             })
         }
         MEMORY_REFRESH => {
-            let mut map = parse_object(name, arguments, &["name", "target"])?;
+            let mut map = parse_object(name, arguments, &["name", "target", "scope"])?;
             let target = match opt_str(name, &mut map, "target")? {
                 Some(t) => write_target(&t)?,
                 None => WriteTarget::Note,
@@ -664,6 +751,7 @@ pub fn parse(name: &str, arguments: &str) -> Result<ToolCall> {
             Ok(ToolCall::Refresh {
                 target,
                 name: opt_str(name, &mut map, "name")?,
+                scope: opt_scope(name, &mut map)?.unwrap_or_default(),
             })
         }
         MEMORY => Ok(ToolCall::Anthropic {
@@ -741,14 +829,17 @@ pub fn call(memory: &Memory, name: &str, arguments: &str) -> Result<String> {
             content,
             mode,
             name,
+            scope,
         } => Ok(memory
+            .scoped(scope)?
             .write(target, &content, mode, name.as_deref())?
             .message),
         ToolCall::Read {
             source: ReadRequest::List,
+            scope,
             ..
         } => {
-            let files = memory.list_files()?;
+            let files = memory.scoped(scope)?.list_files()?;
             if files.is_empty() {
                 return Ok(NO_FILES.to_string());
             }
@@ -770,7 +861,8 @@ pub fn call(memory: &Memory, name: &str, arguments: &str) -> Result<String> {
         ToolCall::Read {
             source: ReadRequest::File(source),
             name,
-        } => match memory.read(source, name.as_deref())? {
+            scope,
+        } => match memory.scoped(scope)?.read(source, name.as_deref())? {
             Some(text) if !text.is_empty() => Ok(text),
             None if source == ReadSource::Note => Err(Error::new(
                 ErrorKind::NotFound,
@@ -781,8 +873,12 @@ pub fn call(memory: &Memory, name: &str, arguments: &str) -> Result<String> {
             )),
             _ => Ok(EMPTY.to_string()),
         },
-        ToolCall::Search { query, mode } => {
-            let results = memory.search_with(&query, mode)?;
+        ToolCall::Search { query, mode, scope } => {
+            let results = match scope {
+                None => memory.search_with(&query, mode)?,
+                Some(Scope::Personal) => memory.personal_only().search_with(&query, mode)?,
+                Some(Scope::Team) => memory.team()?.search_with(&query, mode)?,
+            };
             Ok(results.render(memory.limits().max_read_bytes))
         }
         ToolCall::Edit {
@@ -790,17 +886,24 @@ pub fn call(memory: &Memory, name: &str, arguments: &str) -> Result<String> {
             name,
             old_text,
             new_text,
+            scope,
         } => Ok(memory
+            .scoped(scope)?
             .edit(target, name.as_deref(), &old_text, &new_text)?
             .message),
-        ToolCall::Delete { name } => Ok(memory.delete_note(&name)?.message),
-        ToolCall::Rename { name, new_name } => Ok(memory.rename_note(&name, &new_name)?.message),
+        ToolCall::Delete { name, scope } => Ok(memory.scoped(scope)?.delete_note(&name)?.message),
+        ToolCall::Rename {
+            name,
+            new_name,
+            scope,
+        } => Ok(memory.scoped(scope)?.rename_note(&name, &new_name)?.message),
         ToolCall::History {
             target,
             name,
             limit,
+            scope,
         } => {
-            let versions = memory.history(
+            let versions = memory.scoped(scope)?.history(
                 target.into(),
                 name.as_deref(),
                 Some(limit.unwrap_or(DEFAULT_HISTORY_LIMIT)),
@@ -815,8 +918,17 @@ pub fn call(memory: &Memory, name: &str, arguments: &str) -> Result<String> {
                 lines.join("\n")
             ))
         }
-        ToolCall::Restore { version } => Ok(memory.restore(&version)?.message),
-        ToolCall::Refresh { target, name } => Ok(memory.refresh(target, name.as_deref())?.message),
+        ToolCall::Restore { version, scope } => {
+            Ok(memory.scoped(scope)?.restore(&version)?.message)
+        }
+        ToolCall::Refresh {
+            target,
+            name,
+            scope,
+        } => Ok(memory
+            .scoped(scope)?
+            .refresh(target, name.as_deref())?
+            .message),
         ToolCall::Anthropic { arguments } => crate::anthropic::call(memory, &arguments),
     }
 }
@@ -838,13 +950,15 @@ mod tests {
                 content: "x".into(),
                 mode: WriteMode::Append,
                 name: Some("a".into()),
+                scope: Scope::Personal,
             }
         );
         assert_eq!(
             parse(MEMORY_READ, r#"{"source":"list"}"#).unwrap(),
             ToolCall::Read {
                 source: ReadRequest::List,
-                name: None
+                name: None,
+                scope: Scope::Personal,
             }
         );
         assert_eq!(
@@ -852,6 +966,7 @@ mod tests {
             ToolCall::Search {
                 query: "a b".into(),
                 mode: SearchMode::Ranked,
+                scope: None,
             }
         );
     }

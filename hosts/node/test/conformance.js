@@ -112,7 +112,23 @@ function tree(root) {
 const json = (v) => (typeof v === 'bigint' ? (v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v.toString()) : v);
 
 // As the Rust runner: the warnings are in the message too.
-const receipt = (r) => ({ path: r.path, bytes_written: r.bytesWritten, truncated_from: r.truncatedFrom, message: r.message });
+const budget = (b) => ({
+  index_lines: b.indexLines,
+  index_max_lines: b.indexMaxLines,
+  index_bytes: b.indexBytes,
+  index_max_bytes: b.indexMaxBytes,
+  block_bytes: b.blockBytes,
+  block_max_bytes: b.blockMaxBytes,
+  reach: b.reach,
+  warning: b.warning,
+});
+const receipt = (r) => ({
+  path: r.path,
+  bytes_written: r.bytesWritten,
+  truncated_from: r.truncatedFrom,
+  budget: budget(r.budget),
+  message: r.message,
+});
 
 const results = (r) => ({
   terms: r.terms.map((t) => ({ term: t.term, count: t.count })),
@@ -123,10 +139,11 @@ const results = (r) => ({
 });
 
 class Session {
-  constructor(c, root, memoryOptions, files) {
+  constructor(c, root, memoryOptions, files, team) {
     this.root = root;
     // The project directory of a case with `project_files` (anchors).
     this.files = files;
+    this.team = team;
     this.project = text(c.project);
     this.now = c.now;
     this.caps = c.caps ?? {};
@@ -138,6 +155,7 @@ class Session {
     const names = { max_inject_bytes: 'maxInjectBytes', max_write_bytes: 'maxWriteBytes', max_read_bytes: 'maxReadBytes' };
     const options = { ...this.memoryOptions, now };
     if (this.files !== undefined) options.projectDir = this.files;
+    if (this.team) options.teamDir = this.team;
     for (const [k, v] of Object.entries(caps)) {
       if (!(k in names)) throw new Error(`unknown cap ${k}`);
       options[names[k]] = Number(number(v));
@@ -238,7 +256,13 @@ export function runCase(c, memoryOptions = {}) {
       mkdirSync(files);
       plant(files, { files: c.project_files });
     }
-    const session = new Session(c, root, memoryOptions, files);
+    let team;
+    if ('team_files' in c) {
+      team = join(base, 'team');
+      mkdirSync(team);
+      plant(team, { files: c.team_files });
+    }
+    const session = new Session(c, root, memoryOptions, files, team);
     try {
       c.steps.forEach((step, i) => {
         const at = `step ${i + 1} (${step.op})`;
@@ -255,16 +279,23 @@ export function runCase(c, memoryOptions = {}) {
     } finally {
       session.memory.close();
     }
-    for (const [rel, want] of Object.entries(c.expect_files ?? {})) {
-      const path = safe(root, rel);
-      const at = `expect_files ${JSON.stringify(rel)}`;
-      if (want === null) {
-        assert(!existsSync(path), `${at}: exists but should not`);
-      } else {
-        assert(existsSync(path) && lstatSync(path).isFile(), `${at}: missing`);
-        const have = readFileSync(path);
-        const wantBytes = textBytes(want);
-        assert(have.equals(wantBytes), `${at}:\n  expected ${show(wantBytes.toString())}\n  actual   ${show(have.toString())}`);
+    const expected = [[root, 'expect_files']];
+    if ('expect_team_files' in c) {
+      assert(team, '`expect_team_files` without `team_files`');
+      expected.push([team, 'expect_team_files']);
+    }
+    for (const [dir, key] of expected) {
+      for (const [rel, want] of Object.entries(c[key] ?? {})) {
+        const path = safe(dir, rel);
+        const at = `${key} ${JSON.stringify(rel)}`;
+        if (want === null) {
+          assert(!existsSync(path), `${at}: exists but should not`);
+        } else {
+          assert(existsSync(path) && lstatSync(path).isFile(), `${at}: missing`);
+          const have = readFileSync(path);
+          const wantBytes = textBytes(want);
+          assert(have.equals(wantBytes), `${at}:\n  expected ${show(wantBytes.toString())}\n  actual   ${show(have.toString())}`);
+        }
       }
     }
     if ('expect_tree' in c) match(c.expect_tree, tree(root), 'expect_tree');

@@ -67,6 +67,7 @@ test('the type declarations list the WIT cases', () => {
   assert.deepEqual(union('ToolSet'), witCases('tool-set'));
   assert.deepEqual(union('SecretPolicy'), witCases('secret-policy'));
   assert.deepEqual(union('Operation'), witCases('operation'));
+  assert.deepEqual(union('Scope'), witCases('scope'));
   // The error kinds named for editors; `other` arrives as its name (string).
   assert.deepEqual(union('ErrorKind'), witCases('error-kind').filter((k) => k !== 'other'));
   assert.match(dts, /\| \(string & \{\}\);/);
@@ -104,7 +105,10 @@ test('the preview2-shim workaround is still needed: without it every write fails
   assert.equal(readFileSync(join(root, 'MEMORY.md'), 'utf8'), '- planted');
   // The same write through the default (patched) host goes through.
   const memory = Memory.open(root, PROJECT, { now: NOW });
-  assert.equal(memory.write('long-term', '- kept').message, 'Appended 6 bytes to MEMORY.md');
+  assert.equal(
+    memory.write('long-term', '- kept').message,
+    'Appended 6 bytes to MEMORY.md\nBudget: MEMORY.md 2/200 lines, 16/25000 bytes; context block 132/32768 bytes',
+  );
   assert.equal(readFileSync(join(root, 'MEMORY.md'), 'utf8'), '- planted\n- kept');
 });
 
@@ -196,7 +200,19 @@ test('typed results: numbers for sizes, bigint for token arithmetic', () => {
     bytesWritten: 21,
     truncatedFrom: null,
     warnings: [],
-    message: `Appended 21 bytes to ${memory.projectDir}/notes/auth.md`,
+    budget: {
+      indexLines: 0,
+      indexMaxLines: 200,
+      indexBytes: 0,
+      indexMaxBytes: 25000,
+      blockBytes: 0,
+      blockMaxBytes: 32768,
+      reach: 'not-injected',
+      warning: null,
+    },
+    message:
+      `Appended 21 bytes to ${memory.projectDir}/notes/auth.md\n` +
+      'Budget: MEMORY.md 0/200 lines, 0/25000 bytes; context block 0/32768 bytes (notes are not in it; memory_search finds them)',
   });
   assert.deepEqual(memory.listFiles(), [{ path: `${memory.projectDir}/notes/auth.md`, bytes: 21, stale: [] }]);
   const results = memory.search('rotate');
@@ -309,8 +325,21 @@ test('edit, rename, delete, history and restore round trip', () => {
   const notes = `${memory.projectDir}/notes`;
   memory.write('note', 'Tokens rotate hourly.\nOwner: ops', 'append', 'auth');
   assert.deepEqual(memory.edit('note', 'hourly', 'daily', 'auth'), {
-    path: `${notes}/auth.md`, line: 1, bytes: 31, warnings: [],
-    message: `Edited ${notes}/auth.md: replaced 6 bytes at line 1 with 5 bytes`,
+    path: `${notes}/auth.md`,
+    line: 1,
+    bytes: 31,
+    warnings: [],
+    budget: {
+      indexLines: 0,
+      indexMaxLines: 200,
+      indexBytes: 0,
+      indexMaxBytes: 25000,
+      blockBytes: 0,
+      blockMaxBytes: 32768,
+      reach: 'not-injected',
+      warning: null,
+    },
+    message: `Edited ${notes}/auth.md: replaced 6 bytes at line 1 with 5 bytes\nBudget: MEMORY.md 0/200 lines, 0/25000 bytes; context block 0/32768 bytes (notes are not in it; memory_search finds them)`,
   });
   const renamed = memory.renameNote('auth', 'infra/auth');
   assert.deepEqual([renamed.from, renamed.to], [`${notes}/auth.md`, `${notes}/infra/auth.md`]);
@@ -338,7 +367,10 @@ test('edit, rename, delete, history and restore round trip', () => {
   // Undo the delete: the note is back, and the restore is history too.
   const restored = memory.restore(last.id);
   assert.deepEqual([restored.path, restored.bytesWritten], [`${notes}/infra/auth.md`, 31]);
-  assert.equal(restored.message, `Restored ${notes}/infra/auth.md to version ${last.id} (31 bytes)`);
+  const [first, line] = restored.message.split('\n');
+  assert.equal(first, `Restored ${notes}/infra/auth.md to version ${last.id} (31 bytes)`);
+  assert.equal(restored.budget.reach, 'not-injected');
+  assert.ok(line.endsWith('(notes are not in it; memory_search finds them)'));
   assert.equal(memory.read('note', 'infra/auth'), 'Tokens rotate daily.\nOwner: ops');
   assert.equal(memory.lastChange().operation, 'restore');
   // Back to before the edit, under the old name.
@@ -463,4 +495,39 @@ test('the three tool sets', () => {
   memory.callTool('memory', { command: 'create', path: '/memories/plan.md', file_text: '- ship' });
   assert.equal(memory.read('note', 'plan'), '- ship');
   memory.close();
+});
+
+test('a team directory gives team scope and snapshots', () => {
+  const dir = tempDir();
+  const team = join(dir, 'repo', api.TEAM_DIR_NAME);
+  const alice = Memory.open(join(dir, 'alice'), PROJECT, { now: NOW, teamDir: team });
+  try {
+    alice.write('note', 'Run make ship.\n', 'append', 'deploy');
+    const reply = alice.callTool('memory_write', { target: 'long_term', content: '- shared', scope: 'team' });
+    assert.equal(reply, 'Appended 8 bytes to team:MEMORY.md\nBudget: team MEMORY.md 1/200 lines, 8/25000 bytes; team section of the context block 133/32768 bytes');
+    const info = alice.takeSnapshot();
+    assert.equal(info.notes, 1);
+    assert.equal(info.utcOffsetMinutes, 120);
+  } finally {
+    alice.close();
+  }
+  assert.equal(readFileSync(join(team, 'MEMORY.md'), 'utf8'), '- shared');
+  assert.equal(readFileSync(join(team, 'snapshot', 'notes', 'deploy.md'), 'utf8'), 'Run make ship.\n');
+  const bob = Memory.open(join(dir, 'bob'), PROJECT, { now: NOW, teamDir: team, scope: 'team' });
+  try {
+    assert.equal(bob.write('note', 'shared note\n', 'append', 'ops').path, 'team:notes/ops.md');
+    assert.throws(() => bob.write('scratchpad', '- [ ] mine'), (e) => e instanceof MemoryError && e.kind === 'invalid-target');
+    assert.equal(bob.applySnapshot().notes, 1);
+  } finally {
+    bob.close();
+  }
+  const carol = Memory.open(join(dir, 'carol'), PROJECT, { now: NOW });
+  try {
+    assert.throws(
+      () => carol.callTool('memory_read', { source: 'list', scope: 'team' }),
+      (e) => e instanceof MemoryError && e.kind === 'no-team-dir',
+    );
+  } finally {
+    carol.close();
+  }
 });

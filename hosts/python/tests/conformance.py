@@ -143,8 +143,13 @@ def tree(root: Path) -> List[str]:
 
 def receipt(r: am.WriteReceipt) -> Dict[str, Any]:
     # As the Rust runner: the warnings are in the message too.
+    b = r.budget
+    budget = {"index_lines": b.index_lines, "index_max_lines": b.index_max_lines,
+              "index_bytes": b.index_bytes, "index_max_bytes": b.index_max_bytes,
+              "block_bytes": b.block_bytes, "block_max_bytes": b.block_max_bytes,
+              "reach": b.reach, "warning": b.warning}
     return {"path": r.path, "bytes_written": r.bytes_written,
-            "truncated_from": r.truncated_from, "message": r.message}
+            "truncated_from": r.truncated_from, "budget": budget, "message": r.message}
 
 
 def results(r: am.SearchResults) -> Dict[str, Any]:
@@ -159,10 +164,12 @@ def results(r: am.SearchResults) -> Dict[str, Any]:
 # -- running ---------------------------------------------------------------------
 
 class Session:
-    def __init__(self, case: Dict[str, Any], root: Path, files: "Path | None" = None) -> None:
+    def __init__(self, case: Dict[str, Any], root: Path, files: "Path | None" = None,
+                 team: "Path | None" = None) -> None:
         self.root = root
         # The project directory of a case with `project_files` (anchors).
         self.files = files
+        self.team = team
         self.project = text(case["project"])
         self.now = case["now"]
         self.caps = case.get("caps", {})
@@ -172,7 +179,7 @@ class Session:
         unknown = set(caps) - {"max_inject_bytes", "max_write_bytes", "max_read_bytes"}
         if unknown:
             raise VectorError(f"unknown caps {sorted(unknown)}")
-        return am.Memory(self.root, project, now=now, project_dir=self.files,
+        return am.Memory(self.root, project, now=now, project_dir=self.files, team_dir=self.team,
                          **{k: number(v) for k, v in caps.items()})
 
     def close(self) -> None:
@@ -269,15 +276,20 @@ class Session:
 def run_case(case: Dict[str, Any]) -> None:
     """Runs one case; raises ``AssertionError`` naming the step that failed."""
     with tempfile.TemporaryDirectory(prefix="agent-memory-vector-") as tmp:
-        root = Path(tmp, "root")
+        root = Path(tmp) / "root"
         root.mkdir()
         plant(root, case)
         files = None
         if "project_files" in case:
-            files = Path(tmp, "project")
+            files = Path(tmp) / "project"
             files.mkdir()
             plant(files, {"files": case["project_files"]})
-        session = Session(case, root, files)
+        team = None
+        if "team_files" in case:
+            team = Path(tmp) / "team"
+            team.mkdir()
+            plant(team, {"files": case["team_files"]})
+        session = Session(case, root, files, team)
         try:
             for i, step in enumerate(case["steps"], 1):
                 at = f"step {i} ({step['op']})"
@@ -289,15 +301,20 @@ def run_case(case: Dict[str, Any]) -> None:
                 check(step.get("expect", _UNSET), outcome, failed, at)
         finally:
             session.close()
-        for rel, want in case.get("expect_files", {}).items():
-            path = safe(root, rel)
-            at = f"expect_files {rel!r}"
-            if want is None:
-                assert not path.exists(), f"{at}: exists but should not"
-            else:
-                assert path.is_file(), f"{at}: missing"
-                have, want_bytes = path.read_bytes(), text_bytes(want)
-                assert have == want_bytes, f"{at}:\n  expected {show(want_bytes)}\n  actual   {show(have)}"
+        expected = [(root, "expect_files")]
+        if "expect_team_files" in case:
+            assert team is not None, "`expect_team_files` without `team_files`"
+            expected.append((team, "expect_team_files"))
+        for base, key in expected:
+            for rel, want in case.get(key, {}).items():
+                path = safe(base, rel)
+                at = f"{key} {rel!r}"
+                if want is None:
+                    assert not path.exists(), f"{at}: exists but should not"
+                else:
+                    assert path.is_file(), f"{at}: missing"
+                    have, want_bytes = path.read_bytes(), text_bytes(want)
+                    assert have == want_bytes, f"{at}:\n  expected {show(want_bytes)}\n  actual   {show(have)}"
         if "expect_tree" in case:
             match(case["expect_tree"], tree(root), "expect_tree")
 

@@ -51,7 +51,9 @@ def test_write_search_read_round_trip(tmp_path):
                 "memory_write", {"target": "note", "name": "deploy", "content": "Deploy with `make ship`."}
             )
             assert not written.is_error, written.content
-            assert text_of(written) == "Appended 24 bytes to projects/my-app-f5485506/notes/deploy.md"
+            assert text_of(written) == (
+                "Appended 24 bytes to projects/my-app-f5485506/notes/deploy.md\nBudget: MEMORY.md 0/200 lines, 0/25000 bytes; context block 0/32768 bytes (notes are not in it; memory_search finds them)"
+            )
 
             found = await s.call_tool("memory_search", {"query": "ship"})
             assert not found.is_error

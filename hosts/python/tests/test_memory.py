@@ -41,6 +41,7 @@ def test_the_words_are_the_wit_cases():
     assert list(am.TOOL_SETS) == wit_cases("tool-set")
     assert list(am.SECRET_POLICIES) == wit_cases("secret-policy")
     assert list(am.OPERATIONS) == wit_cases("operation")
+    assert list(am.SCOPES) == wit_cases("scope")
     # The error kinds live only in the WIT: the host maps the variant.
     assert "other" in wit_cases("error-kind")
     assert not hasattr(am, "ERROR_KINDS")
@@ -94,7 +95,19 @@ def test_typed_results(memory):
         bytes_written=21,
         truncated_from=None,
         warnings=[],
-        message=f"Appended 21 bytes to {memory.project_dir}/notes/auth.md",
+        budget=am.Budget(
+            index_lines=0,
+            index_max_lines=200,
+            index_bytes=0,
+            index_max_bytes=25000,
+            block_bytes=0,
+            block_max_bytes=32768,
+            reach="not-injected",
+            warning=None,
+        ),
+        message=f"Appended 21 bytes to {memory.project_dir}/notes/auth.md\n"
+        "Budget: MEMORY.md 0/200 lines, 0/25000 bytes; context block 0/32768 bytes"
+        " (notes are not in it; memory_search finds them)",
     )
     assert memory.list_files() == [am.FileInfo(receipt.path, 21)]
     results = memory.search("rotate")
@@ -340,6 +353,9 @@ def test_a_missing_component_is_a_clear_error(tmp_path):
 
 # -- history, the secret guard, search modes, tool sets ------------------------------
 
+# The budget line of a change to a note while nothing is injected.
+NOTE_BUDGET = "Budget: MEMORY.md 0/200 lines, 0/25000 bytes; context block 0/32768 bytes (notes are not in it; memory_search finds them)"
+
 # A made-up GitHub token of the right shape (the guard's own test value).
 TOKEN = "ghp_Zq8Kd0WmX3rT5yUvB7nC1eE9fG2hJ4kL6pQs"
 
@@ -351,7 +367,8 @@ def test_edit_delete_rename_history_restore_round_trip(tmp_path):
         edited = memory.edit("note", "hourly", "daily", name="auth")
         assert edited == am.EditReceipt(
             path=f"{notes}/auth.md", line=1, bytes=31, warnings=[],
-            message=f"Edited {notes}/auth.md: replaced 6 bytes at line 1 with 5 bytes",
+            budget=am.Budget(0, 200, 0, 25000, 0, 32768, "not-injected", None),
+            message=f"Edited {notes}/auth.md: replaced 6 bytes at line 1 with 5 bytes\n{NOTE_BUDGET}",
         )
         renamed = memory.rename_note("auth", "infra/auth")
         assert (renamed.from_, renamed.to) == (f"{notes}/auth.md", f"{notes}/infra/auth.md")
@@ -379,7 +396,10 @@ def test_edit_delete_rename_history_restore_round_trip(tmp_path):
         # Undo the delete: the note is back, and the restore is history too.
         restored = memory.restore(last.id)
         assert restored.path == f"{notes}/infra/auth.md" and restored.bytes_written == 31
-        assert restored.message == f"Restored {notes}/infra/auth.md to version {last.id} (31 bytes)"
+        first, budget = restored.message.split("\n")
+        assert first == f"Restored {notes}/infra/auth.md to version {last.id} (31 bytes)"
+        assert restored.budget.reach == "not-injected"
+        assert budget.endswith("(notes are not in it; memory_search finds them)")
         assert memory.read("note", "infra/auth") == "Tokens rotate daily.\nOwner: ops"
         assert memory.last_change().operation == "restore"
         # Back to before the edit, under the old name.
@@ -512,3 +532,26 @@ def test_the_three_tool_sets(memory):
     # Every tool runs whatever set the model was given.
     memory.call_tool("memory", {"command": "create", "path": "/memories/plan.md", "file_text": "- ship"})
     assert memory.read("note", "plan") == "- ship"
+
+
+def test_a_team_dir_gives_team_scope_and_snapshots(tmp_path):
+    team = tmp_path / "repo" / am.TEAM_DIR_NAME
+    with am.Memory(tmp_path / "alice", PROJECT, now=NOW, team_dir=team) as alice:
+        alice.write("note", "Run make ship.\n", name="deploy")
+        reply = alice.call_tool("memory_write", {"target": "long_term", "content": "- shared", "scope": "team"})
+        assert reply == "Appended 8 bytes to team:MEMORY.md\nBudget: team MEMORY.md 1/200 lines, 8/25000 bytes; team section of the context block 133/32768 bytes"
+        info = alice.take_snapshot()
+        assert (info.notes, info.utc_offset_minutes) == (1, 120)
+    assert (team / "MEMORY.md").read_text() == "- shared"
+    assert (team / "snapshot" / "notes" / "deploy.md").read_text() == "Run make ship.\n"
+    assert "MEMORY.md merge=union" in (team / ".gitattributes").read_text()
+    with am.Memory(tmp_path / "bob", PROJECT, now=NOW, team_dir=team, scope="team") as bob:
+        assert bob.write("note", "shared note\n", name="ops").path == "team:notes/ops.md"
+        with pytest.raises(am.MemoryError) as info:
+            bob.write("scratchpad", "- [ ] mine")
+        assert info.value.kind == "invalid-target"
+        assert bob.apply_snapshot().notes == 1
+    with am.Memory(tmp_path / "carol", PROJECT, now=NOW) as carol:
+        with pytest.raises(am.MemoryError) as info:
+            carol.call_tool("memory_read", {"source": "list", "scope": "team"})
+        assert info.value.kind == "no-team-dir"

@@ -215,7 +215,8 @@ pub fn paths_outside_the_project_are_never_followed<B: Backend>() {
     assert_eq!(
         reply,
         format!(
-            "Refreshed {}: it names no project file that exists, so nothing is anchored",
+            "Refreshed {}: it names no project file that exists, so nothing is anchored\n\
+             Budget: MEMORY.md 0/200 lines, 0/25000 bytes; context block 0/32768 bytes (notes are not in it; memory_search finds them)",
             note_path("out")
         )
     );
@@ -243,7 +244,8 @@ pub fn refresh_re_anchors_without_rewriting<B: Backend>() {
     assert_eq!(
         reply,
         format!(
-            "Refreshed {}: anchored 2 project files as of 2026-05-30 (src/auth.rs, src/db.rs)",
+            "Refreshed {}: anchored 2 project files as of 2026-05-30 (src/auth.rs, src/db.rs)\n\
+             Budget: MEMORY.md 0/200 lines, 0/25000 bytes; context block 0/32768 bytes (notes are not in it; memory_search finds them)",
             note_path("auth")
         )
     );
@@ -260,10 +262,15 @@ pub fn refresh_re_anchors_without_rewriting<B: Backend>() {
         None,
     )
     .unwrap();
+    let block = m.context().unwrap().unwrap();
     assert_eq!(
         m.call("memory_refresh", r#"{"target":"long_term"}"#)
             .unwrap(),
-        "Refreshed MEMORY.md: anchored 1 project file as of 2026-05-30 (README.md)"
+        format!(
+            "Refreshed MEMORY.md: anchored 1 project file as of 2026-05-30 (README.md)\n\
+             Budget: MEMORY.md 1/200 lines, 9/25000 bytes; context block {}/32768 bytes",
+            block.len()
+        )
     );
     let err = m
         .call("memory_refresh", r#"{"target":"daily"}"#)
@@ -290,7 +297,8 @@ pub fn without_a_project_dir_nothing_is_marked<B: Backend>() {
     assert_eq!(
         m.call("memory_refresh", r#"{"name":"auth"}"#).unwrap(),
         format!(
-            "Nothing anchored for {}: the host gave no project directory, so anchors are off",
+            "Nothing anchored for {}: the host gave no project directory, so anchors are off\n\
+             Budget: MEMORY.md 0/200 lines, 0/25000 bytes; context block 0/32768 bytes (notes are not in it; memory_search finds them)",
             note_path("auth")
         )
     );

@@ -98,7 +98,10 @@ pub fn append_inserts_newline_only_when_missing<B: Backend>() {
     assert_eq!(fx.text("MEMORY.md"), "one\ntwo\nthree");
     let r = m.write(LongTerm, "four", Append, None).unwrap();
     assert_eq!(r.bytes_written, 4);
-    assert_eq!(r.message, "Appended 4 bytes to MEMORY.md");
+    assert_eq!(
+        r.message,
+        "Appended 4 bytes to MEMORY.md\nBudget: MEMORY.md 4/200 lines, 18/25000 bytes; context block 134/32768 bytes"
+    );
     assert_eq!(fx.text("MEMORY.md"), "one\ntwo\nthree\nfour");
 }
 
@@ -127,7 +130,10 @@ pub fn overwrite_replaces_and_keeps_a_backup<B: Backend>() {
     let mut m = fx.open::<B>();
     m.write(LongTerm, "old\n", Append, None).unwrap();
     let r = m.write(LongTerm, "new\n", Overwrite, None).unwrap();
-    assert_eq!(r.message, "Overwrote MEMORY.md with 4 bytes");
+    assert_eq!(
+        r.message,
+        "Overwrote MEMORY.md with 4 bytes\nBudget: MEMORY.md 1/200 lines, 4/25000 bytes; context block 119/32768 bytes"
+    );
     assert_eq!(fx.text("MEMORY.md"), "new\n");
     // The backup is history now: the previous version, saved whole.
     assert_eq!(saved_versions(&fx), ["old\n"]);
@@ -912,7 +918,10 @@ pub fn tool_calls_round_trip<B: Backend>() {
         .unwrap();
     assert_eq!(
         out,
-        format!("Appended 21 bytes to {}/notes/auth.md", project_dir())
+        format!(
+            "Appended 21 bytes to {}/notes/auth.md\n{NOTE_BUDGET}",
+            project_dir()
+        )
     );
     let out = m
         .call(
@@ -920,7 +929,10 @@ pub fn tool_calls_round_trip<B: Backend>() {
             r#"{"target":"long_term","content":"- see note auth","mode":null,"name":null}"#,
         )
         .unwrap();
-    assert_eq!(out, "Appended 15 bytes to MEMORY.md");
+    assert_eq!(
+        out,
+        "Appended 15 bytes to MEMORY.md\nBudget: MEMORY.md 1/200 lines, 15/25000 bytes; context block 131/32768 bytes"
+    );
     m.call(
         "memory_write",
         r#"{"target":"scratchpad","content":"- [ ] rotate keys","mode":"overwrite"}"#,
@@ -1225,7 +1237,9 @@ pub fn curation_tools_round_trip<B: Backend>() {
             r#"{"target":"note","name":"ops/deploy","old_text":"make ship","new_text":"make release"}"#
         )
         .unwrap(),
-        format!("Edited {pd}/notes/ops/deploy.md: replaced 9 bytes at line 1 with 12 bytes")
+        format!(
+            "Edited {pd}/notes/ops/deploy.md: replaced 9 bytes at line 1 with 12 bytes\n{NOTE_BUDGET}"
+        )
     );
     let err = m
         .call(
@@ -1242,7 +1256,7 @@ pub fn curation_tools_round_trip<B: Backend>() {
         )
         .unwrap(),
         format!(
-            "Renamed note `ops/deploy` to `runbooks/deploy` ({pd}/notes/ops/deploy.md -> {pd}/notes/runbooks/deploy.md)"
+            "Renamed note `ops/deploy` to `runbooks/deploy` ({pd}/notes/ops/deploy.md -> {pd}/notes/runbooks/deploy.md)\n{NOTE_BUDGET}"
         )
     );
     let view = m
@@ -1280,6 +1294,94 @@ pub fn curation_tools_round_trip<B: Backend>() {
     assert_eq!(
         fx.text(&format!("{pd}/notes/runbooks/deploy.md")),
         "Deploy with make release.\nRollback with make undo.\n"
+    );
+}
+
+/// The budget line of a change to notes while nothing is injected.
+const NOTE_BUDGET: &str = "Budget: MEMORY.md 0/200 lines, 0/25000 bytes; context block 0/32768 bytes (notes are not in it; memory_search finds them)";
+
+/// Every write's receipt says how full the injected memory is, and warns
+/// exactly when what it wrote will not reach the next context block: line
+/// 201 of MEMORY.md, byte 25,001, or the block's cap pushing today's log
+/// out. The budget record and the message agree on both backends.
+pub fn writes_report_the_budget_and_warn_when_cut<B: Backend>() {
+    let fx = Fixture::new();
+    let mut m = fx.open::<B>();
+    let lines: String = (1..=199).map(|i| format!("- entry {i}\n")).collect();
+    m.write(LongTerm, &lines, Append, None).unwrap();
+    let r = m.write(LongTerm, "- entry 200\n", Append, None).unwrap();
+    let block = m.context().unwrap().unwrap();
+    assert_eq!(
+        (r.budget.index_lines, r.budget.index_bytes, r.budget.reach),
+        (200, 2292, "whole")
+    );
+    assert_eq!(r.budget.block_bytes as usize, block.len());
+    assert_eq!(
+        r.message,
+        format!(
+            "Appended 12 bytes to MEMORY.md\nBudget: MEMORY.md 200/200 lines, 2292/25000 bytes; context block {}/32768 bytes",
+            block.len()
+        )
+    );
+    let r = m.write(LongTerm, "- entry 201\n", Append, None).unwrap();
+    let warning = "WARNING: MEMORY.md has 201 lines and the context block shows only the first 200, so what was just written will not reach it. Keep MEMORY.md an index: move detail into a note (memory_write target=note) with a one-line pointer in MEMORY.md, and shorten it with memory_edit.";
+    assert_eq!(
+        (r.budget.reach, r.budget.warning.as_deref()),
+        ("cut", Some(warning))
+    );
+    assert!(
+        r.message.ends_with(&format!("\n{warning}")),
+        "{}",
+        r.message
+    );
+    // Over 25,000 bytes within 200 lines.
+    let wide: String = (0..99)
+        .map(|i| format!("- {i:02} {}\n", "w".repeat(245)))
+        .collect();
+    m.write(LongTerm, &wide, Overwrite, None).unwrap();
+    let r = m
+        .write(LongTerm, &format!("- {}\n", "x".repeat(300)), Append, None)
+        .unwrap();
+    assert_eq!(r.budget.reach, "cut");
+    assert!(
+        r.message.contains("\nWARNING: MEMORY.md is 25152 bytes and the context block shows only the first 25000, so what was just written will not reach it."),
+        "{}",
+        r.message
+    );
+    // The cap: open items fill a 1 KiB block, today's log gets only its
+    // heading.
+    let fx = Fixture::new();
+    let mut m = fx.open_capped::<B>(CapsOverride {
+        max_inject_bytes: Some(1024),
+        ..CapsOverride::default()
+    });
+    let items: String = (0..40)
+        .map(|i| format!("- [ ] open item number {i:02} to do soon\n"))
+        .collect();
+    let r = m.write(Scratchpad, &items, Append, None).unwrap();
+    assert_eq!(r.budget.reach, "partly");
+    let r = m.append_daily("deploy", &"detail ".repeat(30)).unwrap();
+    let block = m.context().unwrap().unwrap();
+    assert!(
+        block.ends_with("(today)\n…[memory truncated]\n</memory>"),
+        "{block}"
+    );
+    assert_eq!(
+        r.message.split_once('\n').unwrap().1,
+        format!(
+            "Budget: MEMORY.md 0/200 lines, 0/25000 bytes; context block {}/1024 bytes\n\
+             WARNING: the context block is over its 1024-byte cap, so what was just written to {}/daily/2026-05-30.md will not reach it. \
+             Keep log entries short and move detail into a note (memory_write target=note); close finished scratchpad items (- [x]).",
+            block.len(),
+            project_dir()
+        )
+    );
+    // A note never reaches the block: said, not warned.
+    let r = m.write(Note, "detail", Append, Some("n")).unwrap();
+    assert_eq!((r.budget.reach, r.budget.warning), ("not-injected", None));
+    assert!(
+        r.message
+            .ends_with("(notes are not in it; memory_search finds them)")
     );
 }
 

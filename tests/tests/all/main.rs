@@ -10,6 +10,7 @@ mod durability;
 mod golden;
 mod hostile;
 mod sandbox;
+mod team;
 mod vectors;
 
 /// Instantiate each case once per backend.
@@ -69,5 +70,6 @@ suite! {
     query_terms_are_capped,
     pinned_time_extremes_are_rejected,
     curation_tools_round_trip,
+    writes_report_the_budget_and_warn_when_cut,
     ranked_search_of_many_repeats_is_bounded,
 }

@@ -165,6 +165,8 @@ struct Session<B> {
     /// The project directory of a case with `project_files`: staleness
     /// anchors hash its files (through the component, read-only).
     files: Option<tempfile::TempDir>,
+    /// The team directory, for a case with `team_files`.
+    team: Option<tempfile::TempDir>,
     memory: B,
     project: String,
     now: Now,
@@ -185,11 +187,27 @@ fn run_case<B: Backend>(case: &Value) -> Result<(), String> {
             Some(dir)
         }
     };
-    let memory = open::<B>(root.path(), &project, now, caps, files.as_ref())
-        .map_err(|f| format!("open failed: {} {}", wit_kind(&f.kind), f.message))?;
+    let team = match case.get("team_files") {
+        None => None,
+        Some(files) => {
+            let team = tempfile::tempdir().map_err(|e| format!("temp dir: {e}"))?;
+            plant(team.path(), &serde_json::json!({ "files": files }))?;
+            Some(team)
+        }
+    };
+    let memory = open::<B>(
+        root.path(),
+        team.as_ref(),
+        files.as_ref(),
+        &project,
+        now,
+        caps,
+    )
+    .map_err(|f| format!("open failed: {} {}", wit_kind(&f.kind), f.message))?;
     let mut session = Session {
         root,
         files,
+        team,
         memory,
         project,
         now,
@@ -215,8 +233,27 @@ fn run_case<B: Backend>(case: &Value) -> Result<(), String> {
             }
         }
     }
+    if let Some(files) = case.get("expect_team_files") {
+        let team = session
+            .team
+            .as_ref()
+            .ok_or("`expect_team_files` without `team_files`")?;
+        expect_files(team.path(), files)?;
+    }
     let root = session.root.path();
     if let Some(files) = case.get("expect_files") {
+        expect_files(root, files)?;
+    }
+    if let Some(want) = case.get("expect_tree") {
+        let have = Value::from(tree(root));
+        match_value(want, &have, "expect_tree")?;
+    }
+    Ok(())
+}
+
+/// Each file's exact text under `root`, or `null` for one that must not exist.
+fn expect_files(root: &Path, files: &Value) -> Result<(), String> {
+    {
         let files = files.as_object().ok_or("`expect_files` is not an object")?;
         for (path, want) in files {
             let have = fs::read(root.join(safe_relative(path)?)).ok();
@@ -237,10 +274,6 @@ fn run_case<B: Backend>(case: &Value) -> Result<(), String> {
                 }
             }
         }
-    }
-    if let Some(want) = case.get("expect_tree") {
-        let have = Value::from(tree(root));
-        match_value(want, &have, "expect_tree")?;
     }
     Ok(())
 }
@@ -270,7 +303,14 @@ fn execute<B: Backend>(s: &mut Session<B>, step: &Value) -> Result<Outcome<Value
                 Some(c) => parse_caps(Some(c))?,
                 None => s.caps,
             };
-            match open::<B>(s.root.path(), &project, now, caps, s.files.as_ref()) {
+            match open::<B>(
+                s.root.path(),
+                s.team.as_ref(),
+                s.files.as_ref(),
+                &project,
+                now,
+                caps,
+            ) {
                 Ok(memory) => {
                     s.memory = memory;
                     Ok(Value::from(s.memory.slug()))
@@ -409,25 +449,41 @@ fn execute<B: Backend>(s: &mut Session<B>, step: &Value) -> Result<Outcome<Value
     })
 }
 
-/// Open `B`, anchored to `files` when the case has a project directory.
+/// Open `B` with the case's team directory and project files, if any.
 fn open<B: Backend>(
     root: &Path,
+    team: Option<&tempfile::TempDir>,
+    files: Option<&tempfile::TempDir>,
     project: &str,
     now: Now,
     caps: CapsOverride,
-    files: Option<&tempfile::TempDir>,
 ) -> Outcome<B> {
-    match files {
-        Some(files) => B::open_anchored(root, project, now, caps, files.path()),
-        None => B::open(root, project, now, caps),
-    }
+    B::open_with(
+        root,
+        team.map(|t| t.path()),
+        files.map(|f| f.path()),
+        project,
+        now,
+        caps,
+    )
 }
 
 fn receipt(r: WriteReceipt) -> Value {
+    let b = r.budget;
     json!({
         "path": r.path,
         "bytes_written": r.bytes_written,
         "truncated_from": r.truncated_from,
+        "budget": {
+            "index_lines": b.index_lines,
+            "index_max_lines": b.index_max_lines,
+            "index_bytes": b.index_bytes,
+            "index_max_bytes": b.index_max_bytes,
+            "block_bytes": b.block_bytes,
+            "block_max_bytes": b.block_max_bytes,
+            "reach": b.reach,
+            "warning": b.warning,
+        },
         "message": r.message,
     })
 }

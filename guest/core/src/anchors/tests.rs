@@ -388,7 +388,8 @@ fn no_project_root_means_no_anchors_and_no_failures() {
     assert_eq!(
         receipt.message,
         format!(
-            "Nothing anchored for {}/n.md: the host gave no project directory, so anchors are off",
+            "Nothing anchored for {}/n.md: the host gave no project directory, so anchors are off\n\
+             Budget: MEMORY.md 1/200 lines, 9/25000 bytes; context block 125/32768 bytes (notes are not in it; memory_search finds them)",
             mem.notes_dir()
         )
     );
@@ -408,10 +409,13 @@ fn no_project_root_means_no_anchors_and_no_failures() {
     );
     assert!(!mem.context_block().unwrap().unwrap().contains("stale:"));
     let receipt = mem.refresh(WriteTarget::Note, Some("n")).unwrap();
-    assert!(
-        receipt
-            .message
-            .ends_with("the project directory cannot be opened")
+    assert_eq!(
+        receipt.message,
+        format!(
+            "Nothing anchored for {}/n.md: the project directory cannot be opened\n\
+             Budget: MEMORY.md 1/200 lines, 9/25000 bytes; context block 125/32768 bytes (notes are not in it; memory_search finds them)",
+            mem.notes_dir()
+        )
     );
     // A relative root is refused at open.
     let mut options = Options::new("/src/app");
@@ -438,10 +442,13 @@ fn refresh_re_anchors_without_rewriting() {
     assert_eq!(
         receipt.message,
         format!(
-            "Refreshed {}: anchored 2 project files as of 2026-06-02 (src/auth.rs, src/db.rs)",
+            "Refreshed {}: anchored 2 project files as of 2026-06-02 (src/auth.rs, src/db.rs)\n\
+             Budget: MEMORY.md 0/200 lines, 0/25000 bytes; context block 0/32768 bytes (notes are not in it; memory_search finds them)",
             f.note_key("auth")
         )
     );
+    // Its stale line left the block, which is now empty.
+    assert_eq!(f.mem.context_block().unwrap(), None);
     assert_eq!(
         fs::read(&note).unwrap(),
         written,
@@ -811,4 +818,240 @@ fn the_memory_tool_and_restore_anchor_what_they_write() {
         .expect("the create is recorded as a version with no content");
     f.mem.restore(&before.id).unwrap();
     assert!(f.side()["files"].as_object().unwrap().is_empty());
+}
+
+/// The fixture's project with a team directory in it, `.agent-memory/`,
+/// and a memory that has both.
+fn with_team(f: &Fix) -> Memory {
+    let team = f.p(".agent-memory");
+    fs::create_dir_all(&team).unwrap();
+    open(f.store.path(), Some(f.project.path().to_path_buf())).with_team(team)
+}
+
+#[test]
+fn team_files_are_anchored_marked_and_refreshed_in_the_team_store() {
+    let f = fix();
+    let mem = with_team(&f);
+    let team = mem.scoped(crate::Scope::Team).unwrap();
+    team.write(
+        WriteTarget::Note,
+        "deploy: src/auth.rs\n",
+        WriteMode::Overwrite,
+        Some("deploy"),
+    )
+    .unwrap();
+    team.write(
+        WriteTarget::LongTerm,
+        "- login lives in src/auth.rs\n",
+        WriteMode::Overwrite,
+        None,
+    )
+    .unwrap();
+    // The team's anchors are in its own (git-ignored) side folder.
+    let side = f
+        .p(".agent-memory")
+        .join(ANCHORS_DIR)
+        .join("app-c0167fc9.json");
+    let json: Value = serde_json::from_slice(&fs::read(&side).unwrap()).unwrap();
+    let keys: Vec<&String> = json["files"].as_object().unwrap().keys().collect();
+    assert_eq!(keys, ["team:MEMORY.md", "team:notes/deploy.md"]);
+    assert_eq!(f.side(), Value::Null, "nothing in the personal side file");
+
+    fs::write(f.p("src/auth.rs"), "pub fn login(user: &str) {}\n").unwrap();
+    let mark = "stale: src/auth.rs changed since 2026-05-30";
+    assert_eq!(
+        team.read(ReadSource::Note, Some("deploy"))
+            .unwrap()
+            .unwrap(),
+        format!("deploy: src/auth.rs\n\n{mark}")
+    );
+    assert_eq!(
+        tools::call(&mem, "memory_read", r#"{"source":"list","scope":"team"}"#).unwrap(),
+        format!("team:MEMORY.md\n  {mark}\nteam:notes/deploy.md\n  {mark}")
+    );
+    // A search of both stores marks the team hit from the team's anchors.
+    let hits = mem.search("deploy").unwrap();
+    assert_eq!(hits.hits.len(), 1);
+    assert_eq!(hits.hits[0].body, format!("{mark}\ndeploy: src/auth.rs"));
+    assert_eq!(
+        mem.context_block().unwrap().unwrap(),
+        format!(
+            "{}\n\n## Team memory (.agent-memory/MEMORY.md)\n{mark}\n- login lives in src/auth.rs\n\n\
+             ## Stale notes\n{mark} (team note deploy)\n</memory>",
+            crate::context::OPEN_TAG
+        )
+    );
+
+    // memory_refresh with scope team re-anchors the team file.
+    assert_eq!(
+        tools::call(
+            &mem,
+            "memory_refresh",
+            r#"{"name":"deploy","scope":"team"}"#
+        )
+        .unwrap(),
+        "Refreshed team:notes/deploy.md: anchored 1 project file as of 2026-05-30 (src/auth.rs)\n\
+         Budget: team MEMORY.md 1/200 lines, 29/25000 bytes; team section of the context block 197/32768 bytes (notes are not in it; memory_search finds them)"
+    );
+    // The team index's own mark is in its section until it is refreshed:
+    // then the section is that line shorter.
+    assert_eq!(
+        tools::call(
+            &mem,
+            "memory_refresh",
+            r#"{"target":"long_term","scope":"team"}"#
+        )
+        .unwrap(),
+        format!(
+            "Refreshed team:MEMORY.md: anchored 1 project file as of 2026-05-30 (src/auth.rs)\n\
+             Budget: team MEMORY.md 1/200 lines, 29/25000 bytes; team section of the context block {}/32768 bytes",
+            197 - mark.len() - 1
+        )
+    );
+    assert_eq!(
+        team.read(ReadSource::Note, Some("deploy"))
+            .unwrap()
+            .unwrap(),
+        "deploy: src/auth.rs\n"
+    );
+    assert!(!mem.context_block().unwrap().unwrap().contains("stale:"));
+    // The personal store has no such note; a memory without a team
+    // directory refuses the scope.
+    let err = tools::call(&mem, "memory_refresh", r#"{"name":"deploy"}"#).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::NotFound);
+    let err = tools::call(
+        &f.mem,
+        "memory_refresh",
+        r#"{"name":"deploy","scope":"team"}"#,
+    )
+    .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::NoTeamDir);
+}
+
+#[test]
+fn imports_and_applied_snapshots_anchor_what_they_write() {
+    let f = fix();
+    let r = f
+        .mem
+        .import_file(WriteTarget::Note, Some("imp"), "see src/db.rs\n", true)
+        .unwrap();
+    assert_eq!(r.bytes_written, 14);
+    assert_eq!(f.side(), Value::Null, "a dry run anchors nothing");
+    f.mem
+        .import_file(WriteTarget::Note, Some("imp"), "see src/db.rs\n", false)
+        .unwrap();
+    let paths = |f: &Fix, mem: &Memory, name: &str| -> Vec<String> {
+        let side: Value = match fs::read(
+            f.store
+                .path()
+                .join(ANCHORS_DIR)
+                .join(format!("{}.json", mem.slug())),
+        ) {
+            Ok(bytes) => serde_json::from_slice(&bytes).unwrap(),
+            Err(_) => Value::Null,
+        };
+        let key = format!("{}/{name}.md", mem.notes_dir());
+        side["files"][&key]["anchors"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .map(|a| a["path"].as_str().unwrap().to_string())
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    assert_eq!(paths(&f, &f.mem, "imp"), ["src/db.rs"]);
+    // A snapshot taken from this project, applied to another one of the
+    // same repository: its notes are anchored there as written.
+    let mem = with_team(&f);
+    mem.take_snapshot().unwrap();
+    let mut options = Options::new("/src/other");
+    options.clock = clock(NOW + DAY);
+    options.project_root = Some(f.project.path().to_path_buf());
+    let other = Memory::open(f.store.path(), options)
+        .unwrap()
+        .with_team(f.p(".agent-memory"));
+    other.apply_snapshot().unwrap();
+    assert_eq!(paths(&f, &other, "imp"), ["src/db.rs"]);
+    fs::write(f.p("src/db.rs"), "pub struct Database;\n").unwrap();
+    assert_eq!(
+        other.read(ReadSource::Note, Some("imp")).unwrap().unwrap(),
+        "see src/db.rs\n\nstale: src/db.rs changed since 2026-05-31"
+    );
+}
+
+/// Stale marks take room in the block, so the budget of a write must see
+/// them: whatever the cap, a write reported as reaching the block is in
+/// it, and one reported cut is not, with marks under MEMORY.md's heading
+/// and a stale-notes section in the way.
+#[test]
+fn the_budget_of_a_write_sees_the_marks_the_block_shows() {
+    use crate::budget::Reach;
+    let mut reaches = std::collections::BTreeSet::new();
+    let mut marked = 0;
+    for cap in (512..4096).step_by(131) {
+        let store = tempfile::tempdir().unwrap();
+        let project = tempfile::tempdir().unwrap();
+        fs::write(project.path().join("main.rs"), "fn main() {}\n").unwrap();
+        let mut options = Options::new("/src/app");
+        options.clock = clock(NOW);
+        options.project_root = Some(project.path().to_path_buf());
+        options.limits.max_inject_bytes = cap;
+        let mem = Memory::open(store.path(), options).unwrap();
+        for i in 0..3 {
+            mem.write(
+                WriteTarget::Note,
+                "main.rs",
+                WriteMode::Overwrite,
+                Some(&format!("n{i}")),
+            )
+            .unwrap();
+        }
+        mem.write(
+            WriteTarget::LongTerm,
+            "- entry point main.rs <memory>\n",
+            WriteMode::Append,
+            None,
+        )
+        .unwrap();
+        for i in 0..12 {
+            // A new content each time: MEMORY.md (re-anchored by its own
+            // writes) and the notes are stale again.
+            fs::write(
+                project.path().join("main.rs"),
+                format!("fn main() {{ {} }}\n", "x".repeat(i)),
+            )
+            .unwrap();
+            let target = [
+                WriteTarget::LongTerm,
+                WriteTarget::Scratchpad,
+                WriteTarget::Daily,
+            ][i % 3];
+            let line = match target {
+                WriteTarget::Scratchpad => format!("- [ ] item {i} {}", "s".repeat(i * 9)),
+                _ => format!("line {i} {}", "d".repeat(i * 13 + 1)),
+            };
+            let r = mem
+                .write(target, &format!("{line}\n"), WriteMode::Append, None)
+                .unwrap();
+            reaches.insert(format!("{:?}", r.budget.reach));
+            let block = mem.context_block().unwrap().unwrap();
+            marked += usize::from(block.contains("\nstale: main.rs changed"));
+            assert_eq!(r.budget.block_bytes as usize, block.len(), "cap {cap}");
+            let seen = block.contains(&format!("{line}\n"))
+                || block.contains(&format!("{line}</"))
+                || block.ends_with(&format!("{line}\n</memory>"));
+            assert_eq!(
+                r.budget.reach == Reach::Whole,
+                seen,
+                "cap {cap}, write {i}: {:?}\n{block}",
+                r.budget.reach
+            );
+        }
+    }
+    assert_eq!(
+        reaches.into_iter().collect::<Vec<_>>(),
+        ["Cut", "Partly", "Whole"]
+    );
+    assert!(marked > 100, "marks were in most blocks: {marked}");
 }

@@ -9,7 +9,8 @@
 
 use std::fs;
 
-use super::{Memory, Rel, WriteTarget};
+use super::{Memory, Rel, WriteTarget, push_budget};
+use crate::budget::Budget;
 use crate::dupes;
 use crate::error::{Error, ErrorKind, Result};
 use crate::fsio::{self, Kind, LockGuard};
@@ -33,7 +34,10 @@ pub struct EditReceipt {
     pub bytes: u64,
     /// Lines of the new text that repeat other lines of the file.
     pub warnings: Vec<String>,
-    /// For the model: one line, then the warnings if any.
+    /// How full the injected memory is now, and whether the new text
+    /// reaches the next context block.
+    pub budget: Budget,
+    /// For the model: one line, then the warnings if any, then the budget.
     pub message: String,
 }
 
@@ -46,7 +50,9 @@ pub struct DeleteReceipt {
     pub existed: bool,
     /// Size of the deleted note (0 when there was none).
     pub bytes: u64,
-    /// One line for the model.
+    /// How full the injected memory is (notes are never in it).
+    pub budget: Budget,
+    /// For the model: one line, then the budget.
     pub message: String,
 }
 
@@ -57,7 +63,9 @@ pub struct RenameReceipt {
     pub from: String,
     /// Store-relative path after.
     pub to: String,
-    /// One line for the model.
+    /// How full the injected memory is (notes are never in it).
+    pub budget: Budget,
+    /// For the model: one line, then the budget.
     pub message: String,
 }
 
@@ -103,6 +111,7 @@ impl Memory {
         old_text: &str,
         new_text: &str,
     ) -> Result<EditReceipt> {
+        self.team_target(target.into())?;
         let rel = match (target, name) {
             (WriteTarget::Daily, Some(date)) => self.daily_rel(daily_date(date)?),
             _ => self.target_rel(target, name)?,
@@ -186,11 +195,14 @@ impl Memory {
         warnings.extend(repeated);
         warnings.extend(recorded.iter().cloned());
         crate::history::push_warning(&mut message, recorded);
+        let budget = self.budget_after(&path, start as u64..(start + new_text.len()) as u64);
+        push_budget(&mut message, &budget);
         Ok(EditReceipt {
             path,
             line,
             bytes: new.len() as u64,
             warnings,
+            budget,
             message,
         })
     }
@@ -213,11 +225,15 @@ impl Memory {
             Kind::Missing
         };
         let Kind::File(bytes) = kind else {
+            let budget = self.budget_after(&path, 0..0);
+            let mut message = format!("Nothing to delete: note `{shown}` does not exist ({path})");
+            push_budget(&mut message, &budget);
             return Ok(DeleteReceipt {
-                message: format!("Nothing to delete: note `{shown}` does not exist ({path})"),
+                message,
                 path,
                 existed: false,
                 bytes: 0,
+                budget,
             });
         };
         let recorded = self.remove_file_locked(&lock, &rel)?;
@@ -226,11 +242,14 @@ impl Memory {
             "Deleted note `{shown}` ({path}, {bytes} bytes); memory_history and memory_restore can bring it back"
         );
         crate::history::push_warning(&mut message, recorded);
+        let budget = self.budget_after(&path, 0..0);
+        push_budget(&mut message, &budget);
         Ok(DeleteReceipt {
             message,
             path,
             existed: true,
             bytes,
+            budget,
         })
     }
 
@@ -292,10 +311,13 @@ impl Memory {
         let mut message =
             format!("Renamed note `{old_shown}` to `{new_shown}` ({from_path} -> {to_path})");
         crate::history::push_warning(&mut message, recorded);
+        let budget = self.budget_after(&to_path, 0..0);
+        push_budget(&mut message, &budget);
         Ok(RenameReceipt {
             message,
             from: from_path,
             to: to_path,
+            budget,
         })
     }
 
@@ -344,6 +366,7 @@ impl Memory {
         let path = rel.path();
         fsio::remove_leftovers(&dir);
         let kind = self.file_kind(&path)?;
+        self.refuse_conflict_text(&path, bytes)?;
         let op = if kind == Kind::Missing {
             Operation::Write
         } else {
@@ -379,6 +402,13 @@ impl Memory {
     ) -> Result<Option<String>> {
         let (from_path, to_path) = (from.path(), to.path());
         let kind = self.file_kind(&from_path)?;
+        if self.is_team() {
+            let text = fsio::read_head(&self.abs(&from_path), MAX_EDIT_FILE_BYTES)
+                .map_err(|e| Error::io("read", &from_path, &e))?;
+            if let Some((text, _)) = text {
+                self.refuse_conflict_text(&from_path, text.as_bytes())?;
+            }
+        }
         let warning = self
             .record_previous(
                 lock,
@@ -441,7 +471,7 @@ impl Memory {
 
     /// The notes in the folder `dir` and its topic folders (as deep as a
     /// note name reaches), never through a link; at most 10,000.
-    fn notes_under(&self, dir: &str) -> Vec<Rel> {
+    pub(crate) fn notes_under(&self, dir: &str) -> Vec<Rel> {
         let mut out = Vec::new();
         let mut pending = vec![(dir.to_string(), 0usize)];
         while let Some((dir, depth)) = pending.pop() {
@@ -514,6 +544,10 @@ fn unreachable_other(path: &str) -> Result<u64> {
 mod tests {
     use super::*;
     use crate::store::{Options, ReadSource, WriteMode};
+
+    /// The budget line of a change to notes in a store with no MEMORY.md,
+    /// scratchpad or log.
+    const NOTE_BUDGET: &str = "Budget: MEMORY.md 0/200 lines, 0/25000 bytes; context block 0/32768 bytes (notes are not in it; memory_search finds them)";
 
     /// A store in a temp dir; `notes` is the store-relative notes folder.
     fn store() -> (tempfile::TempDir, Memory, String) {
@@ -680,7 +714,9 @@ mod tests {
         assert_eq!(r.bytes, 53);
         assert_eq!(
             r.message,
-            format!("Edited {notes}/deploy.md: replaced 7 bytes at line 2 with 19 bytes")
+            format!(
+                "Edited {notes}/deploy.md: replaced 7 bytes at line 2 with 19 bytes\n{NOTE_BUDGET}"
+            )
         );
         assert!(r.warnings.is_empty());
         // new_text may be empty: the text is removed.
@@ -860,7 +896,7 @@ mod tests {
             )]
         );
         assert!(r.message.ends_with(&format!(
-            "\nPossible duplicates (written anyway; if one of the two is stale or wrong, edit or delete it):\n- line 2 of {notes}/n.md repeats line 1 (same words)"
+            "\nPossible duplicates (written anyway; if one of the two is stale or wrong, edit or delete it):\n- line 2 of {notes}/n.md repeats line 1 (same words)\n{NOTE_BUDGET}"
         )));
     }
 
@@ -888,7 +924,7 @@ mod tests {
         );
         assert_eq!(
             r.message,
-            "Appended 30 bytes to MEMORY.md\nPossible duplicates (written anyway; if one of the two is stale or wrong, edit or delete it):\n- line 2 of MEMORY.md repeats line 1 (same words)"
+            "Appended 30 bytes to MEMORY.md\nPossible duplicates (written anyway; if one of the two is stale or wrong, edit or delete it):\n- line 2 of MEMORY.md repeats line 1 (same words)\nBudget: MEMORY.md 2/200 lines, 59/25000 bytes; context block 174/32768 bytes"
         );
         assert_eq!(
             mem.read(ReadSource::LongTerm, None).unwrap().unwrap(),
@@ -903,7 +939,10 @@ mod tests {
             )
             .unwrap();
         assert!(r.warnings.is_empty());
-        assert_eq!(r.message, "Appended 30 bytes to MEMORY.md");
+        assert_eq!(
+            r.message,
+            "Appended 30 bytes to MEMORY.md\nBudget: MEMORY.md 3/200 lines, 89/25000 bytes; context block 204/32768 bytes"
+        );
     }
 
     #[test]
@@ -913,15 +952,16 @@ mod tests {
         note(&mem, "a/keep", "y\n");
         let r = mem.delete_note("a/b/c.md").unwrap();
         assert_eq!(
-            r,
-            DeleteReceipt {
-                path: format!("{notes}/a/b/c.md"),
-                existed: true,
-                bytes: 2,
-                message: format!(
-                    "Deleted note `a/b/c` ({notes}/a/b/c.md, 2 bytes); memory_history and memory_restore can bring it back"
-                ),
-            }
+            (r.path, r.existed, r.bytes, r.budget.reach, r.message),
+            (
+                format!("{notes}/a/b/c.md"),
+                true,
+                2,
+                crate::Reach::NotInjected,
+                format!(
+                    "Deleted note `a/b/c` ({notes}/a/b/c.md, 2 bytes); memory_history and memory_restore can bring it back\n{NOTE_BUDGET}"
+                )
+            )
         );
         let root = dir.path().join(&notes);
         assert!(!root.join("a/b").exists());
@@ -935,7 +975,7 @@ mod tests {
         assert!(!r.existed);
         assert_eq!(
             r.message,
-            format!("Nothing to delete: note `x/y` does not exist ({notes}/x/y.md)")
+            format!("Nothing to delete: note `x/y` does not exist ({notes}/x/y.md)\n{NOTE_BUDGET}")
         );
         assert_eq!(snapshot(dir.path()), before);
         // A folder is not a note.
@@ -962,7 +1002,7 @@ mod tests {
         assert_eq!(
             r.message,
             format!(
-                "Renamed note `draft` to `infra/db/staging` ({notes}/draft.md -> {notes}/infra/db/staging.md)"
+                "Renamed note `draft` to `infra/db/staging` ({notes}/draft.md -> {notes}/infra/db/staging.md)\n{NOTE_BUDGET}"
             )
         );
         assert_eq!(read(&mem, "infra/db/staging").unwrap(), "one\n");

@@ -110,7 +110,7 @@ impl Memory {
                 let Ok(Some(sig)) = handle.file_sig(&name) else {
                     continue;
                 };
-                let meta = self.search_meta(dir, name);
+                let meta = self.search_meta(dir, name.clone());
                 let id = live.len() as u32;
                 if let Some(o) = &old
                     && let Some(e) = o.entry_of(&meta.path)
@@ -127,8 +127,7 @@ impl Memory {
                         continue;
                     }
                 }
-                let file = &meta.path[meta.path.rfind('/').map_or(0, |i| i + 1)..];
-                let Ok(text) = handle.read_known(file, sig.len, MAX_SEARCH_FILE_BYTES) else {
+                let Ok(text) = handle.read_known(&name, sig.len, MAX_SEARCH_FILE_BYTES) else {
                     continue;
                 };
                 let stats = FileStats::from_text(&meta.stem, &text);

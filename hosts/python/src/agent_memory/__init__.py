@@ -61,7 +61,13 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 from wasmtime import Config, Engine, Store, WasiConfig, WasmtimeError
 from wasmtime.component import Component, Linker, Record, ResourceAny, Variant
 
+from .roots import RootChoice, RootError, disabled_reply, resolve_root
+
 __all__ = [
+    "resolve_root",
+    "RootChoice",
+    "RootError",
+    "disabled_reply",
     "Memory",
     "OpenOptions",
     "Runtime",
@@ -71,12 +77,14 @@ __all__ = [
     "MemoryTrap",
     "MemoryInfo",
     "Limits",
+    "Budget",
     "WriteReceipt",
     "EditReceipt",
     "DeleteReceipt",
     "RenameReceipt",
     "Version",
     "StoredSecret",
+    "SnapshotInfo",
     "FileInfo",
     "TermCount",
     "SearchHit",
@@ -88,7 +96,9 @@ __all__ = [
     "SEARCH_MODES",
     "TOOL_SETS",
     "SECRET_POLICIES",
+    "SCOPES",
     "OPERATIONS",
+    "TEAM_DIR_NAME",
     "DEFAULT_MAX_MEMORY_BYTES",
     "DEFAULT_CALL_TIMEOUT",
     "default_component_path",
@@ -125,6 +135,10 @@ SEARCH_MODES: Tuple[str, ...] = ("ranked", "literal")
 TOOL_SETS: Tuple[str, ...] = ("seed", "full", "anthropic")
 #: The WIT ``secret-policy`` cases: what a write does with a credential.
 SECRET_POLICIES: Tuple[str, ...] = ("block", "redact", "off")
+#: Which store an opened memory's methods act on (see ``OpenOptions.scope``).
+SCOPES: Tuple[str, ...] = ("personal", "team")
+#: The team directory's name in a project: ``<project root>/.agent-memory``.
+TEAM_DIR_NAME = ".agent-memory"
 #: The WIT ``operation`` cases: the change that replaced a recorded version.
 OPERATIONS: Tuple[str, ...] = ("write", "append", "edit", "delete", "rename", "restore", "import")
 
@@ -203,6 +217,28 @@ class Limits:
 
 
 @dataclass(frozen=True)
+class Budget:
+    """How full the injected memory is after a change (every receipt has
+    one; the WIT ``budget`` record documents the rules)."""
+
+    index_lines: int
+    """Lines of ``MEMORY.md``."""
+    index_max_lines: int
+    index_bytes: int
+    """Bytes of ``MEMORY.md``."""
+    index_max_bytes: int
+    block_bytes: int
+    """Bytes of the context block as :meth:`Memory.context_block` returns it
+    now; 0 when there is none."""
+    block_max_bytes: int
+    reach: str
+    """Whether what the call wrote reaches the next context block:
+    ``whole``, ``partly``, ``cut`` or ``not-injected``."""
+    warning: Optional[str]
+    """For ``partly`` and ``cut``: what was cut, why, and what to do."""
+
+
+@dataclass(frozen=True)
 class WriteReceipt:
     """The outcome of a write (also of an append, a flush and a restore)."""
 
@@ -212,8 +248,12 @@ class WriteReceipt:
     warnings: List[str]
     """What the model should know: values redacted, added lines that repeat
     an earlier one. The write happened all the same."""
+    budget: Budget
+    """How full the injected memory is now, and whether this write reaches
+    the next context block."""
     message: str
-    """For the model: one line, then the warnings, one a line."""
+    """For the model: one line, then the warnings, one a line, then the
+    budget line and its warning."""
 
 
 @dataclass(frozen=True)
@@ -226,6 +266,7 @@ class EditReceipt:
     bytes: int
     """The file's size after the edit."""
     warnings: List[str]
+    budget: Budget
     message: str
 
 
@@ -237,6 +278,7 @@ class DeleteReceipt:
     existed: bool
     """Whether there was a note to delete (deleting a missing one succeeds)."""
     bytes: int
+    budget: Budget
     message: str
 
 
@@ -246,6 +288,7 @@ class RenameReceipt:
 
     from_: str
     to: str
+    budget: Budget
     message: str
 
 
@@ -283,6 +326,18 @@ class StoredSecret:
     rule_id: str
     masked: str
     """At most the first 4 characters of the value, then ``…``."""
+
+
+@dataclass(frozen=True)
+class SnapshotInfo:
+    """A snapshot of the project's personal notes in the team directory, as
+    :meth:`Memory.take_snapshot` wrote or :meth:`Memory.apply_snapshot`
+    applied it."""
+
+    taken_unix: int
+    utc_offset_minutes: int
+    notes: int
+    message: str
 
 
 @dataclass(frozen=True)
@@ -368,6 +423,8 @@ class OpenOptions:
     max_memory_bytes: int = DEFAULT_MAX_MEMORY_BYTES
     call_timeout: float = DEFAULT_CALL_TIMEOUT
     project_dir: Optional[PathLike] = None
+    team_dir: Optional[PathLike] = None
+    scope: str = "personal"
 
 
 def default_component_path() -> Path:
@@ -491,12 +548,18 @@ def _fields(record: Any, cls: Any) -> Any:
     return cls(**{f: _get(record, f) for f in cls.__dataclass_fields__})
 
 
+def _budget(record: Any) -> Budget:
+    # An enum lifts as its case name (`not-injected`).
+    return _fields(_get(record, "budget"), Budget)
+
+
 def _write_receipt(record: Any) -> WriteReceipt:
     return WriteReceipt(
         path=_get(record, "path"),
         bytes_written=_get(record, "bytes_written"),
         truncated_from=_get(record, "truncated_from"),
         warnings=list(_get(record, "warnings")),
+        budget=_budget(record),
         message=_get(record, "message"),
     )
 
@@ -560,6 +623,9 @@ class _Member:
     secret_policy: str
     project_dir: Optional[Path] = None
     guest_project: Optional[str] = None
+    team: Optional[Path] = None
+    guest_team: Optional[str] = None
+    scope: str = "personal"
     handle: Optional[ResourceAny] = None
     closed: bool = False
 
@@ -599,6 +665,13 @@ class _Group:
                 )
         root = Path(o.root)
         root.mkdir(parents=True, exist_ok=True)
+        team = None
+        if o.team_dir is not None:
+            team = Path(o.team_dir)
+            team.mkdir(parents=True, exist_ok=True)
+            team = team.resolve(strict=True)
+            if team == root.resolve(strict=True):
+                raise MemoryError("invalid-options", f"the team directory `{team}` is the memory root; give the project's `.agent-memory` folder")
         pinned = _parse_now(o.now)
         if o.utc_offset_minutes is not None:
             offset, follows = int(o.utc_offset_minutes), False
@@ -617,6 +690,10 @@ class _Group:
             secret_policy=_word(o.secret_policy, SECRET_POLICIES, "invalid-options", "secret policy"),
             project_dir=project_dir,
             guest_project=None if project_dir is None else guest_project,
+            team=team,
+            # Beside the root, never the root itself.
+            guest_team=None if team is None else ("/agent-memory-team" if guest_root == "/" else f"{guest_root}-team"),
+            scope=_word(o.scope, SCOPES, "invalid-options", "scope"),
         )
 
     # -- the instance --
@@ -645,6 +722,8 @@ class _Group:
             # nothing the guest does can write there.
             if member.project_dir is not None and member.guest_project is not None:
                 wasi.preopen_dir(str(member.project_dir), member.guest_project, fs_mutable=False)
+            if member.team is not None and member.guest_team is not None:
+                wasi.preopen_dir(str(member.team), member.guest_team)
         wasi.stderr_custom = keep
         store.set_wasi(wasi)
         try:
@@ -749,6 +828,8 @@ class _Group:
                 secret_policy=member.secret_policy,
                 source=member.options.source,
                 project_dir=member.guest_project,
+                team_dir=member.guest_team,
+                scope=member.scope,
             )
             member.handle = self.result("store", "[static]memory.open", options)
         elif member.follows_system_zone:
@@ -864,6 +945,13 @@ class Memory:
         ``src/auth.rs:42``) anchors it when written; reads, listings, search
         hits and the context block then mark it ``stale: src/auth.rs changed
         since <date>`` once it changes. Default: none, no anchoring.
+    :param team_dir: the project's team memory, normally
+        ``<project root>/.agent-memory`` (created if missing): Markdown
+        shared through git, preopened read-write as a second directory.
+        Tools then take ``"scope": "team"``, the context block gets a team
+        section and search covers it.
+    :param scope: ``"personal"`` (default) or ``"team"`` (needs
+        ``team_dir``): which store the typed methods act on.
     :param component: path of the ``.wasm`` (default: the packaged one).
     :raises MemoryError: ``invalid-options`` for an empty project, an offset
         out of range, limits out of range, an unknown secret policy or a bad
@@ -899,6 +987,8 @@ class Memory:
         max_memory_bytes: int = DEFAULT_MAX_MEMORY_BYTES,
         call_timeout: float = DEFAULT_CALL_TIMEOUT,
         project_dir: Optional[PathLike] = None,
+        team_dir: Optional[PathLike] = None,
+        scope: str = "personal",
         component: Optional[PathLike] = None,
     ) -> None:
         options = OpenOptions(
@@ -918,6 +1008,8 @@ class Memory:
             max_memory_bytes=max_memory_bytes,
             call_timeout=call_timeout,
             project_dir=project_dir,
+            team_dir=team_dir,
+            scope=scope,
         )
         self._attach(_Group(Runtime.shared(component), [options]), 0)
 
@@ -1097,6 +1189,7 @@ class Memory:
             line=_get(record, "line"),
             bytes=_get(record, "bytes"),
             warnings=list(_get(record, "warnings")),
+            budget=_budget(record),
             message=_get(record, "message"),
         )
 
@@ -1108,7 +1201,14 @@ class Memory:
         :raises MemoryError: ``missing-name``, ``invalid-name``,
             ``not-a-file``, ``busy``, ``io``.
         """
-        return _fields(self._method("delete-note", name), DeleteReceipt)
+        record = self._method("delete-note", name)
+        return DeleteReceipt(
+            path=_get(record, "path"),
+            existed=_get(record, "existed"),
+            bytes=_get(record, "bytes"),
+            budget=_budget(record),
+            message=_get(record, "message"),
+        )
 
     def rename_note(self, name: str, new_name: str) -> RenameReceipt:
         """Moves a note to a new name, creating and removing topic folders
@@ -1119,7 +1219,9 @@ class Memory:
             ``busy``, ``io``; the store is unchanged on any error.
         """
         record = self._method("rename-note", name, new_name)
-        return RenameReceipt(from_=getattr(record, "from"), to=record.to, message=record.message)
+        return RenameReceipt(
+            from_=getattr(record, "from"), to=record.to, budget=_budget(record), message=record.message
+        )
 
     def history(self, source: str, name: Optional[str] = None, limit: Optional[int] = None) -> List[Version]:
         """The recorded versions of one file, newest first, at most ``limit``
@@ -1158,6 +1260,24 @@ class Memory:
         :raises MemoryError: ``io`` when the root cannot be listed.
         """
         return [_fields(s, StoredSecret) for s in self._method("scan-secrets")]
+
+    def take_snapshot(self) -> SnapshotInfo:
+        """Copies the project's personal notes into the team directory's
+        ``snapshot/`` (replacing the previous one) with a ``TAKEN`` time.
+
+        :raises MemoryError: ``no-team-dir``, ``secret-detected`` (nothing
+            written), ``busy``, ``io``.
+        """
+        return _fields(self._method("take-snapshot"), SnapshotInfo)
+
+    def apply_snapshot(self) -> SnapshotInfo:
+        """Applies the team snapshot to the project's notes, recorded in
+        history as imports.
+
+        :raises MemoryError: ``no-team-dir``, ``not-found`` (no snapshot),
+            ``conflict`` (nothing applied), ``busy``, ``io``.
+        """
+        return _fields(self._method("apply-snapshot"), SnapshotInfo)
 
     def context_block(self) -> Optional[str]:
         """The ``<memory>`` block for the system prompt, or ``None`` when
