@@ -1,6 +1,7 @@
 //! `agent-memory-bench`: generate realistic memory stores and measure
 //! agent-memory on them against the native core and ripgrep.
 
+mod anchors;
 mod corpus;
 mod eval;
 mod measure;
@@ -110,6 +111,13 @@ enum Command {
         #[arg(last = true, required = true)]
         command: Vec<std::ffi::OsString>,
     },
+    /// Time the context block with 200 warm staleness anchors, through the
+    /// component and natively, against no project directory
+    Anchors {
+        /// A few rounds only (a smoke run)
+        #[arg(long)]
+        quick: bool,
+    },
     /// Open a store, search it once and exit (the peak-memory child)
     #[command(hide = true)]
     SearchOnce {
@@ -215,6 +223,7 @@ fn run(cli: Cli) -> Result<()> {
             dir,
             command,
         } => measure::peak_rss_child(&report, dir.as_deref(), &command[0], &command[1..]),
+        Command::Anchors { quick } => anchors::run(quick),
         Command::SearchOnce {
             backend,
             root,

@@ -35,7 +35,8 @@ struct Cli {
 
     /// The project whose scratchpad, logs and notes to use [default: the
     /// current directory's git root (shared by all its worktrees), else the
-    /// current directory]
+    /// current directory]. Its files (or, by default, those of the current
+    /// checkout) are preopened read-only for staleness anchors
     #[arg(long, global = true, value_name = "DIR")]
     project: Option<PathBuf>,
 
@@ -96,7 +97,8 @@ fn parse_search_mode(text: &str) -> Result<SearchMode, String> {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Run a tool call (memory_write, memory_read, memory_search, memory_edit,
-    /// memory_delete, memory_rename, memory_history, memory_restore, memory)
+    /// memory_delete, memory_rename, memory_history, memory_restore,
+    /// memory_refresh, memory)
     /// and print the text the model would get
     Call {
         /// The tool's name
@@ -114,7 +116,7 @@ enum Command {
         prompt: bool,
         /// seed (memory_write, memory_read, memory_search), full (and
         /// memory_edit, memory_delete, memory_rename, memory_history,
-        /// memory_restore) or anthropic (memory)
+        /// memory_restore, memory_refresh) or anthropic (memory)
         #[arg(long, value_name = "NAME", default_value = "full", value_parser = parse_tool_set)]
         set: ToolSet,
     },
@@ -382,7 +384,7 @@ fn run(cli: Cli) -> Result<()> {
                 }),
                 _ => None,
             };
-            let project = project_path(cli.project, source_dir)?;
+            let (project, files) = project_path(cli.project, source_dir)?;
             if let Some(disabled) = &choice.disabled {
                 return match command {
                     // What an agent sees: no block, and a plain answer.
@@ -407,6 +409,9 @@ fn run(cli: Cli) -> Result<()> {
             }
             if let Some(source) = cli.source {
                 options = options.source(source);
+            }
+            if let Some(files) = files {
+                options = options.project_dir(files);
             }
             let team = cli.team_dir.or_else(|| {
                 let dir = OpenOptions::team_dir_of(options.project());
@@ -460,14 +465,27 @@ fn run(cli: Cli) -> Result<()> {
 
 /// The project path: `--project` as given (canonical when it exists), else
 /// the git root of the directory an import reads from, else of the current
-/// directory.
-fn project_path(project: Option<PathBuf>, source_dir: Option<PathBuf>) -> Result<PathBuf> {
+/// directory; and the directory whose files staleness anchors hash
+/// (read-only): `--project` when it is a directory, else the checkout at
+/// hand, which for a linked worktree is the worktree itself.
+fn project_path(
+    project: Option<PathBuf>,
+    source_dir: Option<PathBuf>,
+) -> Result<(PathBuf, Option<PathBuf>)> {
     Ok(match (project, source_dir) {
-        (Some(project), _) => fs::canonicalize(&project).unwrap_or(project),
-        (None, Some(dir)) => agent_memory::detect_project(dir),
+        (Some(project), _) => {
+            let project = fs::canonicalize(&project).unwrap_or(project);
+            let files = project.is_dir().then(|| project.clone());
+            (project, files)
+        }
+        (None, Some(dir)) => {
+            let files = Some(agent_memory::detect_checkout(&dir));
+            (agent_memory::detect_project(dir), files)
+        }
         (None, None) => {
             let cwd = std::env::current_dir().context("cannot read the current directory")?;
-            agent_memory::detect_project(cwd)
+            let files = Some(agent_memory::detect_checkout(&cwd));
+            (agent_memory::detect_project(cwd), files)
         }
     })
 }
@@ -744,6 +762,9 @@ fn status(memory: &mut Memory, choice: &RootChoice) -> Result<()> {
                 "  {:<width$}  {:>8} bytes\n",
                 file.path, file.bytes
             ));
+            for mark in &file.stale {
+                out.push_str(&format!("    {mark}\n"));
+            }
         }
     }
     match block {

@@ -278,7 +278,7 @@ fn tools_prints_a_set_as_json() {
     let out = cli.ok(&["tools", "--set", "full"]);
     let tools: serde_json::Value = serde_json::from_str(&out).unwrap();
     let tools = tools.as_array().unwrap();
-    assert_eq!(tools.len(), 8);
+    assert_eq!(tools.len(), 9);
     for tool in tools {
         assert!(tool["description"].as_str().is_some_and(|d| !d.is_empty()));
         assert_eq!(tool["parameters"]["type"], "object", "{tool}");
@@ -698,4 +698,63 @@ fn snapshot_shares_notes_through_the_team_folder_and_apply_applies_it() {
         fs::read_to_string(elsewhere.join("MEMORY.md")).unwrap(),
         "- shared"
     );
+}
+
+#[test]
+fn team_notes_are_anchored_to_the_project_through_the_command() {
+    let cli = Cli::new();
+    let project = cli.temp.path().join("app");
+    fs::create_dir_all(project.join("src")).unwrap();
+    fs::create_dir_all(project.join(".agent-memory")).unwrap();
+    fs::write(project.join("src/ship.sh"), "make ship\n").unwrap();
+    let project = fs::canonicalize(project).unwrap();
+    let run_here = |args: &[&str]| {
+        let mut command = cli.bare();
+        command
+            .arg("--root")
+            .arg(cli.root())
+            .args(["--project", project.to_str().unwrap(), "--now", NOW])
+            .args(args);
+        let output = run(&mut command, None);
+        assert_success(&output, args);
+        stdout(&output)
+    };
+    // --project is a directory: its files are anchored; its .agent-memory
+    // is the team directory.
+    run_here(&[
+        "call",
+        "memory_write",
+        r#"{"target":"note","name":"deploy","content":"Ship with src/ship.sh","scope":"team"}"#,
+    ]);
+    fs::write(project.join("src/ship.sh"), "make release\n").unwrap();
+    assert_eq!(
+        run_here(&[
+            "call",
+            "memory_read",
+            r#"{"source":"note","name":"deploy","scope":"team"}"#
+        ]),
+        "Ship with src/ship.sh\n\nstale: src/ship.sh changed since 2026-05-30\n"
+    );
+    assert!(run_here(&["context"]).contains(
+        "## Stale notes\nstale: src/ship.sh changed since 2026-05-30 (team note deploy)\n"
+    ),);
+    // The anchors stay in the team directory's git-ignored side folder.
+    assert!(project.join(".agent-memory/.store/anchors").is_dir());
+    assert_eq!(
+        fs::read_to_string(project.join(".agent-memory/.gitignore"))
+            .unwrap()
+            .lines()
+            .find(|l| !l.starts_with('#')),
+        Some(".*")
+    );
+    assert_eq!(
+        run_here(&[
+            "call",
+            "memory_refresh",
+            r#"{"name":"deploy","scope":"team"}"#
+        ]),
+        "Refreshed team:notes/deploy.md: anchored 1 project file as of 2026-05-30 (src/ship.sh)\n\
+         Budget: team MEMORY.md 0/200 lines, 0/25000 bytes; team section of the context block 0/32768 bytes (notes are not in it; memory_search finds them)\n"
+    );
+    assert_eq!(run_here(&["context"]), "");
 }

@@ -42,6 +42,11 @@ fuzz_target!(|input: (&str, &str, &str, &str, u16, u8)| {
         today: Some(("2026-05-30".into(), today)),
         team: Some((scratchpad.to_string(), scratchpad.len() as u64)),
         notices: vec![earlier.to_string()],
+        marks: context::Marks {
+            long_term: vec![scratchpad.to_string()],
+            team: vec![earlier.to_string()],
+            notes: vec![long_term.clone()],
+        },
     };
     if let Some(block) = context::build(&sources, cap) {
         assert!(block.len() <= cap, "{} > {cap}", block.len());

@@ -65,6 +65,8 @@ pub(crate) struct Group {
 struct Member {
     options: OpenOptions,
     guest_root: String,
+    /// Where the project directory is preopened read-only, if it is.
+    guest_project: Option<String>,
     /// Where the team directory is preopened, if there is one.
     guest_team: Option<String>,
     handle: Option<ResourceAny>,
@@ -82,6 +84,9 @@ impl Memory {
         let mut members = Vec::with_capacity(options.len());
         for (i, mut o) in options.into_iter().enumerate() {
             o.root = prepare_root(&o.root, o.create_root)?;
+            if let Some(dir) = &o.project_dir {
+                o.project_dir = Some(prepare_project_dir(dir)?);
+            }
             if let Some(team) = &o.team_dir {
                 let team = prepare_root(team, true)?;
                 if team == o.root {
@@ -103,6 +108,13 @@ impl Memory {
                 }
             });
             members.push(Member {
+                guest_project: o.project_dir.as_ref().map(|_| {
+                    if single {
+                        GUEST_PROJECT.to_string()
+                    } else {
+                        format!("{GUEST_PROJECT}-{i}")
+                    }
+                }),
                 guest_team,
                 // One memory keeps the root at `/`, as every host did before
                 // handles existed; several get one directory each.
@@ -762,6 +774,17 @@ impl Group {
                         e,
                     )
                 })?;
+            // The project is only ever hashed: read-only, so no call can
+            // write there, whatever the guest does.
+            if let (Some(dir), Some(guest)) = (&member.options.project_dir, &member.guest_project) {
+                wasi.preopened_dir(dir, guest, FsPerms::ReadOnly)
+                    .map_err(|e| {
+                        Error::setup_wasmtime(
+                            format!("cannot open the project directory `{}`", dir.display()),
+                            e,
+                        )
+                    })?;
+            }
             if let (Some(team), Some(guest)) = (&member.options.team_dir, &member.guest_team) {
                 wasi.preopened_dir(team, guest, FsPerms::ReadWrite)
                     .map_err(|e| {
@@ -803,6 +826,7 @@ impl Group {
                 let clock = member.options.clock();
                 let options = member.options.wit_options(
                     &member.guest_root,
+                    member.guest_project.as_deref(),
                     member.guest_team.as_deref(),
                     clock,
                 );
@@ -916,6 +940,34 @@ fn prepare_root(root: &Path, create: bool) -> Result<PathBuf, Error> {
     Ok(canonical)
 }
 
+/// The guest path of the project directory's read-only preopen (with
+/// `-<i>` for the i-th memory of a group). Not a name the store uses at its
+/// root (`projects/` is), so it shadows nothing.
+pub(crate) const GUEST_PROJECT: &str = "/project";
+
+/// The project directory canonical, or a setup error naming it.
+fn prepare_project_dir(dir: &Path) -> Result<PathBuf, Error> {
+    let canonical = fs::canonicalize(dir).map_err(|e| {
+        Error::setup(
+            format!(
+                "cannot open the project directory `{}` for staleness anchors",
+                dir.display()
+            ),
+            e,
+        )
+    })?;
+    if !canonical.is_dir() {
+        return Err(Error::Setup {
+            message: format!(
+                "the project directory `{}` is not a directory; pass the project's root folder",
+                dir.display()
+            ),
+            source: None,
+        });
+    }
+    Ok(canonical)
+}
+
 fn domain(error: wit::Error) -> Error {
     Error::Memory(MemoryError::from(error))
 }
@@ -952,6 +1004,131 @@ mod tests {
         assert_eq!(
             error.to_string(),
             format!("the memory root `{}` is not a directory", file.display())
+        );
+    }
+}
+
+/// The project preopen, as the library sets it up, refuses writes from
+/// inside the guest. No store code writes there, so the call is crafted:
+/// a second `memory.open` in the product's own instance whose *root* is
+/// the project's guest path, then every kind of write through it.
+#[cfg(all(test, unix))]
+mod project_preopen {
+    use super::*;
+
+    /// Every path under `dir` with its bytes (`None` for a directory).
+    fn tree(dir: &Path) -> Vec<(PathBuf, Option<Vec<u8>>)> {
+        let mut out = Vec::new();
+        let mut stack = vec![dir.to_path_buf()];
+        while let Some(d) = stack.pop() {
+            for entry in fs::read_dir(&d).unwrap().flatten() {
+                let path = entry.path();
+                if entry.file_type().unwrap().is_dir() {
+                    stack.push(path.clone());
+                    out.push((path, None));
+                } else {
+                    out.push((path.clone(), Some(fs::read(&path).unwrap())));
+                }
+            }
+        }
+        out.sort();
+        out
+    }
+
+    #[test]
+    fn a_write_through_the_project_preopen_fails_and_changes_nothing() {
+        let temp = tempfile::tempdir().unwrap();
+        let root = temp.path().join("root");
+        let project = temp.path().join("project");
+        fs::create_dir_all(project.join("src")).unwrap();
+        fs::write(project.join("src/auth.rs"), "pub fn login() {}\n").unwrap();
+        fs::write(project.join("MEMORY.md"), "- the project's own file\n").unwrap();
+        let before = tree(&project);
+        let runtime = crate::Runtime::shared().unwrap();
+        let options = OpenOptions::new(&root, "/src/app")
+            .fixed_clock(1_780_125_300, 0)
+            .project_dir(&project);
+        let memory = Memory::open_group(runtime.pre.clone(), vec![options])
+            .unwrap()
+            .pop()
+            .unwrap();
+        let mut group = memory.group.lock().unwrap();
+        let member = &group.members[0];
+        let guest = member.guest_project.clone().unwrap();
+        assert_eq!(guest, GUEST_PROJECT);
+        let crafted = member
+            .options
+            .wit_options(&guest, None, None, member.options.clock());
+        let instance = group.live.as_mut().unwrap();
+        // One deadline for the few calls below.
+        instance.arm();
+        let store = instance.bindings.agent_memory_store();
+        // Opening creates nothing, so it succeeds: the guest can see there.
+        let handle = store
+            .memory()
+            .call_open(&mut instance.store, &crafted)
+            .unwrap()
+            .unwrap();
+        let read = store
+            .memory()
+            .call_read(&mut instance.store, handle, wit::ReadSource::LongTerm, None)
+            .unwrap()
+            .unwrap();
+        assert_eq!(read.as_deref(), Some("- the project's own file\n"));
+        let mut failures = Vec::new();
+        for (target, name) in [
+            (wit::WriteTarget::LongTerm, None),
+            (wit::WriteTarget::Note, Some("n")),
+            (wit::WriteTarget::Daily, None),
+        ] {
+            for mode in [wit::WriteMode::Overwrite, wit::WriteMode::Append] {
+                let result = store
+                    .memory()
+                    .call_write(&mut instance.store, handle, target, "x", mode, name)
+                    .unwrap();
+                failures.push(result.expect_err("a write through the read-only preopen"));
+            }
+        }
+        let result = store
+            .memory()
+            .call_append_daily(&mut instance.store, handle, "h", "b")
+            .unwrap();
+        failures.push(result.expect_err("an append through the read-only preopen"));
+        for failure in &failures {
+            // The lock file is the first thing a write creates: refused by
+            // the filesystem, which the store reports as an I/O failure.
+            assert!(
+                matches!(failure.kind, wit::ErrorKind::Io),
+                "{:?}: {}",
+                failure.kind,
+                failure.message
+            );
+            assert!(
+                failure.message.contains("lock"),
+                "{:?}: {}",
+                failure.kind,
+                failure.message
+            );
+        }
+        assert_eq!(tree(&project), before);
+        // The memory opened as the library means it still works.
+        drop(group);
+        let mut memory = memory;
+        memory
+            .write(
+                WriteTarget::Note,
+                "see src/auth.rs",
+                WriteMode::Overwrite,
+                Some("auth"),
+            )
+            .unwrap();
+        fs::write(project.join("src/auth.rs"), "pub fn login(u: &str) {}\n").unwrap();
+        assert_eq!(
+            memory
+                .read(ReadSource::Note, Some("auth"))
+                .unwrap()
+                .unwrap(),
+            "see src/auth.rs\n\nstale: src/auth.rs changed since 2026-05-30"
         );
     }
 }

@@ -53,6 +53,7 @@ pub struct OpenOptions {
     pub(crate) call_timeout: Duration,
     pub(crate) create_root: bool,
     pub(crate) inherit_stderr: bool,
+    pub(crate) project_dir: Option<PathBuf>,
     pub(crate) team_dir: Option<PathBuf>,
     pub(crate) scope: crate::Scope,
 }
@@ -88,6 +89,7 @@ impl OpenOptions {
             call_timeout: DEFAULT_CALL_TIMEOUT,
             create_root: true,
             inherit_stderr: false,
+            project_dir: None,
             team_dir: None,
             scope: crate::Scope::Personal,
         }
@@ -255,6 +257,24 @@ impl OpenOptions {
         self
     }
 
+    /// Anchor memory to the project's files in `dir` (staleness anchors):
+    /// the directory is preopened READ-ONLY, at a guest path of its own,
+    /// for hashing the files notes and `MEMORY.md` name, and nothing else.
+    /// Reads, listings, search hits and the context block then mark entries
+    /// whose anchored files changed (`stale: src/auth.rs changed since
+    /// 2026-05-01`). It must be an existing directory (else opening fails
+    /// with a setup error); it may contain the memory root. Default: none,
+    /// no anchoring.
+    pub fn project_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.project_dir = Some(dir.into());
+        self
+    }
+
+    /// The project directory for staleness anchors, as given.
+    pub fn project_dir_path(&self) -> Option<&Path> {
+        self.project_dir.as_deref()
+    }
+
     /// The memory root as given.
     pub fn root(&self) -> &Path {
         &self.root
@@ -285,6 +305,7 @@ impl OpenOptions {
     pub(crate) fn wit_options(
         &self,
         guest_root: &str,
+        guest_project: Option<&str>,
         guest_team: Option<&str>,
         clock: wit::Clock,
     ) -> wit::Options {
@@ -304,6 +325,7 @@ impl OpenOptions {
             },
             secret_policy: self.secret_policy.into(),
             source: self.source.clone(),
+            project_dir: guest_project.map(str::to_string),
             team_dir: guest_team.map(str::to_string),
             scope: self.scope.into(),
         }
@@ -362,7 +384,7 @@ mod tests {
             .max_inject_bytes(1)
             .max_write_bytes(2)
             .max_read_bytes(3);
-        let wit = options.wit_options("/", None, options.clock());
+        let wit = options.wit_options("/", None, None, options.clock());
         assert_eq!(wit.root, "/");
         assert_eq!(wit.project, "/src/app");
         assert_eq!(wit.limits.max_inject_bytes, Some(1));

@@ -68,6 +68,28 @@ pub fn detect_project(cwd: impl AsRef<Path>) -> PathBuf {
     cwd
 }
 
+/// The checkout a directory is in, whose files staleness anchors hash
+/// (see [`OpenOptions::project_dir`](crate::OpenOptions::project_dir)): the
+/// canonical directory holding the first `.git` entry (directory or file)
+/// above `cwd`, else `cwd` itself. Unlike [`detect_project`], a linked
+/// worktree is its own checkout: the files an agent edits are there, while
+/// its memory is shared with the main repository.
+///
+/// # Examples
+///
+/// ```no_run
+/// let checkout = agent_memory::detect_checkout("/home/me/src/app/crates/core");
+/// assert_eq!(checkout, std::path::Path::new("/home/me/src/app"));
+/// ```
+pub fn detect_checkout(cwd: impl AsRef<Path>) -> PathBuf {
+    let cwd = cwd.as_ref();
+    let cwd = fs::canonicalize(cwd).unwrap_or_else(|_| cwd.to_path_buf());
+    cwd.ancestors()
+        .find(|dir| fs::symlink_metadata(dir.join(".git")).is_ok())
+        .unwrap_or(&cwd)
+        .to_path_buf()
+}
+
 /// For a `.git` file pointing into `<main>/.git/worktrees/<name>`, `<main>`.
 fn worktree_main_root(dir: &Path, dot_git: &Path) -> Option<PathBuf> {
     let text = fs::read_to_string(dot_git).ok()?;

@@ -34,7 +34,7 @@ pub(crate) const EPOCH_TICK: Duration = Duration::from_millis(10);
 /// The engine interrupts calls by epoch: a background thread named
 /// `agent-memory-epoch` advances it every 10 ms while the engine lives.
 pub struct Runtime {
-    pre: AgentMemoryPre<HostState>,
+    pub(crate) pre: AgentMemoryPre<HostState>,
     helper: Mutex<Option<Instance>>,
 }
 

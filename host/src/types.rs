@@ -397,6 +397,11 @@ pub struct FileInfo {
     pub path: String,
     /// Size in bytes.
     pub bytes: u64,
+    /// Staleness marks, one line each (`stale: src/auth.rs changed since
+    /// 2026-05-01`); empty unless the memory was opened with
+    /// [`OpenOptions::project_dir`](crate::OpenOptions::project_dir) and an
+    /// anchored project file of this `MEMORY.md` or note changed.
+    pub stale: Vec<String>,
 }
 
 impl From<wit::FileInfo> for FileInfo {
@@ -404,6 +409,7 @@ impl From<wit::FileInfo> for FileInfo {
         FileInfo {
             path: info.path,
             bytes: info.bytes,
+            stale: info.stale,
         }
     }
 }

@@ -227,7 +227,8 @@ fn from_bytes_loads_the_same_component() {
             "memory_delete",
             "memory_rename",
             "memory_history",
-            "memory_restore"
+            "memory_restore",
+            "memory_refresh"
         ]
     );
     assert_eq!(names(ToolSet::Anthropic), ["memory"]);

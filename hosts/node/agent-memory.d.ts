@@ -38,7 +38,8 @@ export type SearchMode = 'ranked' | 'literal';
 /**
  * Which tool definitions a model is given: `seed` (memory_write, memory_read,
  * memory_search), `full` (those and memory_edit, memory_delete, memory_rename,
- * memory_history, memory_restore) or `anthropic` (only `memory`).
+ * memory_history, memory_restore, memory_refresh) or `anthropic` (only
+ * `memory`).
  */
 export type ToolSet = 'seed' | 'full' | 'anthropic';
 /**
@@ -135,6 +136,14 @@ export interface MemoryOptions {
   maxMemoryBytes?: number;
   /** Bound of one call (default 30 000 ms). */
   callTimeoutMs?: number;
+  /**
+   * The project's files, for staleness anchors: preopened read-only (the
+   * shim refuses every write through it) and only ever hashed. Notes and
+   * MEMORY.md that name project files (`src/auth.rs:42`) anchor them when
+   * written; reads, listings, search hits and the context block then mark
+   * `stale: src/auth.rs changed since <date>` once one changes. Default: none.
+   */
+  projectDir?: string;
   /**
    * The project's team memory, normally `<project root>/.agent-memory`
    * (created if missing), shared through git and preopened read-write:
@@ -264,6 +273,8 @@ export interface StoredSecret {
 export interface FileInfo {
   path: string;
   bytes: number;
+  /** Staleness marks, one a line; empty unless opened with `projectDir`. */
+  stale: string[];
 }
 
 export interface TermCount {

@@ -33,7 +33,7 @@
 // the preopens), not in the kernel as wasmtime does: a weaker boundary than the
 // Rust and Python hosts give.
 
-import { readFileSync, readdirSync, mkdirSync, realpathSync, existsSync } from 'node:fs';
+import { readFileSync, readdirSync, mkdirSync, realpathSync, existsSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 import { Worker, MessageChannel, receiveMessageOnPort } from 'node:worker_threads';
@@ -194,7 +194,9 @@ class Group {
 
   constructor(specs, workaround) {
     const single = specs.length === 1;
-    this.members = specs.map((spec, i) => member(spec, single ? '/' : `/memory-${i}`));
+    this.members = specs.map((spec, i) =>
+      member(spec, single ? '/' : `/memory-${i}`, single ? GUEST_PROJECT : `${GUEST_PROJECT}-${i}`),
+    );
     this.maxMemoryBytes = Math.max(...specs.map((s) => s.maxMemoryBytes ?? DEFAULT_MAX_MEMORY_BYTES));
     this.callTimeoutMs = Math.max(...specs.map((s) => s.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS));
     this.workaround = workaround;
@@ -216,6 +218,9 @@ class Group {
           { root: m.root, guestRoot: m.guestRoot },
           ...(m.team ? [{ root: m.team, guestRoot: m.guestTeam }] : []),
         ]),
+        projects: this.members
+          .filter((m) => m.projectDir !== undefined)
+          .map((m) => ({ root: m.projectDir, guestRoot: m.guestProject })),
         modules: coreModules(this.maxMemoryBytes),
         workaround: this.workaround,
       },
@@ -342,7 +347,11 @@ const snapshotInfo = (s) => ({
 
 const kebab = (name) => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 
-function member(spec, guestRoot) {
+// Where a memory's project directory is preopened read-only (`-<i>` in a
+// group), as the Rust host does: not a name the store uses at its root.
+const GUEST_PROJECT = '/project';
+
+function member(spec, guestRoot, guestProject) {
   if (!spec || typeof spec !== 'object') throw new TypeError('each memory needs an options object {root, project, ...}');
   mkdirSync(spec.root, { recursive: true });
   let team;
@@ -362,9 +371,18 @@ function member(spec, guestRoot) {
     offset = localOffset();
     followsSystemZone = true;
   }
+  let projectDir;
+  if (spec.projectDir !== undefined && spec.projectDir !== null) {
+    projectDir = realpathSync(String(spec.projectDir));
+    if (!statSync(projectDir).isDirectory()) {
+      throw new TypeError(`the project directory \`${spec.projectDir}\` is not a directory; pass the project's root folder`);
+    }
+  }
   return {
     root: realpathSync(spec.root),
     guestRoot,
+    projectDir,
+    guestProject: projectDir === undefined ? undefined : guestProject,
     project: String(spec.project),
     fixedUnix: pinned ? BigInt(pinned.unix) : undefined,
     offset,
@@ -397,6 +415,7 @@ const witOptions = (m) => ({
   limits: m.limits,
   secretPolicy: m.secretPolicy,
   source: m.source,
+  projectDir: m.guestProject,
   teamDir: m.guestTeam,
   scope: m.scope,
 });
@@ -542,7 +561,7 @@ export class Memory {
 
   /** Every `.md` file this project can see: `[{path, bytes}]`, sorted by path. */
   listFiles() {
-    return this.#call('listFiles').map((f) => ({ path: f.path, bytes: Number(f.bytes) }));
+    return this.#call('listFiles').map((f) => ({ path: f.path, bytes: Number(f.bytes), stale: [...f.stale] }));
   }
 
   /** Appends `### HH:MM — heading` and the trimmed body to today's log. */
@@ -703,7 +722,8 @@ export class Memory {
    * `[{name, description, parametersSchema, parameters}]` for the tools of
    * `set`: `seed` (memory_write, memory_read, memory_search), `full` (those
    * and memory_edit, memory_delete, memory_rename, memory_history,
-   * memory_restore) or `anthropic` (only `memory`, Anthropic's memory tool).
+   * memory_restore, memory_refresh) or `anthropic` (only `memory`,
+   * Anthropic's memory tool).
    * @throws {MemoryError} `invalid-arguments` for another set
    */
   toolDefinitions(set = 'full') {

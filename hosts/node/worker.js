@@ -7,7 +7,7 @@
 
 import { workerData } from 'node:worker_threads';
 
-const { port, flag, roots, modules, workaround } = workerData;
+const { port, flag, roots, projects, modules, workaround } = workerData;
 const signal = new Int32Array(flag);
 
 function reply(message) {
@@ -60,6 +60,33 @@ function patchOpenAt(descriptor) {
   return descriptor;
 }
 
+// The project directory is for hashing only (staleness anchors): the shim
+// has no read-only preopen, so every descriptor reached through it refuses
+// what would change the disk with `read-only`, as a wasmtime read-only
+// preopen does. Opens lose `mutate-directory` (nothing can mutate anyway).
+const MUTATORS = [
+  'write', 'writeViaStream', 'appendViaStream', 'setSize', 'setTimes', 'setTimesAt',
+  'createDirectoryAt', 'linkAt', 'removeDirectoryAt', 'renameAt', 'symlinkAt', 'unlinkFileAt',
+  'sync', 'syncData',
+];
+function readOnly(descriptor) {
+  for (const name of MUTATORS) {
+    if (typeof descriptor[name] === 'function') {
+      descriptor[name] = () => {
+        throw 'read-only';
+      };
+    }
+  }
+  const openAt = descriptor.openAt;
+  descriptor.openAt = function (pathFlags, path, openFlags, descriptorFlags) {
+    if (openFlags.create || openFlags.truncate || descriptorFlags.write) throw 'read-only';
+    const flags = { ...descriptorFlags, mutateDirectory: false };
+    return readOnly(openAt.call(this, pathFlags, path, openFlags, flags));
+  };
+  descriptor.getFlags = () => ({ read: true });
+  return descriptor;
+}
+
 // Error kinds travel by name: a case of the WIT variant, or `other(name)`'s
 // name; no list of them here, so new kinds need no change.
 function errorOf(e) {
@@ -103,10 +130,14 @@ try {
     import('@bytecodealliance/preview2-shim/instantiation'),
     import('./gen/agent_memory.js'),
   ]);
-  const preopens = Object.fromEntries(roots.map((r) => [r.guestRoot, r.root]));
+  const preopens = Object.fromEntries([...roots, ...projects].map((r) => [r.guestRoot, r.root]));
   const fs = filesystem.createFilesystem({ preopens });
   const directories = fs.preopens.getDirectories();
-  if (workaround) for (const [descriptor] of directories) patchOpenAt(descriptor);
+  const readOnlyPaths = new Set(projects.map((p) => p.guestRoot));
+  for (const [descriptor, guestPath] of directories) {
+    if (readOnlyPaths.has(guestPath)) readOnly(descriptor);
+    else if (workaround) patchOpenAt(descriptor);
+  }
   const shim = new WASIShim({
     filesystem: { types: fs.types, preopens: { getDirectories: () => [...directories] } },
     sandbox: { env: {}, args: [], enableNetwork: false },

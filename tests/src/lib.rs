@@ -140,7 +140,7 @@ pub trait Backend: Sized {
     const NAME: &'static str;
     /// Open `root` for `project` at the pinned time.
     fn open(root: &Path, project: &str, now: Now, caps: CapsOverride) -> Outcome<Self> {
-        Self::open_team(root, None, project, now, caps)
+        Self::open_with(root, None, None, project, now, caps)
     }
     /// Open `root` with the team directory `team`, if any.
     fn open_team(
@@ -149,7 +149,32 @@ pub trait Backend: Sized {
         project: &str,
         now: Now,
         caps: CapsOverride,
+    ) -> Outcome<Self> {
+        Self::open_with(root, team, None, project, now, caps)
+    }
+    /// [`Backend::open`] with staleness anchors against the project files
+    /// in `files` (through the component: a read-only preopen).
+    fn open_anchored(
+        root: &Path,
+        project: &str,
+        now: Now,
+        caps: CapsOverride,
+        files: &Path,
+    ) -> Outcome<Self> {
+        Self::open_with(root, None, Some(files), project, now, caps)
+    }
+    /// Open `root` with the team directory `team` and the project files
+    /// `files` for anchors, each if given.
+    fn open_with(
+        root: &Path,
+        team: Option<&Path>,
+        files: Option<&Path>,
+        project: &str,
+        now: Now,
+        caps: CapsOverride,
     ) -> Outcome<Self>;
+    /// `memory.list-files` as (path, staleness marks).
+    fn list_stale(&mut self) -> Outcome<Vec<(String, Vec<String>)>>;
     /// The project slug.
     fn slug(&self) -> String;
     /// `memory.write`.
@@ -201,9 +226,10 @@ fn native<T>(r: core::Result<T>) -> Outcome<T> {
 impl Backend for Native {
     const NAME: &'static str = "native";
 
-    fn open_team(
+    fn open_with(
         root: &Path,
         team: Option<&Path>,
+        files: Option<&Path>,
         project: &str,
         now: Now,
         caps: CapsOverride,
@@ -228,12 +254,20 @@ impl Backend for Native {
             secrets: core::secrets::SecretPolicy::Block,
             source: String::new(),
             retention: core::Retention::default(),
+            project_root: files.map(Path::to_path_buf),
         };
         let memory = native(core::Memory::open(root, opts))?;
         Ok(Native(match team {
             Some(team) => memory.with_team(team),
             None => memory,
         }))
+    }
+    fn list_stale(&mut self) -> Outcome<Vec<(String, Vec<String>)>> {
+        native(self.0.list_files()).map(|v| {
+            v.into_iter()
+                .map(|f| (f.path, core::anchors::mark_lines(&f.stale)))
+                .collect()
+        })
     }
     fn slug(&self) -> String {
         self.0.slug().to_string()
@@ -383,9 +417,10 @@ impl Component {
 impl Backend for Component {
     const NAME: &'static str = "component";
 
-    fn open_team(
+    fn open_with(
         root: &Path,
         team: Option<&Path>,
+        files: Option<&Path>,
         project: &str,
         now: Now,
         caps: CapsOverride,
@@ -404,7 +439,13 @@ impl Backend for Component {
         if let Some(team) = team {
             opts = opts.team_dir(team);
         }
+        if let Some(files) = files {
+            opts = opts.project_dir(files);
+        }
         component(Self::runtime().open(opts)).map(Component)
+    }
+    fn list_stale(&mut self) -> Outcome<Vec<(String, Vec<String>)>> {
+        component(self.0.list_files()).map(|v| v.into_iter().map(|f| (f.path, f.stale)).collect())
     }
     fn slug(&self) -> String {
         self.0.project_slug().to_string()

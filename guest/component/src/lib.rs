@@ -361,6 +361,10 @@ impl From<core::SnapshotInfo> for types::SnapshotInfo {
 impl store::GuestMemory for Memory {
     fn open(options: types::Options) -> Result<store::Memory, types::Error> {
         let root = core::names::guest_root(&options.root)?;
+        let project_root = match &options.project_dir {
+            Some(dir) => Some(core::names::guest_project_dir(dir)?.into()),
+            None => None,
+        };
         let opts = core::Options {
             project: options.project,
             clock: options.clock.into(),
@@ -368,6 +372,7 @@ impl store::GuestMemory for Memory {
             secrets: options.secret_policy.into(),
             source: options.source,
             retention: retention(&options.limits),
+            project_root,
         };
         let mut memory = core::Memory::open(root, opts)?;
         if let Some(dir) = options.team_dir {
@@ -460,6 +465,7 @@ impl store::GuestMemory for Memory {
                 .map(|f| types::FileInfo {
                     path: f.path,
                     bytes: f.bytes,
+                    stale: core::anchors::mark_lines(&f.stale),
                 })
                 .collect()
         })

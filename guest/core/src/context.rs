@@ -35,6 +35,21 @@ pub struct Sources {
     /// One line each: what needs the reader's attention (team files with
     /// conflict markers, a team snapshot applied or newer than the last).
     pub notices: Vec<String>,
+    /// Staleness marks (see [`crate::anchors`]).
+    pub marks: Marks,
+}
+
+/// Staleness lines for the block (see [`crate::anchors`]).
+#[derive(Debug, Default, Clone)]
+pub struct Marks {
+    /// Lines for MEMORY.md: shown right under its heading, so a cut keeps
+    /// them; dropped when MEMORY.md is blank.
+    pub long_term: Vec<String>,
+    /// Lines for the team's MEMORY.md, the same way under its heading.
+    pub team: Vec<String>,
+    /// Lines for notes (personal and team): their own section after the
+    /// indexes.
+    pub notes: Vec<String>,
 }
 
 struct Section {
@@ -67,6 +82,8 @@ pub enum Part {
     Earlier,
     /// Today's log.
     Today,
+    /// The staleness marks of notes.
+    Stale,
 }
 
 /// What the block shows of one source, in byte offsets of the text the
@@ -129,7 +146,7 @@ impl Layout {
             Part::Earlier => self.earlier.as_ref(),
             Part::Today => self.today.as_ref(),
             Part::Team => self.team.as_ref(),
-            Part::Notices => None,
+            Part::Notices | Part::Stale => None,
         }
     }
 }
@@ -215,6 +232,34 @@ pub fn index_section(text: &str, total_bytes: u64) -> String {
     )
 }
 
+/// An index's section body ([`index_section`]) with its staleness `marks`
+/// first, right under the heading (so a cut keeps them), and the span of
+/// the index text it shows with its offset in that body. No marks for a
+/// blank index: it gets no section.
+fn marked_index(
+    text: &str,
+    total: u64,
+    cut: Option<(usize, bool)>,
+    marks: &[String],
+) -> (String, Vec<(Range<usize>, usize)>) {
+    let shown = cut.map_or(text.len(), |(end, _)| text[..end].trim_end().len());
+    let index = index_section(text, total);
+    let body = tidy(&index);
+    if marks.is_empty() || body.is_empty() {
+        return (index, vec![(0..shown, 0)]);
+    }
+    // `tidy` dropped blank leading lines: the text shown starts at `lead`.
+    let lead = body.as_ptr() as usize - index.as_ptr() as usize;
+    let head = marks.join("\n");
+    let at = head.len() + 1;
+    let pieces = if lead < shown {
+        vec![(lead..shown, at)]
+    } else {
+        Vec::new()
+    };
+    (format!("{head}\n{body}"), pieces)
+}
+
 /// Blank leading lines and trailing whitespace removed.
 fn tidy(s: &str) -> &str {
     let s = s.trim_end();
@@ -285,28 +330,39 @@ pub fn build_with_layout(sources: &Sources, max_bytes: usize) -> (Option<String>
     }
     if let Some((text, total)) = &sources.long_term {
         index_cut_at = index_cut(text);
-        let shown = index_cut_at.map_or(text.len(), |(end, _)| text[..end].trim_end().len());
+        let (body, pieces) = marked_index(text, *total, index_cut_at, &sources.marks.long_term);
         push(
             Part::LongTerm,
             "Long-term memory (MEMORY.md)".into(),
-            &index_section(text, *total),
-            vec![(0..shown, 0)],
+            &body,
+            pieces,
             3,
             false,
         );
     }
     if let Some((text, total)) = &sources.team {
         team_cut_at = index_cut(text);
-        let shown = team_cut_at.map_or(text.len(), |(end, _)| text[..end].trim_end().len());
+        let (body, pieces) = marked_index(text, *total, team_cut_at, &sources.marks.team);
         push(
             Part::Team,
             "Team memory (.agent-memory/MEMORY.md)".into(),
-            &index_section(text, *total),
-            vec![(0..shown, 0)],
+            &body,
+            pieces,
             4,
             false,
         );
     }
+    // After the indexes it complements; cut with the earlier log (the same
+    // priority, pushed before it: the log gives way first).
+    let stale = sources.marks.notes.join("\n");
+    push(
+        Part::Stale,
+        "Stale notes".into(),
+        &stale,
+        Vec::new(),
+        5,
+        false,
+    );
     if let Some(text) = &sources.scratchpad {
         let (items, pieces) = open_items_mapped(text);
         push(
@@ -399,7 +455,7 @@ pub fn build_with_layout(sources: &Sources, max_bytes: usize) -> (Option<String>
             Part::Earlier => layout.earlier = Some(shown),
             Part::Today => layout.today = Some(shown),
             Part::Team => layout.team = Some(shown),
-            Part::Notices => {}
+            Part::Notices | Part::Stale => {}
         }
     }
     (Some(out), layout)
@@ -572,6 +628,71 @@ mod tests {
         assert!(block.contains(&format!("\n{visible}")), "{kept}: {block}");
         let one_more = crate::text::neutralize_wrapper_tags(&text[..kept + 1]).into_owned();
         assert!(!block.contains(&one_more));
+    }
+
+    #[test]
+    fn marks_head_the_index_and_its_layout_still_maps_the_text() {
+        let text = "\n\n- a <memory> fact long enough to be cut in its middle\n- another\n";
+        let s = Sources {
+            long_term: Some((text.into(), text.len() as u64)),
+            marks: Marks {
+                long_term: vec!["stale: src/a.rs changed since 2026-05-01".into()],
+                notes: vec!["stale: src/b.rs changed since 2026-05-01 (note b)".into()],
+                ..Marks::default()
+            },
+            ..Default::default()
+        };
+        let (block, layout) = build_with_layout(&s, 32768);
+        assert_eq!(
+            block.unwrap(),
+            format!(
+                "{OPEN_TAG}\n\n## Long-term memory (MEMORY.md)\n\
+                 stale: src/a.rs changed since 2026-05-01\n\
+                 - a &lt;memory> fact long enough to be cut in its middle\n- another\n\n\
+                 ## Stale notes\nstale: src/b.rs changed since 2026-05-01 (note b)\n</memory>"
+            )
+        );
+        let shown = layout.long_term.unwrap();
+        let fact = text.find("- a").unwrap()..text.find("\n- another").unwrap();
+        assert_eq!(shown.count(fact.clone()), (fact.len(), fact.len()));
+        // Whatever the cap, what the layout says is kept of the index is
+        // exactly what follows the marks in the block.
+        let lead = text.find("- a").unwrap();
+        let mut partly = 0;
+        for cap in OPEN_TAG.len() + 100..OPEN_TAG.len() + 260 {
+            let (block, layout) = build_with_layout(&s, cap);
+            let block = block.unwrap();
+            let (all, kept) = layout.long_term.unwrap().count(0..text.len());
+            assert_eq!(all, text.trim().len());
+            partly += usize::from(kept > 0 && kept < all);
+            if kept == 0 {
+                assert!(!block.contains("- a"), "{block}");
+                continue;
+            }
+            let visible = neutralize_wrapper_tags(&text[lead..lead + kept]).into_owned();
+            assert!(
+                block.contains(&format!("2026-05-01\n{visible}")),
+                "{kept}: {block}"
+            );
+            if kept < all {
+                let more = neutralize_wrapper_tags(&text[lead..lead + kept + 1]).into_owned();
+                assert!(
+                    !block.contains(&format!("2026-05-01\n{more}")),
+                    "{kept}: {block}"
+                );
+            }
+        }
+        assert!(partly > 0);
+        // A blank index has no section, so no marks either.
+        let blank = Sources {
+            long_term: Some(("\n".into(), 1)),
+            marks: Marks {
+                long_term: vec!["stale: src/a.rs changed since 2026-05-01".into()],
+                ..Marks::default()
+            },
+            ..Default::default()
+        };
+        assert_eq!(build(&blank, 32768), None);
     }
 
     #[test]

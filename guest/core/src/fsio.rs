@@ -272,12 +272,41 @@ impl Dir {
     /// Open the subdirectory `name` (one path component) when it is a real
     /// directory, never through a symbolic link; `Ok(None)` otherwise.
     pub fn open_subdir(&self, name: &str) -> io::Result<Option<Dir>> {
-        if !matches!(self.stat(name), Ok(Stat::Dir)) {
-            return Ok(None);
+        #[cfg(any(unix, target_os = "wasi"))]
+        {
+            use std::os::fd::{AsRawFd, FromRawFd};
+            // One `openat` that refuses a link and anything but a folder:
+            // no window for a link to be swapped in, no walk from the root.
+            #[cfg(unix)]
+            let flags = libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC;
+            #[cfg(target_os = "wasi")]
+            let flags = libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW;
+            let c_name = Self::c_name(name)?;
+            // SAFETY: the descriptor is open for the life of `self` and
+            // `c_name` is NUL-terminated.
+            let fd = unsafe { libc::openat(self.handle.as_raw_fd(), c_name.as_ptr(), flags) };
+            if fd < 0 {
+                let e = io::Error::last_os_error();
+                return match e.raw_os_error() {
+                    Some(libc::ENOENT | libc::ENOTDIR | libc::ELOOP) => Ok(None),
+                    _ => Err(e),
+                };
+            }
+            Ok(Some(Dir {
+                path: self.path.join(name),
+                // SAFETY: `fd` was just opened and nothing else owns it.
+                handle: unsafe { File::from_raw_fd(fd) },
+            }))
         }
-        // Checked just above; a link swapped in between is the one race
-        // left, and only another local process could make it.
-        Dir::open(&self.path.join(name))
+        #[cfg(not(any(unix, target_os = "wasi")))]
+        {
+            if !matches!(self.stat(name), Ok(Stat::Dir)) {
+                return Ok(None);
+            }
+            // Checked just above; a link swapped in between is the one race
+            // left, and only another local process could make it.
+            Dir::open(&self.path.join(name))
+        }
     }
 
     /// As [`kind`] for the entry `name` (one path component).
@@ -337,11 +366,9 @@ impl Dir {
         self.raw_stat(name).map(|s| s.1)
     }
 
-    /// One `fstatat` of `name`, as a signature (regular files with one link)
-    /// and a [`Stat`].
+    /// `lstat` of the entry `name`, relative to the open directory.
     #[cfg(any(unix, target_os = "wasi"))]
-    #[allow(clippy::useless_conversion)]
-    fn raw_stat(&self, name: &str) -> io::Result<(Option<Sig>, Stat)> {
+    fn lstat_at(&self, name: &str) -> io::Result<libc::stat> {
         use std::os::fd::AsRawFd;
         let c_name = Self::c_name(name)?;
         // SAFETY: `stat` is plain old data, so all-zero is a valid value.
@@ -359,6 +386,15 @@ impl Dir {
         if rc != 0 {
             return Err(io::Error::last_os_error());
         }
+        Ok(st)
+    }
+
+    /// One `fstatat` of `name`, as a signature (regular files with one link)
+    /// and a [`Stat`].
+    #[cfg(any(unix, target_os = "wasi"))]
+    #[allow(clippy::useless_conversion)]
+    fn raw_stat(&self, name: &str) -> io::Result<(Option<Sig>, Stat)> {
+        let st = self.lstat_at(name)?;
         #[cfg(target_os = "wasi")]
         let (secs, nanos) = (st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
         #[cfg(not(target_os = "wasi"))]
@@ -409,6 +445,52 @@ impl Dir {
         Ok(unsafe { File::from_raw_fd(fd) })
     }
 
+    /// The [`Stamp`] of the entry `name` (one path component) when it is a
+    /// regular file, never following a symbolic link; `Ok(None)` when it is
+    /// missing or anything else. Unlike [`Dir::kind`], a file with other
+    /// hard links counts: this serves the read-only project directory,
+    /// where another name for a file reveals nothing new.
+    pub fn stamp(&self, name: &str) -> io::Result<Option<Stamp>> {
+        #[cfg(any(unix, target_os = "wasi"))]
+        let found = self.lstat_at(name).map(|st| regular_stamp(&st));
+        #[cfg(not(any(unix, target_os = "wasi")))]
+        let found = fs::symlink_metadata(self.path.join(name)).map(|m| std_stamp(&m));
+        match found {
+            Ok(stamp) => Ok(stamp),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Open the regular file `name` (one path component) for reading,
+    /// never through a symbolic link, with the [`Stamp`] of what was
+    /// opened; `Ok(None)` when it is missing or not a regular file.
+    pub fn open_stamped(&self, name: &str) -> io::Result<Option<(File, Stamp)>> {
+        // Looked at first so a FIFO is never opened (that would block).
+        if self.stamp(name)?.is_none() {
+            return Ok(None);
+        }
+        let file = match self.open_file(name) {
+            Ok(file) => file,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        #[cfg(any(unix, target_os = "wasi"))]
+        let stamp = {
+            use std::os::fd::AsRawFd;
+            // SAFETY: `stat` is plain old data, so all-zero is a valid value.
+            let mut st: libc::stat = unsafe { std::mem::zeroed() };
+            // SAFETY: the descriptor is open and `st` is a valid, writable stat.
+            if unsafe { libc::fstat(file.as_raw_fd(), &mut st) } != 0 {
+                return Err(io::Error::last_os_error());
+            }
+            regular_stamp(&st)
+        };
+        #[cfg(not(any(unix, target_os = "wasi")))]
+        let stamp = std_stamp(&file.metadata()?);
+        Ok(stamp.map(|stamp| (file, stamp)))
+    }
+
     #[cfg(not(any(unix, target_os = "wasi")))]
     fn stat(&self, name: &str) -> io::Result<Stat> {
         stat(&self.path.join(name))
@@ -433,6 +515,61 @@ impl Dir {
     #[cfg(not(any(unix, target_os = "wasi")))]
     fn open_file(&self, name: &str) -> io::Result<File> {
         File::open(self.path.join(name))
+    }
+}
+
+/// A regular file's size and modification time, as a stat reports them:
+/// what staleness anchors compare before hashing anything.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stamp {
+    /// Size in bytes.
+    pub len: u64,
+    /// Modification time in nanoseconds since the Unix epoch (negative
+    /// before it).
+    pub mtime_ns: i64,
+}
+
+#[cfg(any(unix, target_os = "wasi"))]
+fn regular_stamp(st: &libc::stat) -> Option<Stamp> {
+    if st.st_mode & libc::S_IFMT != libc::S_IFREG {
+        return None;
+    }
+    #[cfg(target_os = "wasi")]
+    let (secs, nanos) = (st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+    #[cfg(not(target_os = "wasi"))]
+    let (secs, nanos) = (st.st_mtime, st.st_mtime_nsec);
+    #[allow(clippy::useless_conversion)]
+    let mtime_ns = i64::from(secs)
+        .saturating_mul(1_000_000_000)
+        .saturating_add(i64::from(nanos));
+    Some(Stamp {
+        len: st.st_size as u64,
+        mtime_ns,
+    })
+}
+
+fn std_stamp(meta: &fs::Metadata) -> Option<Stamp> {
+    if !meta.file_type().is_file() {
+        return None;
+    }
+    let mtime_ns = match meta.modified().ok()?.duration_since(std::time::UNIX_EPOCH) {
+        Ok(d) => i64::try_from(d.as_nanos()).unwrap_or(i64::MAX),
+        Err(e) => -i64::try_from(e.duration().as_nanos()).unwrap_or(i64::MAX),
+    };
+    Some(Stamp {
+        len: meta.len(),
+        mtime_ns,
+    })
+}
+
+/// The [`Stamp`] of the regular file at `path`, not following a final
+/// symbolic link; `Ok(None)` when it is missing or anything else. For the
+/// store's own files; compare it only with stamps from this function.
+pub fn file_stamp(path: &Path) -> io::Result<Option<Stamp>> {
+    match fs::symlink_metadata(path) {
+        Ok(meta) => Ok(std_stamp(&meta)),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e),
     }
 }
 
@@ -552,14 +689,27 @@ pub fn remove_leftovers(dir: &Path) {
 /// same directory, sync it, check the writer still holds the store's lock
 /// (`fence`), rename it over the target, sync the directory.
 pub fn replace(dir: &Path, file_name: &str, bytes: &[u8], fence: &LockGuard) -> io::Result<()> {
-    replace_checked(dir, file_name, bytes, || fence.check())
+    replace_checked(dir, file_name, bytes, || fence.check(), true)
+}
+
+/// As [`replace`] but without the syncs, for side data that is a cache:
+/// readers still see the old or the new file whole, but after a crash
+/// (of the machine, not the process) the file may be empty or cut, which
+/// its readers must take for "no data". Half the cost of a synced write.
+pub fn replace_cache(
+    dir: &Path,
+    file_name: &str,
+    bytes: &[u8],
+    fence: &LockGuard,
+) -> io::Result<()> {
+    replace_checked(dir, file_name, bytes, || fence.check(), false)
 }
 
 /// [`replace`] without the lock check, for files whose content is fixed by
 /// their name (history's content-addressed objects): a writer that lost its
 /// lock can only put the same bytes there as the next one.
 pub fn replace_content_addressed(dir: &Path, file_name: &str, bytes: &[u8]) -> io::Result<()> {
-    replace_checked(dir, file_name, bytes, || Ok(()))
+    replace_checked(dir, file_name, bytes, || Ok(()), true)
 }
 
 fn replace_checked(
@@ -567,12 +717,15 @@ fn replace_checked(
     file_name: &str,
     bytes: &[u8],
     before_rename: impl FnOnce() -> io::Result<()>,
+    durable: bool,
 ) -> io::Result<()> {
     let tmp = dir.join(temp_name(file_name));
     let result = (|| {
         let mut file = OpenOptions::new().write(true).create_new(true).open(&tmp)?;
         file.write_all(bytes)?;
-        file.sync_all()?;
+        if durable {
+            file.sync_all()?;
+        }
         drop(file);
         before_rename()?;
         fs::rename(&tmp, dir.join(file_name))
@@ -581,7 +734,9 @@ fn replace_checked(
         let _ = fs::remove_file(&tmp);
     }
     result?;
-    sync_dir(dir);
+    if durable {
+        sync_dir(dir);
+    }
     Ok(())
 }
 

@@ -1354,6 +1354,7 @@ impl Memory {
             lock.check().map_err(|e| Error::io("delete", &path, &e))?;
             fs::remove_file(&abs).map_err(|e| Error::io("delete", &path, &e))?;
             fsio::sync_dir(&dir);
+            self.forget_anchors(&lock, &path);
             let mut message = format!(
                 "Restored {path} to version v{n}: it did not exist then, so it was deleted"
             );
@@ -1374,6 +1375,8 @@ impl Memory {
         let warning =
             self.record_previous(&lock, &path, kind, Operation::Restore, None, Some(&bytes));
         fsio::replace(&dir, file, &bytes, &lock).map_err(|e| Error::io("restore", &path, &e))?;
+        // The restored text is what the memory says now: anchor it afresh.
+        self.anchor_written(&lock, &path, std::str::from_utf8(&bytes).ok());
         let mut message = format!("Restored {path} to version v{n} ({} bytes)", bytes.len());
         let warnings = warning.iter().cloned().collect();
         push_warning(&mut message, warning);

@@ -5,6 +5,7 @@
 //! the root is the one directory the host preopened.
 #![deny(missing_docs)]
 
+pub mod anchors;
 pub mod anthropic;
 pub mod budget;
 pub mod context;
@@ -25,6 +26,7 @@ pub mod time;
 pub mod tools;
 
 pub use agent_memory_vocab::Scope;
+pub use anchors::{Change, RefreshReceipt, Stale};
 pub use budget::{Budget, Reach};
 pub use error::{Error, ErrorKind, Result};
 pub use history::{Operation, Retention, Version};

@@ -55,11 +55,24 @@ pub fn project_slug(project_path: &str) -> String {
 /// # Errors
 /// [`ErrorKind::InvalidOptions`] naming the path.
 pub fn guest_root(root: &str) -> Result<&str> {
+    guest_dir("memory root", "\"/\"", root)
+}
+
+/// Validate the guest path of the read-only project preopen (the WIT
+/// `options.project-dir`) by the rules of [`guest_root`].
+///
+/// # Errors
+/// [`ErrorKind::InvalidOptions`] naming the path.
+pub fn guest_project_dir(dir: &str) -> Result<&str> {
+    guest_dir("project dir", "\"/project\"", dir)
+}
+
+fn guest_dir<'a>(what: &str, example: &str, root: &'a str) -> Result<&'a str> {
     let bad = |why: &str| {
         Err(Error::new(
             ErrorKind::InvalidOptions,
             format!(
-                "memory root {root:?} {why}; pass the guest path the host preopened, e.g. \"/\""
+                "{what} {root:?} {why}; pass the guest path the host preopened, e.g. {example}"
             ),
         ))
     };

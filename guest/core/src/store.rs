@@ -50,6 +50,11 @@ pub struct Options {
     /// What to do with text that holds a secret: the host's setting, never
     /// the model's.
     pub secrets: SecretPolicy,
+    /// Where the project directory is visible, read-only (in the component
+    /// a guest path such as `/project`), for staleness anchors (see
+    /// [`crate::anchors`]); `None` turns anchoring and marks off. Only ever
+    /// read: nothing is written there. Must be absolute.
+    pub project_root: Option<PathBuf>,
     /// Who is writing (an agent, a session), recorded with every change in
     /// history: at most 128 bytes, no line break or control character.
     /// Empty means no label.
@@ -66,6 +71,7 @@ impl Options {
             clock: Clock::UTC,
             limits: Limits::default(),
             secrets: SecretPolicy::default(),
+            project_root: None,
             source: String::new(),
             retention: Retention::default(),
         }
@@ -147,6 +153,9 @@ pub struct FileInfo {
     pub path: String,
     /// Size in bytes.
     pub bytes: u64,
+    /// Staleness marks of its anchored project files (see
+    /// [`crate::anchors`]); empty when none changed.
+    pub stale: Vec<crate::anchors::Stale>,
 }
 
 /// Ends a receipt's message with the budget line (and its warning).
@@ -235,6 +244,9 @@ pub struct Memory {
     clock: Clock,
     limits: Limits,
     secrets: SecretPolicy,
+    project_root: Option<PathBuf>,
+    /// The anchors file last parsed (see [`crate::anchors`]).
+    side_cache: crate::anchors::SideCache,
     history: History,
     /// Whether this is the personal store or the team store of a project.
     layout: Layout,
@@ -256,7 +268,8 @@ impl Memory {
     ///
     /// # Errors
     /// [`ErrorKind::InvalidOptions`] for an empty project path or one with
-    /// NUL, an offset out of range, or a cap below its minimum.
+    /// NUL, a project root that is not absolute or holds NUL, an offset out
+    /// of range, or a cap below its minimum.
     pub fn open(root: impl Into<PathBuf>, options: Options) -> Result<Memory> {
         if options.project.trim().is_empty() {
             return Err(Error::new(
@@ -270,6 +283,23 @@ impl Memory {
                 format!("project path {:?} contains NUL", options.project),
             ));
         }
+        if let Some(root) = &options.project_root {
+            let shown = root.display();
+            if root.as_os_str().as_encoded_bytes().contains(&0) {
+                return Err(Error::new(
+                    ErrorKind::InvalidOptions,
+                    format!("project root {shown:?} contains NUL"),
+                ));
+            }
+            if !root.is_absolute() {
+                return Err(Error::new(
+                    ErrorKind::InvalidOptions,
+                    format!(
+                        "project root {shown:?} is not an absolute path; pass the directory where the project is visible, e.g. `/project`"
+                    ),
+                ));
+            }
+        }
         options.clock.validate()?;
         options.limits.validate()?;
         options.retention.validate()?;
@@ -282,9 +312,21 @@ impl Memory {
             clock: options.clock,
             limits: options.limits,
             secrets: options.secrets,
+            project_root: options.project_root,
+            side_cache: Default::default(),
             layout: Layout::Personal,
             team: None,
         })
+    }
+
+    pub(crate) fn side_cache(&self) -> &crate::anchors::SideCache {
+        &self.side_cache
+    }
+
+    /// The project directory anchors are checked against, if the host gave
+    /// one.
+    pub fn project_root(&self) -> Option<&Path> {
+        self.project_root.as_deref()
     }
 
     /// Take the store's write lock; every mutation holds it, so writers in
@@ -379,6 +421,11 @@ impl Memory {
         }
     }
 
+    /// The team store of a personal memory, when it has one.
+    pub(crate) fn team_store(&self) -> Option<&Memory> {
+        self.team.as_deref()
+    }
+
     /// The store-relative directory of the top of this store: `` or
     /// `team:`.
     fn top_dir(&self) -> &'static str {
@@ -401,7 +448,7 @@ impl Memory {
         &self.history
     }
 
-    fn long_term_rel(&self) -> Rel {
+    pub(crate) fn long_term_rel(&self) -> Rel {
         Rel {
             dir: self.top_dir().to_string(),
             file: "MEMORY.md".into(),
@@ -603,6 +650,9 @@ impl Memory {
                 )
             }
         };
+        // An overwrite has the whole text at hand; an append reads it back.
+        let whole = (mode == WriteMode::Overwrite).then_some(kept);
+        self.anchor_written(lock, &path, whole);
         if let Some(original) = truncated_from {
             message.push_str(&format!(
                 " (content truncated from {original} bytes to the {cap}-byte cap; write the rest in another call)"
@@ -704,7 +754,13 @@ impl Memory {
         if self.file_kind(&path)? == Kind::Missing {
             return Ok(None);
         }
-        let cap = self.limits.max_read_bytes;
+        // Staleness marks follow the text after a blank line, inside the
+        // cap: they get at most a quarter of it.
+        let marks = self.marks_text(&path, self.limits.max_read_bytes / 4);
+        let cap = match marks.len() {
+            0 => self.limits.max_read_bytes,
+            n => self.limits.max_read_bytes.saturating_sub(n + 2),
+        };
         let Some((text, total)) = fsio::read_head(&self.abs(&path), cap as u64 + 1)
             .map_err(|e| Error::io("read", &path, &e))?
         else {
@@ -712,15 +768,24 @@ impl Memory {
         };
         // `total` stays u64: in the component `usize` is 32 bits, and a file
         // over 4 GiB must not pass for a small one.
-        if text.len() <= cap && total <= cap as u64 {
-            return Ok(Some(text));
+        let mut text = if text.len() <= cap && total <= cap as u64 {
+            text
+        } else {
+            let marker = format!(
+                "\n…[truncated: showing the first part of {total} bytes; use memory_search to find the rest]"
+            );
+            // The file is larger than the cap: say so even when the part read
+            // lost a cut character at its end and would fit on its own.
+            cut_with_marker(&text, cap, &marker)
+        };
+        if !marks.is_empty() {
+            if !text.ends_with('\n') {
+                text.push('\n');
+            }
+            text.push('\n');
+            text.push_str(&marks);
         }
-        let marker = format!(
-            "\n…[truncated: showing the first part of {total} bytes; use memory_search to find the rest]"
-        );
-        // The file is larger than the cap: say so even when the part read
-        // lost a cut character at its end and would fit on its own.
-        Ok(Some(cut_with_marker(&text, cap, &marker)))
+        Ok(Some(text))
     }
 
     /// The file a read (or a history listing) of `source` and `name` names.
@@ -853,6 +918,7 @@ impl Memory {
         out.extend(top.map(|(n, bytes)| FileInfo {
             path: format!("{}{n}", self.top_dir()),
             bytes,
+            stale: Vec::new(),
         }));
         if self.layout == Layout::Team {
             self.walk_notes(&mut |dir, handle, names| {
@@ -861,11 +927,13 @@ impl Memory {
                         out.push(FileInfo {
                             path: format!("{dir}/{name}"),
                             bytes,
+                            stale: Vec::new(),
                         });
                     }
                 }
             })?;
             out.sort_by(|a, b| a.path.cmp(&b.path));
+            self.mark_files(&mut out);
             return Ok(out);
         }
         let pd = self.project_dir();
@@ -876,12 +944,14 @@ impl Memory {
         out.extend(pad.map(|(n, bytes)| FileInfo {
             path: format!("{pd}/{n}"),
             bytes,
+            stale: Vec::new(),
         }));
         let daily = self.daily_dir();
         let files = self.md_files(&daily)?;
         out.extend(files.into_iter().map(|(n, bytes)| FileInfo {
             path: format!("{daily}/{n}"),
             bytes,
+            stale: Vec::new(),
         }));
         self.walk_notes(&mut |dir, handle, names| {
             for name in names {
@@ -891,12 +961,24 @@ impl Memory {
                     out.push(FileInfo {
                         path: format!("{dir}/{name}"),
                         bytes,
+                        stale: Vec::new(),
                     });
                 }
             }
         })?;
         out.sort_by(|a, b| a.path.cmp(&b.path));
+        self.mark_files(&mut out);
         Ok(out)
+    }
+
+    /// Fill in the staleness marks of listed files (see [`crate::anchors`]).
+    fn mark_files(&self, files: &mut [FileInfo]) {
+        if self.project_root.is_some() {
+            let mut marks = self.check_anchors(&|_| true);
+            for file in files {
+                file.stale = marks.remove(&file.path).unwrap_or_default();
+            }
+        }
     }
 
     /// Append `### HH:MM — heading` and the trimmed body to today's log.
@@ -960,7 +1042,29 @@ impl Memory {
         }
         let mut searcher = Searcher::new(query);
         self.each_search_file(&mut |meta, text| searcher.add_file(meta, text))?;
-        Ok(searcher.finish())
+        Ok(self.mark_hits(searcher.finish()))
+    }
+
+    /// Staleness marks at the head of each hit's body, right under its
+    /// path line.
+    fn mark_hits(&self, mut results: SearchResults) -> SearchResults {
+        if self.project_root.is_none() || results.hits.is_empty() {
+            return results;
+        }
+        let paths: std::collections::HashSet<&str> =
+            results.hits.iter().map(|h| h.path.as_str()).collect();
+        // Team hits (`team:` paths) are anchored in the team store.
+        let mut marks = self.check_anchors(&|k| paths.contains(k));
+        if let Some(team) = self.team_store() {
+            marks.extend(team.check_anchors(&|k| paths.contains(k)));
+        }
+        for hit in &mut results.hits {
+            if let Some(m) = marks.remove(&hit.path) {
+                let lines = crate::anchors::render_marks(&m, 2048);
+                hit.body = format!("{lines}\n{}", hit.body);
+            }
+        }
+        results
     }
 
     /// Search in the given mode: [`SearchMode::Literal`] is
@@ -980,7 +1084,7 @@ impl Memory {
         // The ranker sees each distinct word once, in query order: a query
         // of millions of repeats must cost what its few words cost.
         let distinct = parse_query(query)?.terms().join(" ");
-        self.search_ranked(&distinct)
+        self.search_ranked(&distinct).map(|r| self.mark_hits(r))
     }
 
     /// Ranked search that neither reads nor writes the index: every file
@@ -990,7 +1094,13 @@ impl Memory {
     /// As [`Memory::search_with`].
     pub fn search_unindexed(&self, query: &str) -> Result<SearchResults> {
         let distinct = parse_query(query)?.terms().join(" ");
-        let mut ranker = Ranker::new(&distinct, self.today());
+        self.ranked_unindexed(&distinct).map(|r| self.mark_hits(r))
+    }
+
+    /// [`Memory::search_unindexed`] of distinct terms, without staleness
+    /// marks: the indexed search's fallback, which marks its own results.
+    pub(crate) fn ranked_unindexed(&self, distinct: &str) -> Result<SearchResults> {
+        let mut ranker = Ranker::new(distinct, self.today());
         self.each_search_file(&mut |meta, text| ranker.add_file(meta, text))?;
         Ok(ranker.finish(|meta| {
             fsio::read_head(&self.abs(&meta.path), MAX_SEARCH_FILE_BYTES)

@@ -30,6 +30,8 @@ pub const MEMORY_RENAME: &str = "memory_rename";
 pub const MEMORY_HISTORY: &str = "memory_history";
 /// Name of the restore tool.
 pub const MEMORY_RESTORE: &str = "memory_restore";
+/// Name of the refresh tool (staleness anchors).
+pub const MEMORY_REFRESH: &str = "memory_refresh";
 /// Name of Anthropic's memory tool.
 pub const MEMORY: &str = crate::anthropic::TOOL_NAME;
 
@@ -60,6 +62,7 @@ pub fn definitions(set: ToolSet) -> Vec<ToolDefinition> {
             MEMORY_RENAME,
             MEMORY_HISTORY,
             MEMORY_RESTORE,
+            MEMORY_REFRESH,
         ],
         ToolSet::Anthropic => &[MEMORY],
     };
@@ -273,6 +276,25 @@ fn all_definitions() -> Vec<ToolDefinition> {
             }),
         },
         ToolDefinition {
+            name: MEMORY_REFRESH,
+            description: "Mark a note (or MEMORY.md) as checked against the code again. When a note names project files (src/auth.rs, src/auth.rs:42), their contents are recorded; once one changes, reading, listing or searching the note shows a line like `stale: src/auth.rs changed since 2026-05-01`. Check the note against the file first: if it is wrong, fix it with memory_edit or memory_write (a write records the files again); if it still holds, call memory_refresh to record the files as they are now, without rewriting the note.",
+            parameters: json!({
+                "type": "object",
+                "properties": {
+                    "name": {
+                        "type": "string",
+                        "description": "Note name, a/b/c for nested topics; required unless target is long_term"
+                    },
+                    "target": {
+                        "type": "string",
+                        "enum": ["note", "long_term"],
+                        "description": "note (default) or long_term (MEMORY.md, no name)"
+                    }
+                },
+                "additionalProperties": false
+            }),
+        },
+        ToolDefinition {
             name: MEMORY,
             description: "Anthropic's memory tool: a /memories directory of Markdown files that persists across conversations (this project's notes). Commands: view (a file with line numbers, or a directory listing), create, str_replace, insert, delete, rename. Check /memories before starting a task; record progress and learnings as you go. Only .md files.",
             parameters: json!({
@@ -328,6 +350,9 @@ back (a deleted note too), so undo a bad overwrite or deletion that way.
 - A write's reply warns when a line repeats an earlier one, and when MEMORY.md is too full \
 for what you added to be loaded next session: then move detail into a note and keep one \
 line in MEMORY.md.
+- A line `stale: <path> changed since <date>` means a project file the memory names has \
+changed since it was written: check the file, then fix the memory with memory_edit, or, \
+if it still holds, memory_refresh name=<note> (target=long_term for MEMORY.md).
 - scope=team (when the project has team memory) writes, reads and curates the project's \
 shared memory, committed to git for every teammate: only what the whole team should know, \
 never personal preferences or secrets. A team file flagged with a git conflict must be \
@@ -563,6 +588,15 @@ pub enum ToolCall {
         /// Which store (personal unless given).
         scope: Scope,
     },
+    /// `memory_refresh`.
+    Refresh {
+        /// `long_term` or `note` (the default).
+        target: WriteTarget,
+        /// The note name.
+        name: Option<String>,
+        /// Which store (personal unless given).
+        scope: Scope,
+    },
     /// `memory`: Anthropic's tool, its arguments kept whole (the command
     /// decides which fields it takes).
     Anthropic {
@@ -708,6 +742,18 @@ pub fn parse(name: &str, arguments: &str) -> Result<ToolCall> {
                 scope: opt_scope(name, &mut map)?.unwrap_or_default(),
             })
         }
+        MEMORY_REFRESH => {
+            let mut map = parse_object(name, arguments, &["name", "target", "scope"])?;
+            let target = match opt_str(name, &mut map, "target")? {
+                Some(t) => write_target(&t)?,
+                None => WriteTarget::Note,
+            };
+            Ok(ToolCall::Refresh {
+                target,
+                name: opt_str(name, &mut map, "name")?,
+                scope: opt_scope(name, &mut map)?.unwrap_or_default(),
+            })
+        }
         MEMORY => Ok(ToolCall::Anthropic {
             arguments: arguments.to_string(),
         }),
@@ -722,7 +768,7 @@ pub fn parse(name: &str, arguments: &str) -> Result<ToolCall> {
 }
 
 /// Every tool name `call` executes.
-pub const TOOL_NAMES: [&str; 9] = [
+pub const TOOL_NAMES: [&str; 10] = [
     MEMORY_WRITE,
     MEMORY_READ,
     MEMORY_SEARCH,
@@ -731,6 +777,7 @@ pub const TOOL_NAMES: [&str; 9] = [
     MEMORY_RENAME,
     MEMORY_HISTORY,
     MEMORY_RESTORE,
+    MEMORY_REFRESH,
     MEMORY,
 ];
 
@@ -796,8 +843,20 @@ pub fn call(memory: &Memory, name: &str, arguments: &str) -> Result<String> {
             if files.is_empty() {
                 return Ok(NO_FILES.to_string());
             }
-            let paths: Vec<String> = files.into_iter().map(|f| f.path).collect();
-            Ok(paths.join("\n"))
+            // A stale file's marks follow its path, indented.
+            let lines: Vec<String> = files
+                .into_iter()
+                .map(|f| {
+                    let mut line = f.path;
+                    let marks = crate::anchors::render_marks(&f.stale, 1024);
+                    for mark in marks.lines() {
+                        line.push_str("\n  ");
+                        line.push_str(mark);
+                    }
+                    line
+                })
+                .collect();
+            Ok(lines.join("\n"))
         }
         ToolCall::Read {
             source: ReadRequest::File(source),
@@ -862,6 +921,14 @@ pub fn call(memory: &Memory, name: &str, arguments: &str) -> Result<String> {
         ToolCall::Restore { version, scope } => {
             Ok(memory.scoped(scope)?.restore(&version)?.message)
         }
+        ToolCall::Refresh {
+            target,
+            name,
+            scope,
+        } => Ok(memory
+            .scoped(scope)?
+            .refresh(target, name.as_deref())?
+            .message),
         ToolCall::Anthropic { arguments } => crate::anthropic::call(memory, &arguments),
     }
 }

@@ -109,6 +109,13 @@ proptest! {
             today: Some(("2026-05-30".into(), today.clone())),
             team: Some((scratchpad.clone(), scratchpad.len() as u64)),
             notices: vec![earlier.clone()],
+            // Stale marks take room too (their text is the store's, but
+            // any text must keep the cap and the wrapper).
+            marks: context::Marks {
+                long_term: vec![today.clone()],
+                team: vec![long_term.clone()],
+                notes: vec![scratchpad.clone(), earlier.clone()],
+            },
         };
         if let Some(block) = context::build(&sources, cap) {
             let inputs_clean = clean(&[&long_term, &scratchpad, &earlier, &today]);

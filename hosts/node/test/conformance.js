@@ -2,7 +2,7 @@
 // The format is described in `conformance/README.md`; the Rust suite and the
 // Python host run the same files.
 
-import { readFileSync, readdirSync, mkdtempSync, rmSync, mkdirSync, writeFileSync, existsSync, unlinkSync, lstatSync } from 'node:fs';
+import { readFileSync, readdirSync, mkdtempSync, rmSync, mkdirSync, writeFileSync, existsSync, unlinkSync, lstatSync, renameSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -139,8 +139,10 @@ const results = (r) => ({
 });
 
 class Session {
-  constructor(c, root, memoryOptions, team) {
+  constructor(c, root, memoryOptions, files, team) {
     this.root = root;
+    // The project directory of a case with `project_files` (anchors).
+    this.files = files;
     this.team = team;
     this.project = text(c.project);
     this.now = c.now;
@@ -152,6 +154,7 @@ class Session {
   open(project, now, caps) {
     const names = { max_inject_bytes: 'maxInjectBytes', max_write_bytes: 'maxWriteBytes', max_read_bytes: 'maxReadBytes' };
     const options = { ...this.memoryOptions, now };
+    if (this.files !== undefined) options.projectDir = this.files;
     if (this.team) options.teamDir = this.team;
     for (const [k, v] of Object.entries(caps)) {
       if (!(k in names)) throw new Error(`unknown cap ${k}`);
@@ -178,7 +181,8 @@ class Session {
       case 'read':
         return m.read(text(step.source), opt('name'));
       case 'list':
-        return m.listFiles();
+        // `stale` only when there is a mark: the seeds' shape otherwise.
+        return m.listFiles().map(({ path, bytes, stale }) => (stale.length ? { path, bytes, stale } : { path, bytes }));
       case 'append_daily':
         return receipt(m.appendDaily(text(step.heading), text(step.body)));
       // The vectors pin the seeds' behaviour: literal search and the seed
@@ -215,6 +219,24 @@ class Session {
       }
       case 'tree':
         return tree(this.root);
+      case 'project_plant':
+      case 'project_remove':
+      case 'project_rename':
+      case 'project_touch': {
+        if (this.files === undefined) throw new Error(`${step.op} in a case without project_files`);
+        if (step.op === 'project_plant') plant(this.files, { files: step.files });
+        else if (step.op === 'project_remove') unlinkSync(safe(this.files, text(step.path)));
+        else if (step.op === 'project_rename') {
+          const to = safe(this.files, text(step.to));
+          mkdirSync(dirname(to), { recursive: true });
+          renameSync(safe(this.files, text(step.from)), to);
+        } else {
+          // An hour back: another mtime, the same bytes.
+          const when = Date.now() / 1000 - 3600;
+          utimesSync(safe(this.files, text(step.path)), when, when);
+        }
+        return null;
+      }
       default:
         throw new Error(`unknown op ${JSON.stringify(step.op)}`);
     }
@@ -228,13 +250,19 @@ export function runCase(c, memoryOptions = {}) {
   mkdirSync(root);
   try {
     plant(root, c);
+    let files;
+    if ('project_files' in c) {
+      files = join(base, 'project');
+      mkdirSync(files);
+      plant(files, { files: c.project_files });
+    }
     let team;
     if ('team_files' in c) {
       team = join(base, 'team');
       mkdirSync(team);
       plant(team, { files: c.team_files });
     }
-    const session = new Session(c, root, memoryOptions, team);
+    const session = new Session(c, root, memoryOptions, files, team);
     try {
       c.steps.forEach((step, i) => {
         const at = `step ${i + 1} (${step.op})`;

@@ -214,7 +214,7 @@ test('typed results: numbers for sizes, bigint for token arithmetic', () => {
       `Appended 21 bytes to ${memory.projectDir}/notes/auth.md\n` +
       'Budget: MEMORY.md 0/200 lines, 0/25000 bytes; context block 0/32768 bytes (notes are not in it; memory_search finds them)',
   });
-  assert.deepEqual(memory.listFiles(), [{ path: `${memory.projectDir}/notes/auth.md`, bytes: 21 }]);
+  assert.deepEqual(memory.listFiles(), [{ path: `${memory.projectDir}/notes/auth.md`, bytes: 21, stale: [] }]);
   const results = memory.search('rotate');
   assert.deepEqual(results.terms, [{ term: 'rotate', count: 1 }]);
   assert.equal(memory.renderSearch(results), memory.callTool('memory_search', { query: 'rotate' }));
@@ -479,7 +479,7 @@ test('search in both modes', () => {
 test('the three tool sets', () => {
   const memory = Memory.open(tempDir(), PROJECT, { now: NOW });
   const seed = ['memory_write', 'memory_read', 'memory_search'];
-  const full = [...seed, 'memory_edit', 'memory_delete', 'memory_rename', 'memory_history', 'memory_restore'];
+  const full = [...seed, 'memory_edit', 'memory_delete', 'memory_rename', 'memory_history', 'memory_restore', 'memory_refresh'];
   assert.deepEqual(memory.toolDefinitions('seed').map((d) => d.name), seed);
   assert.deepEqual(memory.toolDefinitions('full').map((d) => d.name), full);
   assert.deepEqual(memory.toolDefinitions().map((d) => d.name), full);

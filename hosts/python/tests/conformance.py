@@ -8,6 +8,7 @@ import json
 import os
 import re
 import tempfile
+import time
 from pathlib import Path, PurePosixPath
 from typing import Any, Dict, List, Tuple
 
@@ -163,8 +164,11 @@ def results(r: am.SearchResults) -> Dict[str, Any]:
 # -- running ---------------------------------------------------------------------
 
 class Session:
-    def __init__(self, case: Dict[str, Any], root: Path, team: "Path | None" = None) -> None:
+    def __init__(self, case: Dict[str, Any], root: Path, files: "Path | None" = None,
+                 team: "Path | None" = None) -> None:
         self.root = root
+        # The project directory of a case with `project_files` (anchors).
+        self.files = files
         self.team = team
         self.project = text(case["project"])
         self.now = case["now"]
@@ -175,7 +179,8 @@ class Session:
         unknown = set(caps) - {"max_inject_bytes", "max_write_bytes", "max_read_bytes"}
         if unknown:
             raise VectorError(f"unknown caps {sorted(unknown)}")
-        return am.Memory(self.root, project, now=now, team_dir=self.team, **{k: number(v) for k, v in caps.items()})
+        return am.Memory(self.root, project, now=now, project_dir=self.files, team_dir=self.team,
+                         **{k: number(v) for k, v in caps.items()})
 
     def close(self) -> None:
         self.memory.close()
@@ -200,7 +205,9 @@ class Session:
         if op == "read":
             return m.read(text(step["source"]), opt("name"))
         if op == "list":
-            return [{"path": f.path, "bytes": f.bytes} for f in m.list_files()]
+            # `stale` only when there is a mark: the seeds' shape otherwise.
+            return [{"path": f.path, "bytes": f.bytes, **({"stale": f.stale} if f.stale else {})}
+                    for f in m.list_files()]
         if op == "append_daily":
             return receipt(m.append_daily(text(step["heading"]), text(step["body"])))
         # The vectors pin the seeds' behaviour: literal search and the seed
@@ -244,6 +251,25 @@ class Session:
             return path.read_bytes().decode("utf-8", "replace") if path.exists() else None
         if op == "tree":
             return tree(self.root)
+        if op.startswith("project_"):
+            if self.files is None:
+                raise VectorError(f"{op} in a case without project_files")
+            if op == "project_plant":
+                plant(self.files, {"files": step["files"]})
+            elif op == "project_remove":
+                safe(self.files, text(step["path"])).unlink()
+            elif op == "project_rename":
+                to = safe(self.files, text(step["to"]))
+                to.parent.mkdir(parents=True, exist_ok=True)
+                safe(self.files, text(step["from"])).rename(to)
+            elif op == "project_touch":
+                # An hour back: another mtime, the same bytes.
+                path = safe(self.files, text(step["path"]))
+                when = time.time() - 3600
+                os.utime(path, (when, when))
+            else:
+                raise VectorError(f"unknown op {op!r}")
+            return None
         raise VectorError(f"unknown op {op!r}")
 
 
@@ -253,12 +279,17 @@ def run_case(case: Dict[str, Any]) -> None:
         root = Path(tmp) / "root"
         root.mkdir()
         plant(root, case)
+        files = None
+        if "project_files" in case:
+            files = Path(tmp) / "project"
+            files.mkdir()
+            plant(files, {"files": case["project_files"]})
         team = None
         if "team_files" in case:
             team = Path(tmp) / "team"
             team.mkdir()
             plant(team, {"files": case["team_files"]})
-        session = Session(case, root, team)
+        session = Session(case, root, files, team)
         try:
             for i, step in enumerate(case["steps"], 1):
                 at = f"step {i} ({step['op']})"

@@ -82,7 +82,7 @@ def test_tools_are_the_components_own_definitions(tmp_path, tool_set):
 
     tools = anyio.run(main)
     assert [t.name for t in tools] == [d.name for d in component]
-    assert len(tools) == {"seed": 3, "anthropic": 1}.get(tool_set, 8)
+    assert len(tools) == {"seed": 3, "anthropic": 1}.get(tool_set, 9)
     for tool, definition in zip(tools, component):
         assert tool.name == definition.name
         assert tool.description == definition.description

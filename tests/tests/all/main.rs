@@ -4,6 +4,7 @@
 //! of the context block and of rendered search.
 
 mod agreement;
+mod anchors;
 mod cases;
 mod durability;
 mod golden;

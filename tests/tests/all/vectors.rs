@@ -69,6 +69,10 @@ const OPS: &[&str] = &[
     "remove",
     "file",
     "tree",
+    "project_plant",
+    "project_remove",
+    "project_rename",
+    "project_touch",
 ];
 
 const MATCHERS: &[&str] = &[
@@ -158,6 +162,9 @@ fn run_all<B: Backend>() {
 /// Where the memory under test lives and what it was opened with.
 struct Session<B> {
     root: tempfile::TempDir,
+    /// The project directory of a case with `project_files`: staleness
+    /// anchors hash its files (through the component, read-only).
+    files: Option<tempfile::TempDir>,
     /// The team directory, for a case with `team_files`.
     team: Option<tempfile::TempDir>,
     memory: B,
@@ -172,6 +179,14 @@ fn run_case<B: Backend>(case: &Value) -> Result<(), String> {
     let project = text(field(case, "project")?)?;
     let now = parse_now(field(case, "now")?)?;
     let caps = parse_caps(case.get("caps"))?;
+    let files = match case.get("project_files") {
+        None => None,
+        Some(planted) => {
+            let dir = tempfile::tempdir().map_err(|e| format!("temp dir: {e}"))?;
+            plant_files(dir.path(), planted)?;
+            Some(dir)
+        }
+    };
     let team = match case.get("team_files") {
         None => None,
         Some(files) => {
@@ -180,9 +195,10 @@ fn run_case<B: Backend>(case: &Value) -> Result<(), String> {
             Some(team)
         }
     };
-    let memory = B::open_team(
+    let memory = open::<B>(
         root.path(),
-        team.as_ref().map(|t| t.path()),
+        team.as_ref(),
+        files.as_ref(),
         &project,
         now,
         caps,
@@ -190,6 +206,7 @@ fn run_case<B: Backend>(case: &Value) -> Result<(), String> {
     .map_err(|f| format!("open failed: {} {}", wit_kind(&f.kind), f.message))?;
     let mut session = Session {
         root,
+        files,
         team,
         memory,
         project,
@@ -286,8 +303,14 @@ fn execute<B: Backend>(s: &mut Session<B>, step: &Value) -> Result<Outcome<Value
                 Some(c) => parse_caps(Some(c))?,
                 None => s.caps,
             };
-            let team = s.team.as_ref().map(|t| t.path());
-            match B::open_team(s.root.path(), team, &project, now, caps) {
+            match open::<B>(
+                s.root.path(),
+                s.team.as_ref(),
+                s.files.as_ref(),
+                &project,
+                now,
+                caps,
+            ) {
                 Ok(memory) => {
                     s.memory = memory;
                     Ok(Value::from(s.memory.slug()))
@@ -311,11 +334,21 @@ fn execute<B: Backend>(s: &mut Session<B>, step: &Value) -> Result<Outcome<Value
             let name = opt("name")?;
             m.read(source, name.as_deref()).map(Value::from)
         }
-        "list" => m.list().map(|files| {
-            files
+        "list" => m.list().and_then(|files| {
+            let marks = m.list_stale()?;
+            Ok(files
                 .into_iter()
-                .map(|(path, bytes)| json!({ "path": path, "bytes": bytes }))
-                .collect()
+                .zip(marks)
+                .map(|((path, bytes), (_, stale))| {
+                    // `stale` only when there is a mark: the seeds' shape
+                    // otherwise.
+                    if stale.is_empty() {
+                        json!({ "path": path, "bytes": bytes })
+                    } else {
+                        json!({ "path": path, "bytes": bytes, "stale": stale })
+                    }
+                })
+                .collect())
         }),
         "append_daily" => m.append_daily(&arg("heading")?, &arg("body")?).map(receipt),
         "search" => m.search(&arg("query")?).map(results),
@@ -377,8 +410,62 @@ fn execute<B: Backend>(s: &mut Session<B>, step: &Value) -> Result<Outcome<Value
                 .map_or(Value::Null, |b| Value::from(String::from_utf8_lossy(&b))))
         }
         "tree" => Ok(Value::from(tree(s.root.path()))),
+        "project_plant" | "project_remove" | "project_rename" | "project_touch" => {
+            let dir = s
+                .files
+                .as_ref()
+                .ok_or_else(|| format!("{op} in a case without `project_files`"))?
+                .path();
+            let at = |name: &str| -> Result<PathBuf, String> {
+                Ok(dir.join(safe_relative(&arg(name)?)?))
+            };
+            match op {
+                "project_plant" => plant_files(dir, field(step, "files")?)?,
+                "project_remove" => {
+                    let path = at("path")?;
+                    fs::remove_file(&path).map_err(|e| format!("remove {}: {e}", path.display()))?
+                }
+                "project_rename" => {
+                    let (from, to) = (at("from")?, at("to")?);
+                    if let Some(parent) = to.parent() {
+                        fs::create_dir_all(parent).map_err(|e| e.to_string())?;
+                    }
+                    fs::rename(&from, &to).map_err(|e| format!("rename {}: {e}", from.display()))?
+                }
+                _ => {
+                    // An hour back: another mtime, the same bytes.
+                    let path = at("path")?;
+                    let when = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+                    fs::File::options()
+                        .write(true)
+                        .open(&path)
+                        .and_then(|f| f.set_modified(when))
+                        .map_err(|e| format!("touch {}: {e}", path.display()))?
+                }
+            }
+            Ok(Value::Null)
+        }
         other => return Err(format!("unknown op {other:?}")),
     })
+}
+
+/// Open `B` with the case's team directory and project files, if any.
+fn open<B: Backend>(
+    root: &Path,
+    team: Option<&tempfile::TempDir>,
+    files: Option<&tempfile::TempDir>,
+    project: &str,
+    now: Now,
+    caps: CapsOverride,
+) -> Outcome<B> {
+    B::open_with(
+        root,
+        team.map(|t| t.path()),
+        files.map(|f| f.path()),
+        project,
+        now,
+        caps,
+    )
 }
 
 fn receipt(r: WriteReceipt) -> Value {
@@ -504,6 +591,11 @@ fn plant(root: &Path, v: &Value) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// `files` (path → text) planted under `root`, as `plant` does.
+fn plant_files(root: &Path, files: &Value) -> Result<(), String> {
+    plant(root, &json!({ "files": files }))
 }
 
 /// Every regular file under `root`, relative with `/`, sorted.

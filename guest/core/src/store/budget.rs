@@ -48,6 +48,12 @@ impl Memory {
             // The personal block also shows the team's index and notices.
             self.add_team_sources(&mut gathered.sources);
         }
+        // Staleness marks take room in the block as they do in
+        // `context-block`; the team's section alone has only its own.
+        self.add_marks(&mut gathered.sources);
+        if team {
+            gathered.sources.marks.notes.clear();
+        }
         let cap = self.limits.max_inject_bytes;
         let (block, layout) = context::build_with_layout(&gathered.sources, cap);
         let sources = &gathered.sources;

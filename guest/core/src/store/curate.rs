@@ -374,6 +374,7 @@ impl Memory {
         };
         let warning = self.record_previous(lock, &path, kind, op, None, Some(bytes));
         fsio::replace(&dir, &rel.file, bytes, lock).map_err(|e| Error::io("replace", &path, &e))?;
+        self.anchor_written(lock, &path, std::str::from_utf8(bytes).ok());
         Ok(warning)
     }
 
@@ -386,6 +387,7 @@ impl Memory {
         lock.check().map_err(|e| Error::io("delete", &path, &e))?;
         fs::remove_file(self.abs(&path)).map_err(|e| Error::io("delete", &path, &e))?;
         fsio::sync_dir(&self.abs(&rel.dir));
+        self.forget_anchors(lock, &path);
         Ok(warning)
     }
 
@@ -432,6 +434,7 @@ impl Memory {
         if to.dir != from.dir {
             fsio::sync_dir(&self.abs(&from.dir));
         }
+        self.move_anchors(lock, &from_path, &to_path, false);
         Ok(warning)
     }
 
@@ -462,6 +465,7 @@ impl Memory {
                 fsio::sync_dir(&self.abs(parent));
             }
         }
+        self.move_anchors(lock, from, to, true);
         Ok(())
     }
 

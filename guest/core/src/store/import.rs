@@ -135,6 +135,8 @@ impl Memory {
             self.record_previous(&lock, &path, kind, Operation::Import, None, Some(&bytes));
         fsio::replace(&dir, &rel.file, &bytes, &lock)
             .map_err(|e| Error::io("import into", &path, &e))?;
+        // Imported text is what the memory says now, as after a write.
+        self.anchor_written(&lock, &path, std::str::from_utf8(&bytes).ok());
         Ok(receipt(path, outcome, added.len(), guarded.note(), warning))
     }
 

@@ -82,7 +82,7 @@ impl Memory {
             // The index broke under the query's own lookups: go without.
             Err(Corrupt) => match self.ranked_pass(query, None) {
                 Ok(results) => results,
-                Err(Corrupt) => self.search_unindexed(query),
+                Err(Corrupt) => self.ranked_unindexed(query),
             },
         }
     }

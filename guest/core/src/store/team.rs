@@ -175,6 +175,11 @@ impl Memory {
             clock: self.clock,
             limits: self.limits,
             secrets: SecretPolicy::Block,
+            // The team directory lives in the project: its notes name the
+            // same project files, anchored in its own git-ignored
+            // `.store/anchors/` (each clone anchors what it wrote).
+            project_root: self.project_root.clone(),
+            side_cache: Default::default(),
             layout: Layout::Team,
             team: None,
         };
@@ -357,6 +362,7 @@ impl Memory {
     ) -> Option<String> {
         sources.notices = notices;
         self.add_team_sources(&mut sources);
+        self.add_marks(&mut sources);
         crate::context::build(&sources, self.limits.max_inject_bytes)
     }
 
@@ -593,6 +599,8 @@ impl Memory {
             warnings.extend(w);
             fsio::replace(&self.abs(&rel.dir), &rel.file, text.as_bytes(), &lock)
                 .map_err(|e| Error::io("write", &path, &e))?;
+            // An applied note is anchored as a written one is.
+            self.anchor_written(&lock, &path, Some(text));
         }
         let pd = self.project_dir();
         self.ensure_dir(&pd, true)?;

@@ -13,7 +13,9 @@ const memory: Memory = Memory.open('/tmp/agent-memory', '/home/me/src/my-app', {
   source: 'agent-7',
   historyMaxVersions: 10,
   historyMaxBytes: 1n << 30n,
+  projectDir: '/home/me/src/my-app',
 });
+const marks: string[] = memory.listFiles()[0].stale;
 const receipt: WriteReceipt = memory.write('long-term', '- prefers tabs');
 const alsoToolWord: WriteReceipt = memory.write('long_term', '- x', 'overwrite');
 const block: string | null = memory.contextBlock();

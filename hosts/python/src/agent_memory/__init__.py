@@ -106,6 +106,9 @@ __all__ = [
 
 _PACKAGE = "agent:memory"
 _VERSION = "0.2.0"
+# Where the project directory is preopened read-only (`-<i>` in a group), as
+# the Rust host does: not a name the store uses at its root.
+_GUEST_PROJECT = "/project"
 
 #: The default cap on an instance's linear memory, as in the Rust host:
 #: 256 MiB. Search reads files of up to 16 MiB; a call's arguments (a write's
@@ -343,6 +346,10 @@ class FileInfo:
 
     path: str
     bytes: int
+    stale: List[str] = field(default_factory=list)
+    """Staleness marks (``stale: src/auth.rs changed since 2026-05-01``),
+    one a line; empty unless opened with ``project_dir`` and an anchored
+    project file of this ``MEMORY.md`` or note changed."""
 
 
 @dataclass(frozen=True)
@@ -415,6 +422,7 @@ class OpenOptions:
     source: str = ""
     max_memory_bytes: int = DEFAULT_MAX_MEMORY_BYTES
     call_timeout: float = DEFAULT_CALL_TIMEOUT
+    project_dir: Optional[PathLike] = None
     team_dir: Optional[PathLike] = None
     scope: str = "personal"
 
@@ -613,6 +621,8 @@ class _Member:
     offset: int
     follows_system_zone: bool
     secret_policy: str
+    project_dir: Optional[Path] = None
+    guest_project: Optional[str] = None
     team: Optional[Path] = None
     guest_team: Optional[str] = None
     scope: str = "personal"
@@ -637,12 +647,22 @@ class _Group:
         self.busy = False
         self.live: Optional[_Live] = None
         single = len(options) == 1
-        self.members = [self._member(o, "/" if single else f"/memory-{i}") for i, o in enumerate(options)]
+        self.members = [
+            self._member(o, "/" if single else f"/memory-{i}", _GUEST_PROJECT if single else f"{_GUEST_PROJECT}-{i}")
+            for i, o in enumerate(options)
+        ]
         self.max_memory_bytes = max(o.max_memory_bytes for o in options)
         self.call_timeout = max(o.call_timeout for o in options)
 
     @staticmethod
-    def _member(o: OpenOptions, guest_root: str) -> _Member:
+    def _member(o: OpenOptions, guest_root: str, guest_project: str) -> _Member:
+        project_dir = None
+        if o.project_dir is not None:
+            project_dir = Path(o.project_dir).resolve()
+            if not project_dir.is_dir():
+                raise ValueError(
+                    f"the project directory `{o.project_dir}` is not a directory; pass the project's root folder"
+                )
         root = Path(o.root)
         root.mkdir(parents=True, exist_ok=True)
         team = None
@@ -668,6 +688,8 @@ class _Group:
             offset=offset,
             follows_system_zone=follows,
             secret_policy=_word(o.secret_policy, SECRET_POLICIES, "invalid-options", "secret policy"),
+            project_dir=project_dir,
+            guest_project=None if project_dir is None else guest_project,
             team=team,
             # Beside the root, never the root itself.
             guest_team=None if team is None else ("/agent-memory-team" if guest_root == "/" else f"{guest_root}-team"),
@@ -696,6 +718,10 @@ class _Group:
         # only into a buffer that explains a trap.
         for member in self.members:
             wasi.preopen_dir(str(member.root), member.guest_root)
+            # The project only for hashing (staleness anchors): read-only, so
+            # nothing the guest does can write there.
+            if member.project_dir is not None and member.guest_project is not None:
+                wasi.preopen_dir(str(member.project_dir), member.guest_project, fs_mutable=False)
             if member.team is not None and member.guest_team is not None:
                 wasi.preopen_dir(str(member.team), member.guest_team)
         wasi.stderr_custom = keep
@@ -801,6 +827,7 @@ class _Group:
                 ),
                 secret_policy=member.secret_policy,
                 source=member.options.source,
+                project_dir=member.guest_project,
                 team_dir=member.guest_team,
                 scope=member.scope,
             )
@@ -912,6 +939,12 @@ class Memory:
         ``limit == "memory"``.
     :param call_timeout: bound of one call in seconds (default 30); a call
         still running then raises :class:`MemoryTrap` with ``limit == "time"``.
+    :param project_dir: the project's files, for staleness anchors: preopened
+        READ-ONLY at a guest directory of its own and only ever hashed. A
+        note or ``MEMORY.md`` that names a project file (``src/auth.rs``,
+        ``src/auth.rs:42``) anchors it when written; reads, listings, search
+        hits and the context block then mark it ``stale: src/auth.rs changed
+        since <date>`` once it changes. Default: none, no anchoring.
     :param team_dir: the project's team memory, normally
         ``<project root>/.agent-memory`` (created if missing): Markdown
         shared through git, preopened read-write as a second directory.
@@ -953,6 +986,7 @@ class Memory:
         source: str = "",
         max_memory_bytes: int = DEFAULT_MAX_MEMORY_BYTES,
         call_timeout: float = DEFAULT_CALL_TIMEOUT,
+        project_dir: Optional[PathLike] = None,
         team_dir: Optional[PathLike] = None,
         scope: str = "personal",
         component: Optional[PathLike] = None,
@@ -973,6 +1007,7 @@ class Memory:
             source=source,
             max_memory_bytes=max_memory_bytes,
             call_timeout=call_timeout,
+            project_dir=project_dir,
             team_dir=team_dir,
             scope=scope,
         )
@@ -1090,7 +1125,10 @@ class Memory:
 
     def list_files(self) -> List[FileInfo]:
         """Every ``.md`` file this project can see, sorted by path."""
-        return [_fields(f, FileInfo) for f in self._method("list-files")]
+        return [
+            FileInfo(path=_get(f, "path"), bytes=_get(f, "bytes"), stale=list(_get(f, "stale")))
+            for f in self._method("list-files")
+        ]
 
     def append_daily(self, heading: str, body: str) -> WriteReceipt:
         """Appends ``### HH:MM — heading`` and the trimmed body to today's log.
@@ -1260,7 +1298,7 @@ class Memory:
         model: ``memory_write``, ``memory_read``, ``memory_search`` (``mode``
         ``ranked``, the default, or ``literal``), ``memory_edit``,
         ``memory_delete``, ``memory_rename``, ``memory_history``,
-        ``memory_restore``, and ``memory`` (Anthropic's memory tool, its
+        ``memory_restore``, ``memory_refresh``, and ``memory`` (Anthropic's memory tool, its
         paths under ``/memories`` mapped onto this project's notes).
 
         :raises MemoryError: ``unknown-tool``, ``invalid-arguments``,
@@ -1277,7 +1315,8 @@ class Memory:
         """The model tools of ``set``, with JSON Schema: ``seed``
         (``memory_write``, ``memory_read``, ``memory_search``), ``full`` (the
         seed's and ``memory_edit``, ``memory_delete``, ``memory_rename``,
-        ``memory_history``, ``memory_restore``) or ``anthropic`` (only
+        ``memory_history``, ``memory_restore``, ``memory_refresh``) or
+        ``anthropic`` (only
         ``memory``, Anthropic's client-side memory tool).
 
         :raises MemoryError: ``invalid-arguments`` for another set.
