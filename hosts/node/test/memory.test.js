@@ -1,10 +1,10 @@
 // What the shared vectors cannot say: the Node surface itself (the package,
 // handles and groups, limits, recovery, the shim workaround, the sandbox).
 
-import { test } from 'node:test';
+import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  mkdtempSync, mkdirSync, writeFileSync, readFileSync, existsSync, symlinkSync, readdirSync, realpathSync,
+  mkdtempSync, mkdirSync, writeFileSync, readFileSync, existsSync, symlinkSync, readdirSync, realpathSync, rmSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
@@ -19,7 +19,17 @@ import { witCases, REPO } from './conformance.js';
 
 const PROJECT = '/home/dev/src/my-app';
 const NOW = '2026-05-30T09:15:00+02:00';
-const tempDir = () => mkdtempSync(join(tmpdir(), 'agent-memory-node-'));
+// Every scratch root is removed when the file's tests end: one of them holds
+// 128 MB of daily logs, and CI machines have little disk to spare.
+const scratch = [];
+const tempDir = () => {
+  const dir = mkdtempSync(join(tmpdir(), 'agent-memory-node-'));
+  scratch.push(dir);
+  return dir;
+};
+after(() => {
+  for (const dir of scratch) rmSync(dir, { recursive: true, force: true });
+});
 
 // .ci/hosts.sh runs this suite in a scratch project next to the installed
 // tarball, and says where the repository is; a run in hosts/node itself

@@ -1,9 +1,9 @@
 // Root resolution and the off switch: the shared vectors
 // (`conformance/roots/resolution.json`), the same the Rust and Python hosts run.
 
-import { test } from 'node:test';
+import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, mkdirSync, writeFileSync, readFileSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, writeFileSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { resolveRoot, RootError, disabledReply } from 'agent-memory';
@@ -15,9 +15,15 @@ test('the vector file is whole', () => {
   assert.ok(CASES.length >= 20);
 });
 
+const scratch = [];
+after(() => {
+  for (const dir of scratch) rmSync(dir, { recursive: true, force: true });
+});
+
 for (const c of CASES) {
   test(`root vector ${c.name}`, () => {
     const tmp = mkdtempSync(join(tmpdir(), 'am-roots-'));
+    scratch.push(tmp);
     const fill = (text) => text.replaceAll('{tmp}', tmp);
     if (c.config !== undefined) {
       mkdirSync(join(tmp, 'config', 'agent-memory'), { recursive: true });
