@@ -840,8 +840,9 @@ impl Memory {
 
     /// Secrets already stored anywhere under the root: `MEMORY.md` and every
     /// project's scratchpad, logs and notes (the first
-    /// [`MAX_SEARCH_FILE_BYTES`] of each), in path order. Reports never hold
-    /// a value, only its rule, line and a short masked prefix.
+    /// [`MAX_SEARCH_FILE_BYTES`] of each), in path order; then, with a team
+    /// store, its `MEMORY.md`, notes and snapshot (`team:` paths). Reports
+    /// never hold a value, only its rule, line and a short masked prefix.
     ///
     /// # Errors
     /// `io` when the root cannot be listed.
@@ -887,9 +888,15 @@ impl Memory {
             }
         }
         files.sort();
+        let mut files: Vec<(&Memory, String)> = files.into_iter().map(|p| (self, p)).collect();
+        // Team files travel through git to every clone: the likeliest place
+        // for a leaked value to spread, whoever wrote it there.
+        if let Some(team) = self.team_store() {
+            files.extend(team.shared_files().iter().map(|rel| (team, rel.path())));
+        }
         let mut found = Vec::new();
-        for path in files {
-            let Ok(Some((text, _))) = fsio::read_head(&self.abs(&path), MAX_SEARCH_FILE_BYTES)
+        for (store, path) in files {
+            let Ok(Some((text, _))) = fsio::read_head(&store.abs(&path), MAX_SEARCH_FILE_BYTES)
             else {
                 continue;
             };

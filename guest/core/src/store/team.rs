@@ -313,9 +313,9 @@ impl Memory {
         }
     }
 
-    /// One notice per team file with conflict markers (the first
-    /// [`MAX_CONFLICT_SCAN_BYTES`] of at most [`MAX_CONFLICT_FILES`]).
-    fn conflict_notices(&self) -> Vec<String> {
+    /// Every file of this team store that git shares: `MEMORY.md`, the
+    /// notes and the snapshot's notes, in path order.
+    pub(crate) fn shared_files(&self) -> Vec<Rel> {
         let mut files = vec![self.long_term_rel()];
         for dir in [
             self.notes_dir(),
@@ -324,6 +324,13 @@ impl Memory {
             files.extend(self.notes_under(&dir));
         }
         files.sort_by_key(Rel::path);
+        files
+    }
+
+    /// One notice per team file with conflict markers (the first
+    /// [`MAX_CONFLICT_SCAN_BYTES`] of at most [`MAX_CONFLICT_FILES`]).
+    fn conflict_notices(&self) -> Vec<String> {
+        let files = self.shared_files();
         let mut found = Vec::new();
         for rel in files.iter().take(MAX_CONFLICT_FILES) {
             let path = rel.path();

@@ -290,6 +290,44 @@ fn the_secret_guard_always_blocks_in_team_scope() {
 }
 
 #[test]
+fn scan_reports_secrets_a_teammate_committed_by_hand() {
+    let f = Fixture::new();
+    let key = "AKIAZ7VQ2M4XK3R8PLWD";
+    // Written around the guard, as a commit pulled from a teammate would be.
+    f.put("MEMORY.md", &format!("- aws {key}\n"));
+    f.put("notes/ops/aws.md", &format!("intro\nkey {key}\n"));
+    f.put("snapshot/notes/aws.md", &format!("\n\nkey {key}\n"));
+    f.put("notes/clean.md", "nothing here\n");
+    let m = f.open_with("/src/app", SecretPolicy::Off, NOW);
+    call(
+        &m,
+        "memory_write",
+        &format!(r#"{{"target":"note","name":"mine","content":"key {key}"}}"#),
+    )
+    .unwrap();
+    let found: Vec<(String, u32, String)> = m
+        .scan_secrets()
+        .unwrap()
+        .into_iter()
+        .map(|s| (s.path, s.line, s.rule_id))
+        .collect();
+    let rule = "aws-access-key-id".to_string();
+    assert_eq!(
+        found,
+        [
+            (
+                "projects/app-c0167fc9/notes/mine.md".to_string(),
+                1,
+                rule.clone()
+            ),
+            ("team:MEMORY.md".to_string(), 1, rule.clone()),
+            ("team:notes/ops/aws.md".to_string(), 2, rule.clone()),
+            ("team:snapshot/notes/aws.md".to_string(), 3, rule),
+        ]
+    );
+}
+
+#[test]
 fn a_conflicted_file_is_flagged_and_refused_until_resolved() {
     let f = Fixture::new();
     f.put("notes/deploy.md", CONFLICTED);
