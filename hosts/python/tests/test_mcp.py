@@ -2,6 +2,7 @@
 (`mcp` on PyPI) over stdio: the real binary, a real memory root."""
 
 import os
+import re
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Sequence
@@ -146,3 +147,43 @@ def test_the_context_block_as_resource_and_prompt(tmp_path):
                 await s.read_resource("memory://nothing-here")
 
     anyio.run(main)
+
+
+def test_a_changed_project_file_marks_the_note_until_memory_refresh(tmp_path):
+    project = tmp_path / "app"
+    (project / "src").mkdir(parents=True)
+    (project / "src" / "auth.rs").write_text("pub fn login() {}\n")
+
+    async def main():
+        params = StdioServerParameters(
+            command=str(BINARY),
+            args=["mcp", "--root", str(tmp_path / "root"), "--project", str(project), "--tools", "full"],
+            env={"AGENT_MEMORY_NOW": NOW},
+        )
+        async with stdio_client(params) as (read, write):
+            async with ClientSession(read, write) as s:
+                await s.initialize()
+                note = {"source": "note", "name": "auth"}
+                written = await s.call_tool(
+                    "memory_write", {"target": "note", "name": "auth", "content": "Login lives in `src/auth.rs:1`."}
+                )
+                assert not written.is_error, written.content
+                assert text_of(await s.call_tool("memory_read", note)) == "Login lives in `src/auth.rs:1`."
+                # The server preopened the project read-only; the file changes
+                # beside it, as an edit in the user's editor would.
+                (project / "src" / "auth.rs").write_text("pub fn login(user: &str) {}\n")
+                assert text_of(await s.call_tool("memory_read", note)) == (
+                    "Login lives in `src/auth.rs:1`.\n\nstale: src/auth.rs changed since 2026-05-30"
+                )
+                refreshed = await s.call_tool("memory_refresh", {"target": "note", "name": "auth"})
+                assert not refreshed.is_error, refreshed.content
+                # The slug hashes the temporary project path.
+                assert re.fullmatch(
+                    r"Refreshed projects/app-[0-9a-f]{8}/notes/auth\.md: anchored 1 project file as of 2026-05-30 \(src/auth\.rs\)",
+                    text_of(refreshed).splitlines()[0],
+                ), text_of(refreshed)
+                assert text_of(await s.call_tool("memory_read", note)) == "Login lives in `src/auth.rs:1`."
+
+    anyio.run(main)
+    # Nothing was ever written into the project.
+    assert sorted(p.name for p in project.rglob("*")) == ["auth.rs", "src"]
