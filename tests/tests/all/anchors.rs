@@ -304,18 +304,6 @@ pub fn without_a_project_dir_nothing_is_marked<B: Backend>() {
     );
 }
 
-/// Each case once per backend.
-macro_rules! both {
-    ($($case:ident),* $(,)?) => {
-        mod native {
-            $( #[test] fn $case() { super::$case::<agent_memory_tests::Native>() } )*
-        }
-        mod component {
-            $( #[test] fn $case() { super::$case::<agent_memory_tests::Component>() } )*
-        }
-    };
-}
-
 both! {
     a_changed_file_is_marked_everywhere,
     a_deleted_or_renamed_file_is_marked,

@@ -414,17 +414,6 @@ fn ranked_searches_mixed_with_writes_see_every_finished_write<B: Ranked>() {
     }
 }
 
-macro_rules! both {
-    ($($case:ident),* $(,)?) => {
-        mod native {
-            $( #[test] fn $case() { super::$case::<agent_memory_tests::Native>() } )*
-        }
-        mod component {
-            $( #[test] fn $case() { super::$case::<agent_memory_tests::Component>() } )*
-        }
-    };
-}
-
 both! {
     readers_never_see_a_torn_overwrite,
     readers_never_see_half_an_append,

@@ -3,6 +3,19 @@
 //! session on both and compares every output; `golden` pins the exact text
 //! of the context block and of rendered search.
 
+/// Instantiate each case of the including module once per backend (cases
+/// that live beside their own helpers; `suite!` below is for `cases`).
+macro_rules! both {
+    ($($case:ident),* $(,)?) => {
+        mod native {
+            $( #[test] fn $case() { super::$case::<agent_memory_tests::Native>() } )*
+        }
+        mod component {
+            $( #[test] fn $case() { super::$case::<agent_memory_tests::Component>() } )*
+        }
+    };
+}
+
 mod agreement;
 mod anchors;
 mod cases;
