@@ -59,9 +59,12 @@ pub trait System {
 pub enum Set {
     /// `questions-tune.json`: tune on these.
     Tune,
+    /// `questions-tune2.json`: more to tune on, written later than the
+    /// first two sets but, like them, before any system ran on them.
+    Tune2,
     /// `questions-holdout.json`: never tuned on.
     Holdout,
-    /// Both, each reported on its own.
+    /// All three, each reported on its own.
     All,
 }
 
@@ -69,8 +72,9 @@ impl Set {
     fn files(self) -> &'static [&'static str] {
         match self {
             Set::Tune => &["tune"],
+            Set::Tune2 => &["tune2"],
             Set::Holdout => &["holdout"],
-            Set::All => &["tune", "holdout"],
+            Set::All => &["tune", "tune2", "holdout"],
         }
     }
 }

@@ -47,6 +47,26 @@ fn every_answer_exists_and_every_category_is_in_both_sets() {
 }
 
 #[test]
+fn the_second_tuning_set_names_real_files_and_new_ids() {
+    let (tune, holdout) = both_sets();
+    let tune2 = load_questions(&default_dir(), "tune2").unwrap();
+    assert!(tune2.len() >= 40, "{} questions", tune2.len());
+    let root = store_root(&default_dir());
+    let searchable: BTreeSet<String> = searchable_files(&root)
+        .unwrap()
+        .into_iter()
+        .map(|(p, _)| p)
+        .collect();
+    let mut ids: BTreeSet<&str> = tune.iter().chain(&holdout).map(|q| q.id.as_str()).collect();
+    for q in &tune2 {
+        assert!(ids.insert(&q.id), "{} is in another set", q.id);
+        for path in q.relevant.keys() {
+            assert!(searchable.contains(path), "{}: `{path}`", q.id);
+        }
+    }
+}
+
+#[test]
 fn the_store_has_the_layout_and_size_of_the_brief() {
     let root = store_root(&default_dir());
     let memory = open_store(&root).unwrap();
