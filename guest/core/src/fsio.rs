@@ -6,6 +6,9 @@ use std::hash::{BuildHasher, Hasher};
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::Path;
 
+#[cfg(target_os = "wasi")]
+mod wasi;
+
 /// What a path in the store turned out to be.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
@@ -184,9 +187,73 @@ const LIST_ATTEMPTS: usize = 4;
 /// dominated a search over thousands of notes.
 #[derive(Debug)]
 pub struct Dir {
+    // Inside the component only `Debug` reads it.
+    #[cfg_attr(target_os = "wasi", allow(dead_code))]
     path: std::path::PathBuf,
-    #[cfg(any(unix, target_os = "wasi"))]
+    #[cfg(unix)]
     handle: File,
+    /// Inside the component the directory is a `wasi:filesystem`
+    /// descriptor, called directly (see [`wasi`]).
+    #[cfg(target_os = "wasi")]
+    handle: wasip2::filesystem::types::Descriptor,
+}
+
+/// How a directory listing types an entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum EntryType {
+    File,
+    Dir,
+    Other,
+}
+
+/// An open regular file of a [`Dir`], read from its start.
+#[cfg(not(target_os = "wasi"))]
+pub type ReadFile = File;
+/// An open regular file of a [`Dir`], read from its start.
+#[cfg(target_os = "wasi")]
+pub type ReadFile = wasi::File;
+
+/// The preopen (by index into `preopens`, their guest paths) under which
+/// the guest path `path` lies, and the rest of `path` relative to it ("."
+/// for the preopen itself): the one whose path is the longest prefix of
+/// `path` in whole components, so `/project` holds `/project/src` but not
+/// `/projects/x`, which `/` holds. Empty and `.` components are skipped, and
+/// a relative `path` counts from `/`, the component's working directory.
+#[cfg(any(test, target_os = "wasi"))]
+fn preopen_rest<'a>(
+    preopens: impl Iterator<Item = &'a str>,
+    path: &str,
+) -> Option<(usize, String)> {
+    let parts = |p: &'a str| p.split('/').filter(|c| !c.is_empty() && *c != ".");
+    let wanted: Vec<&str> = path
+        .split('/')
+        .filter(|c| !c.is_empty() && *c != ".")
+        .collect();
+    let mut best: Option<(usize, usize)> = None;
+    for (i, preopen) in preopens.enumerate() {
+        let mut n = 0;
+        let mut under = true;
+        for part in parts(preopen) {
+            if wanted.get(n) != Some(&part) {
+                under = false;
+                break;
+            }
+            n += 1;
+        }
+        if under && best.is_none_or(|(_, m)| n > m) {
+            best = Some((i, n));
+        }
+    }
+    let (at, n) = best?;
+    let rest = wanted[n..].join("/");
+    Some((
+        at,
+        if rest.is_empty() {
+            ".".to_string()
+        } else {
+            rest
+        },
+    ))
 }
 
 impl Dir {
@@ -199,7 +266,21 @@ impl Dir {
                 io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
             )
         };
-        #[cfg(any(unix, target_os = "wasi"))]
+        #[cfg(target_os = "wasi")]
+        {
+            let guest = path
+                .to_str()
+                .ok_or_else(|| io::Error::from_raw_os_error(libc::EILSEQ))?;
+            match wasi::open_dir(guest) {
+                Ok(handle) => Ok(Some(Dir {
+                    path: path.to_path_buf(),
+                    handle,
+                })),
+                Err(e) if missing(&e) => Ok(None),
+                Err(e) => Err(e),
+            }
+        }
+        #[cfg(unix)]
         {
             let handle = match File::open(path) {
                 Ok(handle) => handle,
@@ -230,13 +311,21 @@ impl Dir {
     /// Callers still check each with [`Dir::kind`] or [`Dir::read_head`],
     /// which also refuse hard-linked files.
     pub fn md_names(&self) -> io::Result<Vec<String>> {
-        self.names(|name, t| !name.starts_with('.') && name.ends_with(".md") && t.is_file())
+        Ok(self.md_and_subdir_names()?.0)
     }
 
-    /// Names of the entries that the listing types as directories (a
-    /// symbolic link is not one), not starting with `.`, sorted.
-    pub fn subdir_names(&self) -> io::Result<Vec<String>> {
-        self.names(|name, t| !name.starts_with('.') && t.is_dir())
+    /// [`Dir::md_names`], and the names of the entries that the same
+    /// listing types as directories (a symbolic link is not one), not
+    /// starting with `.`, sorted: in the sandbox the host looks at every
+    /// entry of a listing (a `statx` each), so a notes folder of thousands
+    /// is listed once, not once for notes and again for topic folders.
+    pub fn md_and_subdir_names(&self) -> io::Result<(Vec<String>, Vec<String>)> {
+        let is_md = |name: &str, t| name.ends_with(".md") && t == EntryType::File;
+        let entries = self
+            .names(|name, t| !name.starts_with('.') && (is_md(name, t) || t == EntryType::Dir))?;
+        let (md, dirs): (Vec<_>, Vec<_>) = entries.into_iter().partition(|(n, t)| is_md(n, *t));
+        let names = |v: Vec<(String, EntryType)>| v.into_iter().map(|(n, _)| n).collect();
+        Ok((names(md), names(dirs)))
     }
 
     /// The names `keep` accepts, sorted. A listing that fails part-way is
@@ -244,10 +333,18 @@ impl Dir {
     /// attempt are kept: in the sandbox the host looks at each entry while
     /// listing, and an entry renamed away meanwhile (another writer's temp
     /// file) ends the listing early, which would hide every later file.
-    fn names(&self, keep: impl Fn(&str, fs::FileType) -> bool) -> io::Result<Vec<String>> {
+    fn names(
+        &self,
+        keep: impl Fn(&str, EntryType) -> bool,
+    ) -> io::Result<Vec<(String, EntryType)>> {
         let mut names = Vec::new();
         for _ in 0..LIST_ATTEMPTS {
+            // Entry types from `read-directory`, no stat of each.
+            #[cfg(target_os = "wasi")]
+            let complete = wasi::list(&self.handle, &keep, &mut names)?;
+            #[cfg(not(target_os = "wasi"))]
             let mut complete = true;
+            #[cfg(not(target_os = "wasi"))]
             for entry in fs::read_dir(&self.path)? {
                 let Ok(entry) = entry else {
                     complete = false;
@@ -256,8 +353,19 @@ impl Dir {
                 let Ok(name) = entry.file_name().into_string() else {
                     continue;
                 };
-                if entry.file_type().is_ok_and(|t| keep(&name, t)) {
-                    names.push(name);
+                let t = entry.file_type().map(|t| {
+                    if t.is_file() {
+                        EntryType::File
+                    } else if t.is_dir() {
+                        EntryType::Dir
+                    } else {
+                        EntryType::Other
+                    }
+                });
+                if let Ok(t) = t
+                    && keep(&name, t)
+                {
+                    names.push((name, t));
                 }
             }
             if complete {
@@ -272,15 +380,24 @@ impl Dir {
     /// Open the subdirectory `name` (one path component) when it is a real
     /// directory, never through a symbolic link; `Ok(None)` otherwise.
     pub fn open_subdir(&self, name: &str) -> io::Result<Option<Dir>> {
-        #[cfg(any(unix, target_os = "wasi"))]
+        // One `open-at` that refuses a link and anything but a folder.
+        #[cfg(target_os = "wasi")]
+        match wasi::open_at(&self.handle, name, true) {
+            Ok(handle) => Ok(Some(Dir {
+                path: self.path.join(name),
+                handle,
+            })),
+            Err(e) => match e.raw_os_error() {
+                Some(libc::ENOENT | libc::ENOTDIR | libc::ELOOP) => Ok(None),
+                _ => Err(e),
+            },
+        }
+        #[cfg(unix)]
         {
             use std::os::fd::{AsRawFd, FromRawFd};
             // One `openat` that refuses a link and anything but a folder:
             // no window for a link to be swapped in, no walk from the root.
-            #[cfg(unix)]
             let flags = libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC;
-            #[cfg(target_os = "wasi")]
-            let flags = libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW;
             let c_name = Self::c_name(name)?;
             // SAFETY: the descriptor is open for the life of `self` and
             // `c_name` is NUL-terminated.
@@ -327,13 +444,27 @@ impl Dir {
         let Kind::File(len) = self.kind(name)? else {
             return Ok(None);
         };
-        let file = self.open_file(name)?;
-        let bytes = read_prefix(&file, len.min(limit))?;
+        let bytes = self.read_prefix(name, len.min(limit))?;
         let cut = (bytes.len() as u64) < len;
         Ok(Some((decode(bytes, cut), len)))
     }
 
-    #[cfg(any(unix, target_os = "wasi"))]
+    /// Up to `wanted` bytes from the start of the entry `name`.
+    #[cfg(not(target_os = "wasi"))]
+    fn read_prefix(&self, name: &str, wanted: u64) -> io::Result<Vec<u8>> {
+        let file = self.open_file(name)?;
+        read_prefix(&file, wanted)
+    }
+
+    /// Up to `wanted` bytes from the start of the entry `name`, read by
+    /// offset through its descriptor.
+    #[cfg(target_os = "wasi")]
+    fn read_prefix(&self, name: &str, wanted: u64) -> io::Result<Vec<u8>> {
+        let file = wasi::open_at(&self.handle, name, false)?;
+        wasi::read_range(&file, 0, usize::try_from(wanted).unwrap_or(usize::MAX))
+    }
+
+    #[cfg(unix)]
     fn c_name(name: &str) -> io::Result<std::ffi::CString> {
         std::ffi::CString::new(name)
             .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "name holds NUL"))
@@ -355,8 +486,7 @@ impl Dir {
     /// [`Dir::read_head`] does; no second stat. A file that shrank since is
     /// read to its end.
     pub fn read_known(&self, name: &str, len: u64, limit: u64) -> io::Result<String> {
-        let file = self.open_file(name)?;
-        let bytes = read_prefix(&file, len.min(limit))?;
+        let bytes = self.read_prefix(name, len.min(limit))?;
         let cut = (bytes.len() as u64) < len;
         Ok(decode(bytes, cut))
     }
@@ -367,7 +497,7 @@ impl Dir {
     }
 
     /// `lstat` of the entry `name`, relative to the open directory.
-    #[cfg(any(unix, target_os = "wasi"))]
+    #[cfg(unix)]
     fn lstat_at(&self, name: &str) -> io::Result<libc::stat> {
         use std::os::fd::AsRawFd;
         let c_name = Self::c_name(name)?;
@@ -389,15 +519,21 @@ impl Dir {
         Ok(st)
     }
 
+    /// One `stat-at` of `name` (not followed), as a signature (regular
+    /// files with one link) and a [`Stat`]: one host call, where wasi-libc's
+    /// `fstatat` makes two.
+    #[cfg(target_os = "wasi")]
+    fn raw_stat(&self, name: &str) -> io::Result<(Option<Sig>, Stat)> {
+        let st = wasi::stat_at(&self.handle, name)?;
+        Ok((wasi::sig(&st), wasi::kind(&st)))
+    }
+
     /// One `fstatat` of `name`, as a signature (regular files with one link)
     /// and a [`Stat`].
-    #[cfg(any(unix, target_os = "wasi"))]
+    #[cfg(unix)]
     #[allow(clippy::useless_conversion)]
     fn raw_stat(&self, name: &str) -> io::Result<(Option<Sig>, Stat)> {
         let st = self.lstat_at(name)?;
-        #[cfg(target_os = "wasi")]
-        let (secs, nanos) = (st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
-        #[cfg(not(target_os = "wasi"))]
         let (secs, nanos) = (st.st_mtime, st.st_mtime_nsec);
         #[allow(clippy::useless_conversion)]
         let links = u64::from(st.st_nlink);
@@ -411,7 +547,7 @@ impl Dir {
         Ok((sig, kind))
     }
 
-    #[cfg(any(unix, target_os = "wasi"))]
+    #[cfg(unix)]
     fn stat_kind(st: &libc::stat) -> Stat {
         match st.st_mode & libc::S_IFMT {
             libc::S_IFREG => Stat::File {
@@ -427,14 +563,11 @@ impl Dir {
 
     /// Opens the entry for reading without following a symlink put there
     /// since it was looked at.
-    #[cfg(any(unix, target_os = "wasi"))]
+    #[cfg(unix)]
     fn open_file(&self, name: &str) -> io::Result<File> {
         use std::os::fd::{AsRawFd, FromRawFd};
         let c_name = Self::c_name(name)?;
-        #[cfg(unix)]
         let flags = libc::O_RDONLY | libc::O_NOFOLLOW | libc::O_CLOEXEC;
-        #[cfg(target_os = "wasi")]
-        let flags = libc::O_RDONLY | libc::O_NOFOLLOW;
         // SAFETY: the descriptor is open for the life of `self` and `c_name`
         // is NUL-terminated.
         let fd = unsafe { libc::openat(self.handle.as_raw_fd(), c_name.as_ptr(), flags) };
@@ -451,7 +584,9 @@ impl Dir {
     /// hard links counts: this serves the read-only project directory,
     /// where another name for a file reveals nothing new.
     pub fn stamp(&self, name: &str) -> io::Result<Option<Stamp>> {
-        #[cfg(any(unix, target_os = "wasi"))]
+        #[cfg(target_os = "wasi")]
+        let found = wasi::stat_at(&self.handle, name).map(|st| wasi::stamp(&st));
+        #[cfg(unix)]
         let found = self.lstat_at(name).map(|st| regular_stamp(&st));
         #[cfg(not(any(unix, target_os = "wasi")))]
         let found = fs::symlink_metadata(self.path.join(name)).map(|m| std_stamp(&m));
@@ -465,17 +600,28 @@ impl Dir {
     /// Open the regular file `name` (one path component) for reading,
     /// never through a symbolic link, with the [`Stamp`] of what was
     /// opened; `Ok(None)` when it is missing or not a regular file.
-    pub fn open_stamped(&self, name: &str) -> io::Result<Option<(File, Stamp)>> {
+    pub fn open_stamped(&self, name: &str) -> io::Result<Option<(ReadFile, Stamp)>> {
         // Looked at first so a FIFO is never opened (that would block).
         if self.stamp(name)?.is_none() {
             return Ok(None);
         }
+        #[cfg(target_os = "wasi")]
+        {
+            let file = match wasi::open_at(&self.handle, name, false) {
+                Ok(file) => file,
+                Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+                Err(e) => return Err(e),
+            };
+            let stamp = wasi::stamp(&wasi::stat(&file)?);
+            Ok(stamp.map(|stamp| (wasi::File::new(file), stamp)))
+        }
+        #[cfg(not(target_os = "wasi"))]
         let file = match self.open_file(name) {
             Ok(file) => file,
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(e),
         };
-        #[cfg(any(unix, target_os = "wasi"))]
+        #[cfg(unix)]
         let stamp = {
             use std::os::fd::AsRawFd;
             // SAFETY: `stat` is plain old data, so all-zero is a valid value.
@@ -488,6 +634,7 @@ impl Dir {
         };
         #[cfg(not(any(unix, target_os = "wasi")))]
         let stamp = std_stamp(&file.metadata()?);
+        #[cfg(not(target_os = "wasi"))]
         Ok(stamp.map(|stamp| (file, stamp)))
     }
 
@@ -529,14 +676,11 @@ pub struct Stamp {
     pub mtime_ns: i64,
 }
 
-#[cfg(any(unix, target_os = "wasi"))]
+#[cfg(unix)]
 fn regular_stamp(st: &libc::stat) -> Option<Stamp> {
     if st.st_mode & libc::S_IFMT != libc::S_IFREG {
         return None;
     }
-    #[cfg(target_os = "wasi")]
-    let (secs, nanos) = (st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
-    #[cfg(not(target_os = "wasi"))]
     let (secs, nanos) = (st.st_mtime, st.st_mtime_nsec);
     #[allow(clippy::useless_conversion)]
     let mtime_ns = i64::from(secs)
@@ -574,9 +718,9 @@ pub fn file_stamp(path: &Path) -> io::Result<Option<Stamp>> {
 }
 
 /// Up to `wanted` bytes from the start of `file`, fewer at its end. Reads
-/// by offset (`pread`): through WASI that is one `descriptor.read` call per
-/// chunk, where a stream read also creates and drops a stream, and `Take`
-/// stops at the length already known instead of probing for the end.
+/// by offset (`pread`), and `Take` stops at the length already known
+/// instead of probing for the end.
+#[cfg(not(target_os = "wasi"))]
 fn read_prefix(file: &File, wanted: u64) -> io::Result<Vec<u8>> {
     read_range(file, 0, usize::try_from(wanted).unwrap_or(usize::MAX))
 }
@@ -1081,6 +1225,33 @@ mod tests {
         replace(dir.path(), "f.md", b"two", &guard).unwrap();
         assert_eq!(fs::read(dir.path().join("f.md")).unwrap(), b"two");
         assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn a_guest_path_goes_to_the_preopen_that_is_its_longest_whole_prefix() {
+        let preopens = ["/", "/project", "/project-1/", "/m/a"];
+        let at = |path: &str| preopen_rest(preopens.iter().copied(), path);
+        let some = |i: usize, rest: &str| Some((i, rest.to_string()));
+        // The store's `projects/` is not under the project preopen.
+        assert_eq!(at("/projects/app/notes"), some(0, "projects/app/notes"));
+        assert_eq!(at("/project/src"), some(1, "src"));
+        assert_eq!(at("/project"), some(1, "."));
+        assert_eq!(at("/project/"), some(1, "."));
+        assert_eq!(at("/project-1/src/lib"), some(2, "src/lib"));
+        assert_eq!(at("/project-10"), some(0, "project-10"));
+        assert_eq!(at("/m/a/./b//c"), some(3, "b/c"));
+        assert_eq!(at("/m/ab"), some(0, "m/ab"));
+        assert_eq!(at("/"), some(0, "."));
+        // A relative path counts from `/`.
+        assert_eq!(at("project/x"), some(1, "x"));
+        // Without `/`, a path under no preopen has none; the first of two
+        // equal preopens wins.
+        let none = ["/project", "/project"];
+        assert_eq!(preopen_rest(none.iter().copied(), "/other"), None);
+        assert_eq!(
+            preopen_rest(none.iter().copied(), "/project/a"),
+            some(0, "a")
+        );
     }
 
     #[test]

@@ -1198,26 +1198,30 @@ impl Memory {
     /// folder that cannot be listed is skipped.
     fn walk_notes(&self, visit: &mut dyn FnMut(&str, &fsio::Dir, Vec<String>)) -> Result<()> {
         let notes = self.notes_dir();
-        let Some((handle, names)) = self.md_names(&notes)? else {
+        // One listing gives a folder's notes and its topic folders.
+        let listed = fsio::Dir::open(&self.abs(&notes)).and_then(|o| {
+            o.map(|h| h.md_and_subdir_names().map(|n| (h, n)))
+                .transpose()
+        });
+        // As in `md_names`: an unlistable notes folder is skipped.
+        let Ok(Some((handle, (names, subdirs)))) = listed else {
             return Ok(());
         };
         visit(&notes, &handle, names);
-        Self::walk_subdirs(&notes, &handle, 1, visit);
+        Self::walk_subdirs(&notes, &handle, subdirs, 1, visit);
         Ok(())
     }
 
     fn walk_subdirs(
         dir: &str,
         handle: &fsio::Dir,
+        subdirs: Vec<String>,
         depth: usize,
         visit: &mut dyn FnMut(&str, &fsio::Dir, Vec<String>),
     ) {
         if depth >= MAX_NOTE_SEGMENTS {
             return;
         }
-        let Ok(subdirs) = handle.subdir_names() else {
-            return;
-        };
         for name in subdirs {
             if check_segment(&name).is_err() {
                 continue;
@@ -1225,12 +1229,12 @@ impl Memory {
             let Ok(Some(sub)) = handle.open_subdir(&name) else {
                 continue;
             };
-            let Ok(names) = sub.md_names() else {
+            let Ok((names, deeper)) = sub.md_and_subdir_names() else {
                 continue;
             };
             let path = format!("{dir}/{name}");
             visit(&path, &sub, names);
-            Self::walk_subdirs(&path, &sub, depth + 1, visit);
+            Self::walk_subdirs(&path, &sub, deeper, depth + 1, visit);
         }
     }
 

@@ -304,6 +304,57 @@ pub fn without_a_project_dir_nothing_is_marked<B: Backend>() {
     );
 }
 
+/// Files that stop being plain files where they are: a FIFO (never opened:
+/// that would block), a symbolic link to a file with the very same bytes,
+/// and a folder reached through a symbolic link. Each is gone, and a note
+/// naming them anchors nothing.
+pub fn links_and_special_files_in_the_way_are_gone<B: Backend>() {
+    let a = Anchored::new();
+    fs::create_dir_all(a.p("lib")).unwrap();
+    fs::write(a.p("lib/util.rs"), "pub fn util() {}\n").unwrap();
+    let mut m = a.open::<B>();
+    note(&mut m, "all", "src/auth.rs, src/db.rs and lib/util.rs\n");
+    assert!(listed(&mut m, &note_path("all")).is_empty());
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::symlink;
+        fs::remove_file(a.p("src/auth.rs")).unwrap();
+        let made = std::process::Command::new("mkfifo")
+            .arg(a.p("src/auth.rs"))
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let same = a.outside().join("db.rs");
+        fs::write(&same, "pub struct Db;\n").unwrap();
+        fs::remove_file(a.p("src/db.rs")).unwrap();
+        symlink(&same, a.p("src/db.rs")).unwrap();
+        // The folder itself becomes a link to a copy of it.
+        fs::rename(a.p("lib"), a.p("real_lib")).unwrap();
+        symlink(a.p("real_lib"), a.p("lib")).unwrap();
+        assert_eq!(
+            listed(&mut m, &note_path("all")),
+            [
+                "stale: src/auth.rs deleted or moved since 2026-05-30",
+                "stale: src/db.rs deleted or moved since 2026-05-30",
+                "stale: lib/util.rs deleted or moved since 2026-05-30",
+            ]
+        );
+        let reply = m.call("memory_refresh", r#"{"name":"all"}"#).unwrap();
+        assert!(
+            reply.contains("it names no project file that exists, so nothing is anchored"),
+            "{reply}"
+        );
+        // The real folder is still reached by its own name.
+        note(&mut m, "real", "real_lib/util.rs\n");
+        assert!(listed(&mut m, &note_path("real")).is_empty());
+        fs::write(a.p("real_lib/util.rs"), "pub fn util(x: u8) {}\n").unwrap();
+        assert_eq!(
+            listed(&mut m, &note_path("real")),
+            ["stale: real_lib/util.rs changed since 2026-05-30"]
+        );
+    }
+}
+
 both! {
     a_changed_file_is_marked_everywhere,
     a_deleted_or_renamed_file_is_marked,
@@ -311,4 +362,125 @@ both! {
     paths_outside_the_project_are_never_followed,
     refresh_re_anchors_without_rewriting,
     without_a_project_dir_nothing_is_marked,
+    links_and_special_files_in_the_way_are_gone,
+}
+
+/// The modification time of `path` in nanoseconds, as the OS has it.
+#[cfg(unix)]
+fn os_stamp(path: &Path) -> (u64, i64) {
+    use std::os::unix::fs::MetadataExt;
+    let meta = fs::metadata(path).unwrap();
+    (meta.len(), meta.mtime() * 1_000_000_000 + meta.mtime_nsec())
+}
+
+/// The anchors the side file holds for the note `name`: path, size, mtime.
+fn side_anchors(a: &Anchored, name: &str) -> Vec<(String, u64, i64)> {
+    let dir = a.fx.root().join(".store/anchors");
+    let mut out = Vec::new();
+    for entry in fs::read_dir(dir).unwrap().flatten() {
+        let json: serde_json::Value =
+            serde_json::from_str(&fs::read_to_string(entry.path()).unwrap()).unwrap();
+        if let Some(file) = json["files"].get(note_path(name)) {
+            for anchor in file["anchors"].as_array().unwrap() {
+                out.push((
+                    anchor["path"].as_str().unwrap().to_string(),
+                    anchor["size"].as_u64().unwrap(),
+                    anchor["mtime_ns"].as_i64().unwrap(),
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// Other bytes of the same size in `path`, its modification time put back
+/// to the nanosecond: only a check that trusts the stamp misses it.
+fn swap_keeping_the_stamp(path: &Path, bytes: &str) {
+    let was = fs::metadata(path).unwrap().modified().unwrap();
+    assert_eq!(fs::metadata(path).unwrap().len(), bytes.len() as u64);
+    fs::write(path, bytes).unwrap();
+    fs::File::options()
+        .write(true)
+        .open(path)
+        .unwrap()
+        .set_modified(was)
+        .unwrap();
+}
+
+/// Stamps (size and mtime to the nanosecond) taken natively and inside the
+/// component are the same numbers, the OS's own: anchors written by one are
+/// trusted by the other without rehashing, so neither sees a same-size
+/// change whose mtime was put back, until the mtime differs by 1 ns.
+#[cfg(unix)]
+#[test]
+fn native_and_component_stamps_agree() {
+    use agent_memory_tests::{Component, Native};
+    let a = Anchored::new();
+    let at = |secs, nanos| SystemTime::UNIX_EPOCH + Duration::new(secs, nanos);
+    for (rel, t) in [
+        ("src/auth.rs", at(1_700_000_000, 123_456_789)),
+        ("README.md", at(1_700_000_001, 987_654_321)),
+    ] {
+        fs::File::options()
+            .write(true)
+            .open(a.p(rel))
+            .unwrap()
+            .set_modified(t)
+            .unwrap();
+    }
+    let expect = |rel: &str| {
+        let (len, mtime) = os_stamp(&a.p(rel));
+        (rel.to_string(), len, mtime)
+    };
+
+    // Written natively, checked in the component.
+    note(
+        &mut a.open::<Native>(),
+        "auth",
+        "src/auth.rs
+",
+    );
+    assert_eq!(side_anchors(&a, "auth"), [expect("src/auth.rs")]);
+    swap_keeping_the_stamp(&a.p("src/auth.rs"), &AUTH.replace("login", "logon"));
+    let mut c = a.open::<Component>();
+    assert!(listed(&mut c, &note_path("auth")).is_empty());
+    // One nanosecond later the component rehashes and sees the change.
+    let (_, ns) = os_stamp(&a.p("src/auth.rs"));
+    let later = at(0, 0) + Duration::from_nanos(u64::try_from(ns + 1).unwrap());
+    fs::File::options()
+        .write(true)
+        .open(a.p("src/auth.rs"))
+        .unwrap()
+        .set_modified(later)
+        .unwrap();
+    assert_eq!(listed(&mut c, &note_path("auth")), [CHANGED]);
+
+    // Written in the component, checked natively.
+    note(
+        &mut c,
+        "readme",
+        "README.md
+",
+    );
+    drop(c);
+    assert_eq!(side_anchors(&a, "readme"), [expect("README.md")]);
+    swap_keeping_the_stamp(
+        &a.p("README.md"),
+        "# ppa
+",
+    );
+    let mut n = a.open::<Native>();
+    assert!(listed(&mut n, &note_path("readme")).is_empty());
+    let (_, ns) = os_stamp(&a.p("README.md"));
+    let later = at(0, 0) + Duration::from_nanos(u64::try_from(ns + 1).unwrap());
+    fs::File::options()
+        .write(true)
+        .open(a.p("README.md"))
+        .unwrap()
+        .set_modified(later)
+        .unwrap();
+    assert_eq!(
+        listed(&mut n, &note_path("readme")),
+        ["stale: README.md changed since 2026-05-30"]
+    );
 }
