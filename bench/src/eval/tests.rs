@@ -14,16 +14,21 @@ fn both_sets() -> (Vec<Question>, Vec<Question>) {
     )
 }
 
+/// The store-relative paths search looks at.
+fn searchable() -> BTreeSet<String> {
+    let root = store_root(&default_dir());
+    searchable_files(&root)
+        .unwrap()
+        .into_iter()
+        .map(|(p, _)| p)
+        .collect()
+}
+
 #[test]
 fn every_answer_exists_and_every_category_is_in_both_sets() {
     let (tune, holdout) = both_sets();
     assert!(tune.len() + holdout.len() >= 100);
-    let root = store_root(&default_dir());
-    let searchable: BTreeSet<String> = searchable_files(&root)
-        .unwrap()
-        .into_iter()
-        .map(|(p, _)| p)
-        .collect();
+    let searchable = searchable();
     let mut ids = BTreeSet::new();
     for q in tune.iter().chain(&holdout) {
         assert!(ids.insert(&q.id), "{} is in both sets", q.id);
@@ -51,12 +56,7 @@ fn the_second_tuning_set_names_real_files_and_new_ids() {
     let (tune, holdout) = both_sets();
     let tune2 = load_questions(&default_dir(), "tune2").unwrap();
     assert!(tune2.len() >= 40, "{} questions", tune2.len());
-    let root = store_root(&default_dir());
-    let searchable: BTreeSet<String> = searchable_files(&root)
-        .unwrap()
-        .into_iter()
-        .map(|(p, _)| p)
-        .collect();
+    let searchable = searchable();
     let mut ids: BTreeSet<&str> = tune.iter().chain(&holdout).map(|q| q.id.as_str()).collect();
     for q in &tune2 {
         assert!(ids.insert(&q.id), "{} is in another set", q.id);
@@ -170,13 +170,8 @@ fn a_perfect_system_scores_one_and_an_empty_one_zero() {
 
 #[test]
 fn the_two_systems_return_store_paths() {
-    let root = store_root(&default_dir());
-    let searchable: BTreeSet<String> = searchable_files(&root)
-        .unwrap()
-        .into_iter()
-        .map(|(p, _)| p)
-        .collect();
-    for mut system in systems(&root).unwrap() {
+    let searchable = searchable();
+    for mut system in systems(&store_root(&default_dir())).unwrap() {
         let hits = system.search("acquire_timeout").unwrap();
         assert!(!hits.is_empty(), "{}", system.name());
         assert!(hits.iter().all(|p| searchable.contains(p)), "{hits:?}");
