@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use std::process::{self, ExitCode};
 
 use agent_memory::{
-    Memory, OpenOptions, ReadSource, RootChoice, RootRule, Runtime, SearchMode, SecretPolicy,
-    ToolSet, WriteMode, WriteTarget,
+    Memory, OpenOptions, ReadSource, RootChoice, RootRule, Runtime, Scope, SearchMode,
+    SecretPolicy, ToolSet, WriteMode, WriteTarget,
 };
 use anyhow::{Context as _, Result, bail};
 use chrono::{DateTime, FixedOffset, TimeDelta};
@@ -77,6 +77,12 @@ struct Cli {
     #[arg(long, global = true, value_name = "LABEL", env = "AGENT_MEMORY_SOURCE")]
     source: Option<String>,
 
+    /// Which store read, write, search, history, undo and edit act on:
+    /// personal (this user's) or team (the project's team memory, see
+    /// --team-dir). Tool calls take "scope" in their arguments instead
+    #[arg(long, global = true, value_name = "SCOPE", default_value = "personal", value_parser = parse_scope)]
+    scope: Scope,
+
     #[command(subcommand)]
     command: Command,
 }
@@ -84,6 +90,10 @@ struct Cli {
 fn parse_secrets(text: &str) -> Result<SecretPolicy, String> {
     SecretPolicy::from_tool_word(text)
         .ok_or_else(|| format!("expected {}", SecretPolicy::tool_words()))
+}
+
+fn parse_scope(text: &str) -> Result<Scope, String> {
+    Scope::from_tool_word(text).ok_or_else(|| format!("expected {}", Scope::tool_words()))
 }
 
 fn parse_tool_set(text: &str) -> Result<ToolSet, String> {
@@ -430,6 +440,35 @@ fn run(cli: Cli) -> Result<()> {
             if let Some(team) = team {
                 options = options.team_dir(team);
             }
+            if cli.scope == Scope::Team {
+                // The other commands see both stores already (context,
+                // scan, snapshot) or choose per call (call, mcp): a team
+                // scope there would silently change what they mean.
+                if !matches!(
+                    command,
+                    Command::Read { .. }
+                        | Command::Write { .. }
+                        | Command::Search { .. }
+                        | Command::History { .. }
+                        | Command::Undo
+                        | Command::Edit { .. }
+                ) {
+                    // Bad usage, exit 2, as clap's own refusals.
+                    <Cli as clap::CommandFactory>::command()
+                        .error(
+                            clap::error::ErrorKind::ArgumentConflict,
+                            "--scope team applies to read, write, search, history, undo and edit; drop it here (tool calls take \"scope\":\"team\" in their arguments)",
+                        )
+                        .exit();
+                }
+                if options.team_directory().is_none() {
+                    bail!(
+                        "--scope team needs the project's team memory: create {} (or run `agent-memory snapshot`), or pass --team-dir DIR",
+                        OpenOptions::team_dir_of(options.project()).display()
+                    );
+                }
+                options = options.scope(Scope::Team);
+            }
             let options = match command {
                 // A person edits whole files: no caps meant for a model's
                 // context. An export copies files whole.
@@ -446,10 +485,7 @@ fn run(cli: Cli) -> Result<()> {
                     // The team store, when there is one, takes codescout's
                     // shared memories.
                     let mut team = match memory.options().team_directory() {
-                        Some(_) => Some(
-                            runtime
-                                .open(memory.options().clone().scope(agent_memory::Scope::Team))?,
-                        ),
+                        Some(_) => Some(runtime.open(memory.options().clone().scope(Scope::Team))?),
                         None => None,
                     };
                     import(&mut memory, team.as_mut(), from, dry_run)
@@ -457,7 +493,7 @@ fn run(cli: Cli) -> Result<()> {
                 Command::Export {
                     to: ExportTo::ClaudeCode { out },
                 } => travel::export(&mut memory, &out),
-                command => run_on(&mut memory, command),
+                command => run_on(&mut memory, command, cli.scope),
             }
         }
     }
@@ -506,7 +542,16 @@ fn import(
     travel::run(memory, team, entries, dry_run)
 }
 
-fn run_on(memory: &mut Memory, command: Command) -> Result<()> {
+/// Run `command`; `scope` is `--scope`, which the typed methods already
+/// follow (the memory was opened with it) and tool calls take as an
+/// argument.
+fn run_on(memory: &mut Memory, command: Command, scope: Scope) -> Result<()> {
+    let scoped = |mut arguments: serde_json::Value| {
+        if scope == Scope::Team {
+            arguments["scope"] = scope.tool_word().into();
+        }
+        arguments.to_string()
+    };
     match command {
         Command::Call { tool, json } => {
             let json = arg_or_stdin(json, "the JSON arguments")?;
@@ -527,7 +572,7 @@ fn run_on(memory: &mut Memory, command: Command) -> Result<()> {
                 // into the host and back.
                 None => {
                     let arguments =
-                        serde_json::json!({ "query": query, "mode": mode.tool_word() }).to_string();
+                        scoped(serde_json::json!({ "query": query, "mode": mode.tool_word() }));
                     memory.call_tool("memory_search", &arguments)?
                 }
                 Some(max) => {
@@ -543,7 +588,7 @@ fn run_on(memory: &mut Memory, command: Command) -> Result<()> {
             if let Some(name) = name {
                 arguments.insert("name".into(), name.into());
             }
-            let arguments = serde_json::Value::Object(arguments).to_string();
+            let arguments = scoped(serde_json::Value::Object(arguments));
             print_text(&memory.call_tool("memory_read", &arguments)?)
         }
         Command::Write {
@@ -572,7 +617,7 @@ fn run_on(memory: &mut Memory, command: Command) -> Result<()> {
                 "name": name,
                 "limit": limit,
             });
-            print_text(&memory.call_tool("memory_history", &arguments.to_string())?)
+            print_text(&memory.call_tool("memory_history", &scoped(arguments))?)
         }
         Command::Undo => match memory.last_change()? {
             None => print_text("Nothing to undo: no change is recorded for this project."),

@@ -774,3 +774,60 @@ fn export_then_import_keeps_every_file() {
     assert_success(&output, &["import"]);
     assert_eq!(env.store_files(&fresh), before, "byte for byte");
 }
+
+#[test]
+fn scope_team_points_read_write_search_and_history_at_the_team_store() {
+    let env = Env::new();
+    let team = env.path("repo/.agent-memory");
+    fs::create_dir_all(&team).unwrap();
+    let dir = team.to_str().unwrap();
+    let team_args = |rest: &[&str]| -> Vec<String> {
+        ["--team-dir", dir, "--scope", "team"]
+            .iter()
+            .chain(rest)
+            .map(|s| s.to_string())
+            .collect()
+    };
+    let ok = |rest: &[&str]| {
+        let args = team_args(rest);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        env.ok(&args)
+    };
+    let written = ok(&["write", "long_term", "- deploys need two approvals"]);
+    assert!(
+        written.starts_with("Appended 28 bytes to team:MEMORY.md\n"),
+        "{written}"
+    );
+    assert_eq!(
+        fs::read_to_string(team.join("MEMORY.md")).unwrap(),
+        "- deploys need two approvals"
+    );
+    assert_eq!(ok(&["read", "long_term"]), "- deploys need two approvals\n");
+    assert!(
+        ok(&["search", "approvals"]).contains("team:MEMORY.md  [matched: approvals]"),
+        "team search"
+    );
+    assert!(ok(&["history", "long_term"]).contains("team:MEMORY.md"));
+    // The personal store saw none of it.
+    assert!(!env.root().join("MEMORY.md").exists());
+    assert_eq!(env.ok(&["read", "long_term"]), "(empty)\n");
+
+    // Commands that see both stores or choose per call refuse it: bad usage.
+    let refused = run(env.command().args(team_args(&["context"])));
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(
+        stderr(&refused).contains(
+            "--scope team applies to read, write, search, history, undo and edit; drop it here"
+        ),
+        "{}",
+        stderr(&refused)
+    );
+    // Without a team directory there is nothing to point at.
+    let missing = run(env.command().args(["--scope", "team", "read", "long_term"]));
+    assert_eq!(missing.status.code(), Some(1));
+    assert!(
+        stderr(&missing).contains("--scope team needs the project's team memory: create "),
+        "{}",
+        stderr(&missing)
+    );
+}
