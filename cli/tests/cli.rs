@@ -5,6 +5,9 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
+mod common;
+use common::{assert_success, stderr, stdout};
+
 const NOW: &str = "2026-05-30T09:15:00+02:00";
 const PROJECT: &str = "/work/src/my-app";
 
@@ -93,24 +96,6 @@ fn run(command: &mut Command, stdin: Option<&str>) -> Output {
             .unwrap();
     }
     child.wait_with_output().unwrap()
-}
-
-fn stdout(output: &Output) -> String {
-    String::from_utf8(output.stdout.clone()).unwrap()
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8(output.stderr.clone()).unwrap()
-}
-
-fn assert_success(output: &Output, what: &[&str]) {
-    assert!(
-        output.status.success(),
-        "{what:?} failed with {}:\nstdout: {}\nstderr: {}",
-        output.status,
-        stdout(output),
-        stderr(output)
-    );
 }
 
 fn write_script(dir: &Path, name: &str, body: &str) -> PathBuf {

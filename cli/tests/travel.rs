@@ -6,6 +6,9 @@ use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
+mod common;
+use common::{assert_success, stderr, stdout};
+
 const NOW: &str = "2026-05-30T09:15:00+02:00";
 const PROJECT: &str = "/work/src/my-app";
 
@@ -157,23 +160,6 @@ fn run(command: &mut Command) -> Output {
         .stderr(Stdio::piped())
         .output()
         .expect("the agent-memory binary runs")
-}
-
-fn stdout(output: &Output) -> String {
-    String::from_utf8(output.stdout.clone()).unwrap()
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8(output.stderr.clone()).unwrap()
-}
-
-fn assert_success(output: &Output, what: &[&str]) {
-    assert!(
-        output.status.success(),
-        "{what:?} failed: {}\nstdout: {}",
-        stderr(output),
-        stdout(output)
-    );
 }
 
 /// The line of `out` about `source`.
