@@ -306,17 +306,50 @@ impl Dir {
         }
     }
 
-    /// Names of the `.md` entries that the directory listing itself types as
-    /// regular files (no stat of each), not starting with `.`, sorted.
-    /// Callers still check each with [`Dir::kind`] or [`Dir::read_head`],
-    /// which also refuse hard-linked files.
-    pub fn md_names(&self) -> io::Result<Vec<String>> {
-        Ok(self.md_and_subdir_names()?.0)
+    /// The open directory's own size and modification time, from one stat
+    /// of its descriptor: what [`crate::listing`] compares a remembered
+    /// listing against.
+    pub fn sig(&self) -> io::Result<Sig> {
+        #[cfg(target_os = "wasi")]
+        {
+            let st = wasi::stat(&self.handle)?;
+            Ok(Sig {
+                len: st.size,
+                mtime_ns: wasi::mtime_ns(&st),
+            })
+        }
+        #[cfg(not(target_os = "wasi"))]
+        {
+            #[cfg(unix)]
+            let meta = self.handle.metadata()?;
+            #[cfg(not(unix))]
+            let meta = fs::metadata(&self.path)?;
+            let mtime_ns = meta
+                .modified()?
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or_else(
+                    |e| -i64::try_from(e.duration().as_nanos()).unwrap_or(i64::MAX),
+                    |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX),
+                );
+            Ok(Sig {
+                len: meta.len(),
+                mtime_ns,
+            })
+        }
     }
 
-    /// [`Dir::md_names`], and the names of the entries that the same
-    /// listing types as directories (a symbolic link is not one), not
-    /// starting with `.`, sorted: in the sandbox the host looks at every
+    /// [`Dir::md_and_subdir_names`], as a [`crate::listing::Listed`].
+    pub fn listing(&self) -> io::Result<crate::listing::Listed> {
+        let (md, dirs) = self.md_and_subdir_names()?;
+        Ok(crate::listing::Listed { md, dirs })
+    }
+
+    /// Names of the `.md` entries that the directory listing itself types as
+    /// regular files (no stat of each), not starting with `.`, sorted, and
+    /// the names of the entries that the same listing types as directories
+    /// (a symbolic link is not one), not starting with `.`, sorted. Callers
+    /// still check each file with [`Dir::kind`] or [`Dir::read_head`], which
+    /// also refuse hard-linked files. In the sandbox the host looks at every
     /// entry of a listing (a `statx` each), so a notes folder of thousands
     /// is listed once, not once for notes and again for topic folders.
     pub fn md_and_subdir_names(&self) -> io::Result<(Vec<String>, Vec<String>)> {

@@ -15,6 +15,7 @@ mod fsio;
 pub mod history;
 mod index;
 pub mod limits;
+mod listing;
 pub mod names;
 pub mod prompt;
 pub mod rank;

@@ -12,6 +12,7 @@ use crate::history::{self, History, Operation, Retention};
 use crate::limits::{
     INDEX_MAX_BYTES, Limits, MAX_QUERY_TERMS, MAX_SEARCH_FILE_BYTES, WHOLE_FILE_APPEND_MAX_BYTES,
 };
+use crate::listing::{Listed, Listings, now_ns};
 use crate::names::{MAX_NOTE_SEGMENTS, check_segment, daily_date, note_name, project_slug};
 use crate::rank::{Ranker, SearchMode};
 use crate::search::{FileMeta, Query, SearchResults, Searcher};
@@ -928,7 +929,7 @@ impl Memory {
             stale: Vec::new(),
         }));
         if self.layout == Layout::Team {
-            self.walk_notes(&mut |dir, handle, names| {
+            self.walk_notes(&mut Listings::none(), &mut |dir, handle, names| {
                 for name in names {
                     if let Ok(Kind::File(bytes)) = handle.kind(&name) {
                         out.push(FileInfo {
@@ -960,7 +961,7 @@ impl Memory {
             bytes,
             stale: Vec::new(),
         }));
-        self.walk_notes(&mut |dir, handle, names| {
+        self.walk_notes(&mut Listings::none(), &mut |dir, handle, names| {
             for name in names {
                 // Not followed: a symlink, FIFO or hard-linked file is not
                 // listed.
@@ -1048,7 +1049,12 @@ impl Memory {
             return Ok(SearchResults::default());
         }
         let mut searcher = Searcher::new(query);
-        self.each_search_file(&mut |meta, text| searcher.add_file(meta, text))?;
+        // Remembered listings are used, never written: literal search
+        // leaves the store as it found it.
+        let mut listings = Listings::load(&self.abs(&self.listings_rel()), now_ns());
+        self.each_search_file(&mut listings, &mut |meta, text| {
+            searcher.add_file(meta, text)
+        })?;
         Ok(self.mark_hits(searcher.finish()))
     }
 
@@ -1108,7 +1114,8 @@ impl Memory {
     /// marks: the indexed search's fallback, which marks its own results.
     pub(crate) fn ranked_unindexed(&self, distinct: &str) -> Result<SearchResults> {
         let mut ranker = Ranker::new(distinct, self.today());
-        self.each_search_file(&mut |meta, text| ranker.add_file(meta, text))?;
+        let mut listings = Listings::none();
+        self.each_search_file(&mut listings, &mut |meta, text| ranker.add_file(meta, text))?;
         Ok(ranker.finish(|meta| {
             fsio::read_head(&self.abs(&meta.path), MAX_SEARCH_FILE_BYTES)
                 .ok()
@@ -1122,9 +1129,14 @@ impl Memory {
     /// each up to [`MAX_SEARCH_FILE_BYTES`]. Each directory is opened once
     /// and its files read by name, one at a time: only one file's text is
     /// ever held. An unreadable file is skipped: one bad file must not fail
-    /// search.
-    fn each_search_file(&self, add: &mut dyn FnMut(FileMeta, &str)) -> Result<()> {
-        self.each_search_dir(&mut |dir, handle, names| {
+    /// search. Folders are listed afresh, or taken from `listings` while
+    /// unchanged (see [`crate::listing`]).
+    fn each_search_file(
+        &self,
+        listings: &mut Listings,
+        add: &mut dyn FnMut(FileMeta, &str),
+    ) -> Result<()> {
+        self.each_search_dir(listings, &mut |dir, handle, names| {
             for name in names {
                 let Ok(Some((text, _))) = handle.read_head(&name, MAX_SEARCH_FILE_BYTES) else {
                     continue;
@@ -1137,23 +1149,27 @@ impl Memory {
     /// Call `visit` with every directory search covers, opened, and the
     /// names of the files in it that search reads (the root gives only
     /// `MEMORY.md`), in the order search reads them.
-    fn each_search_dir(&self, visit: &mut dyn FnMut(&str, &fsio::Dir, Vec<String>)) -> Result<()> {
-        if let Some((handle, names)) = self.md_names(self.top_dir())? {
-            let names = names.into_iter().filter(|n| n == "MEMORY.md").collect();
+    fn each_search_dir(
+        &self,
+        listings: &mut Listings,
+        visit: &mut dyn FnMut(&str, &fsio::Dir, Vec<String>),
+    ) -> Result<()> {
+        if let Some((handle, listed)) = self.list_dir(self.top_dir(), listings)? {
+            let names = listed.md.into_iter().filter(|n| n == "MEMORY.md").collect();
             visit(self.top_dir(), &handle, names);
         }
-        self.walk_notes(visit)?;
+        self.walk_notes(listings, visit)?;
         if self.layout == Layout::Team {
             return Ok(());
         }
         let daily = self.daily_dir();
-        if let Some((handle, names)) = self.md_names(&daily)? {
-            visit(&daily, &handle, names);
+        if let Some((handle, listed)) = self.list_dir(&daily, listings)? {
+            visit(&daily, &handle, listed.md);
         }
         if let Some(team) = &self.team {
             // A team directory that cannot be read leaves the personal
             // results whole: one bad file or folder never fails search.
-            let _ = team.each_search_dir(visit);
+            let _ = team.each_search_dir(listings, visit);
         }
         Ok(())
     }
@@ -1196,19 +1212,19 @@ impl Memory {
     /// name can reach ([`MAX_NOTE_SEGMENTS`]), never through a symbolic
     /// link. Only the folders on the current path are open at a time. A
     /// folder that cannot be listed is skipped.
-    fn walk_notes(&self, visit: &mut dyn FnMut(&str, &fsio::Dir, Vec<String>)) -> Result<()> {
+    fn walk_notes(
+        &self,
+        listings: &mut Listings,
+        visit: &mut dyn FnMut(&str, &fsio::Dir, Vec<String>),
+    ) -> Result<()> {
         let notes = self.notes_dir();
-        // One listing gives a folder's notes and its topic folders.
-        let listed = fsio::Dir::open(&self.abs(&notes)).and_then(|o| {
-            o.map(|h| h.md_and_subdir_names().map(|n| (h, n)))
-                .transpose()
-        });
-        // As in `md_names`: an unlistable notes folder is skipped.
-        let Ok(Some((handle, (names, subdirs)))) = listed else {
+        // As in `list_dir`: an unlistable notes folder is skipped. One
+        // listing gives a folder's notes and its topic folders.
+        let Ok(Some((handle, listed))) = self.list_dir(&notes, listings) else {
             return Ok(());
         };
-        visit(&notes, &handle, names);
-        Self::walk_subdirs(&notes, &handle, subdirs, 1, visit);
+        visit(&notes, &handle, listed.md);
+        Self::walk_subdirs(&notes, &handle, listed.dirs, 1, listings, visit);
         Ok(())
     }
 
@@ -1217,6 +1233,7 @@ impl Memory {
         handle: &fsio::Dir,
         subdirs: Vec<String>,
         depth: usize,
+        listings: &mut Listings,
         visit: &mut dyn FnMut(&str, &fsio::Dir, Vec<String>),
     ) {
         if depth >= MAX_NOTE_SEGMENTS {
@@ -1229,27 +1246,44 @@ impl Memory {
             let Ok(Some(sub)) = handle.open_subdir(&name) else {
                 continue;
             };
-            let Ok((names, deeper)) = sub.md_and_subdir_names() else {
+            let path = format!("{dir}/{name}");
+            let Ok(listed) = listings.list(&path, || sub.sig().ok(), || sub.listing()) else {
                 continue;
             };
-            let path = format!("{dir}/{name}");
-            visit(&path, &sub, names);
-            Self::walk_subdirs(&path, &sub, deeper, depth + 1, visit);
+            visit(&path, &sub, listed.md);
+            Self::walk_subdirs(&path, &sub, listed.dirs, depth + 1, listings, visit);
         }
     }
 
-    /// The store-relative `dir`, opened, and the names of the `.md` files it
-    /// lists (see [`fsio::Dir::md_names`]); `None` for a missing directory.
-    fn md_names(&self, dir: &str) -> Result<Option<(fsio::Dir, Vec<String>)>> {
+    /// The store-relative `dir`, opened, and its listing (see
+    /// [`fsio::Dir::md_and_subdir_names`]), remembered or taken now;
+    /// `None` for a missing directory.
+    fn list_dir(&self, dir: &str, listings: &mut Listings) -> Result<Option<(fsio::Dir, Listed)>> {
         let shown = if dir.is_empty() { "." } else { dir };
-        let listed = fsio::Dir::open(&self.abs(dir))
-            .and_then(|opened| opened.map(|h| h.md_names().map(|n| (h, n))).transpose());
+        let listed = fsio::Dir::open(&self.abs(dir)).and_then(|opened| {
+            opened
+                .map(|h| {
+                    listings
+                        .list(dir, || h.sig().ok(), || h.listing())
+                        .map(|l| (h, l))
+                })
+                .transpose()
+        });
         match listed {
             Ok(found) => Ok(found),
             // As in `md_files`: an unlistable project directory is skipped.
             Err(_) if !dir.is_empty() => Ok(None),
             Err(e) => Err(Error::io("list", shown, &e)),
         }
+    }
+
+    /// The store-relative `dir`, opened, and the names of the `.md` files it
+    /// lists (see [`fsio::Dir::md_and_subdir_names`]); `None` for a missing
+    /// directory.
+    fn md_names(&self, dir: &str) -> Result<Option<(fsio::Dir, Vec<String>)>> {
+        Ok(self
+            .list_dir(dir, &mut Listings::none())?
+            .map(|(h, listed)| (h, listed.md)))
     }
 
     /// The context block, or `None` when there is nothing to show.

@@ -415,3 +415,117 @@ fn a_file_changed_within_the_racy_window_is_read_again() {
     assert_eq!(ranked(&mem, "alpha").hits.len(), 0);
     agree(&mem, "racy");
 }
+
+fn listings_file(root: &Path) -> PathBuf {
+    root.join(".store/index")
+        .join(format!("{}.dirs", project_slug(PROJECT)))
+}
+
+/// Set every searched folder's modification time `secs` seconds back, as
+/// time passing would leave them.
+fn age_dirs(root: &Path, secs: u64) {
+    let p = project(root);
+    let mut dirs = vec![root.to_path_buf(), p.join("daily"), p.join("notes")];
+    for e in fs::read_dir(p.join("notes")).unwrap().flatten() {
+        if e.path().is_dir() {
+            dirs.push(e.path());
+        }
+    }
+    let t = SystemTime::now() - Duration::from_secs(secs);
+    for d in dirs {
+        File::open(&d).unwrap().set_modified(t).unwrap();
+    }
+}
+
+#[test]
+fn remembered_listings_follow_files_added_removed_and_renamed_by_hand() {
+    let (dir, mut rng) = store(23);
+    let root = dir.path();
+    age_dirs(root, 3600);
+    let mem = open(root);
+    agree(&mem, "build");
+    assert!(
+        listings_file(root).exists(),
+        "settled folders are remembered"
+    );
+    let before = fs::read(listings_file(root)).unwrap();
+    agree(&mem, "from remembered listings");
+    assert_eq!(
+        fs::read(listings_file(root)).unwrap(),
+        before,
+        "unchanged folders do not rewrite it"
+    );
+    let p = project(root);
+    for round in 0..30u64 {
+        let all = files(root);
+        let f = &all[rng.below(all.len())];
+        match rng.below(5) {
+            0 => {
+                let n = p.join(format!("notes/hand-{round}.md"));
+                fs::write(&n, text(&mut rng, 5)).unwrap();
+            }
+            1 => {
+                if f.file_name().unwrap() != "MEMORY.md" {
+                    fs::remove_file(f).unwrap();
+                }
+            }
+            2 => {
+                if f.file_name().unwrap() != "MEMORY.md" {
+                    let to = f.with_file_name(format!("renamed-{round}.md"));
+                    fs::rename(f, to).unwrap();
+                }
+            }
+            3 => {
+                // A new topic folder, one level down.
+                let d = p.join(format!("notes/topic-{round}"));
+                fs::create_dir(&d).unwrap();
+                fs::write(d.join("inside.md"), text(&mut rng, 4)).unwrap();
+                age(&d.join("inside.md"), 1800 - round);
+            }
+            _ => {
+                let d = p.join(format!("daily/2026-03-{:02}.md", 1 + rng.below(28)));
+                fs::write(&d, text(&mut rng, 3)).unwrap();
+            }
+        }
+        for f in files(root) {
+            if fs::metadata(&f).unwrap().modified().unwrap()
+                > SystemTime::now() - Duration::from_secs(60)
+            {
+                age(&f, 1800 - round);
+            }
+        }
+        // Folders settle too, each round at a new second: a changed folder
+        // shows a time its remembered listing does not have.
+        age_dirs(root, 1800 - round);
+        agree(&mem, &format!("round {round}"));
+    }
+}
+
+#[test]
+fn a_cut_flipped_or_planted_listings_file_gives_no_wrong_results() {
+    let (dir, mut rng) = store(29);
+    let root = dir.path();
+    age_dirs(root, 3600);
+    let mem = open(root);
+    agree(&mem, "build");
+    let good = fs::read(listings_file(root)).unwrap();
+    for trial in 0..40 {
+        let mut bad = good.clone();
+        match trial % 3 {
+            0 => bad.truncate(rng.below(good.len())),
+            1 => {
+                let at = rng.below(bad.len());
+                bad[at] ^= 1 << rng.below(8);
+            }
+            // A listings file of another store, planted.
+            _ => bad = b"AMDIRS\0\n\x01\0\0\0\x01\0\0\0".to_vec(),
+        }
+        fs::write(listings_file(root), &bad).unwrap();
+        agree(&mem, &format!("trial {trial}"));
+        // Written again whole: the same folders and names (only the times
+        // in it differ from the first).
+        let again = fs::read(listings_file(root)).unwrap();
+        assert_eq!(again.len(), good.len(), "trial {trial}");
+        assert_ne!(again, bad, "trial {trial}");
+    }
+}

@@ -94,7 +94,7 @@ pub(super) fn kind(st: &DescriptorStat) -> Stat {
 /// Modification time in nanoseconds, as wasi-libc fills `st_mtim` (seconds
 /// and nanoseconds as given, zero when the host has none) and
 /// [`super::Dir`] then folds it.
-fn mtime_ns(st: &DescriptorStat) -> i64 {
+pub(super) fn mtime_ns(st: &DescriptorStat) -> i64 {
     let (secs, nanos) = st
         .data_modification_timestamp
         .map_or((0, 0), |t| (t.seconds as i64, t.nanoseconds));

@@ -23,13 +23,14 @@
 
 use std::collections::BTreeMap;
 use std::fs;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use super::Memory;
 use crate::error::Result;
 use crate::fsio::{self, LockPolicy, Sig};
 use crate::index::{self, Corrupt, Entry, Fresh, Index, RACY_NS};
 use crate::limits::MAX_SEARCH_FILE_BYTES;
+use crate::listing::{Listings, now_ns};
 use crate::names::daily_date;
 use crate::rank::{CorpusStats, FIELDS, FileStats, Ranker, TermStats};
 use crate::search::{FileMeta, SearchResults};
@@ -62,16 +63,16 @@ struct Live {
     source: Source,
 }
 
-fn now_ns() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX))
-}
-
 impl Memory {
     /// The project's index file, store-relative.
     pub(crate) fn index_rel(&self) -> String {
         format!("{INDEX_DIR}/{}.idx", self.slug)
+    }
+
+    /// The project's remembered folder listings ([`crate::listing`]),
+    /// store-relative.
+    pub(crate) fn listings_rel(&self) -> String {
+        format!("{INDEX_DIR}/{}.dirs", self.slug)
     }
 
     /// Ranked search through the index; see the module documentation.
@@ -101,11 +102,12 @@ impl Memory {
         // Before any stat: an entry is trusted only for files last changed
         // well before this.
         let started = now_ns();
+        let mut listings = Listings::load(&self.abs(&self.listings_rel()), started);
         let mut live: Vec<Live> = Vec::new();
         let mut fresh = Fresh::default();
         let mut remap: Vec<Option<u32>> = vec![None; old.as_ref().map_or(0, |o| o.entries.len())];
         let (mut settled_files, mut settled_bytes) = (0usize, 0u64);
-        let walked = self.each_search_dir(&mut |dir, handle, names| {
+        let walked = self.each_search_dir(&mut listings, &mut |dir, handle, names| {
             for name in names {
                 let Ok(Some(sig)) = handle.file_sig(&name) else {
                     continue;
@@ -146,6 +148,11 @@ impl Memory {
         });
         if let Err(e) = walked {
             return Ok(Err(e));
+        }
+        if listings.behind() {
+            self.with_index_dir(|dir, guard| {
+                listings.save(dir, &format!("{}.dirs", self.slug), guard);
+            });
         }
 
         // Phase one's input: the query tokens' counts per file, and the
@@ -216,15 +223,10 @@ impl Memory {
         })))
     }
 
-    /// Write the index of `live` if the store's lock is free right now;
-    /// otherwise leave it for a later search. Never fails: it is a cache.
-    fn try_rewrite(
-        &self,
-        started: i64,
-        live: &[Live],
-        old: Option<(&Index, &[Option<u32>])>,
-        fresh: &Fresh,
-    ) {
+    /// Call `write` with the index folder (created if missing) and the
+    /// store's lock, if the lock is free right now; otherwise skip it: the
+    /// files there are caches a later search writes.
+    fn with_index_dir(&self, write: impl FnOnce(&std::path::Path, &fsio::LockGuard)) {
         let policy = LockPolicy {
             lease: self.limits.lock_lease,
             wait: Duration::ZERO,
@@ -237,21 +239,35 @@ impl Memory {
         }
         let dir = self.abs(INDEX_DIR);
         fsio::remove_leftovers(&dir);
-        let entries: Vec<Entry> = live
-            .iter()
-            .map(|l| Entry {
-                path: l.meta.path.clone(),
-                sig: l.sig,
-                lengths: l.lengths,
-            })
-            .collect();
-        let name = format!("{}.idx", self.slug);
-        if index::write(&dir, &name, &guard, started, &entries, old, fresh).is_err()
-            && guard.check().is_ok()
-        {
-            // Likely the old index failed a check while being merged: the
-            // next search builds afresh.
-            let _ = fs::remove_file(dir.join(&name));
-        }
+        write(&dir, &guard);
+    }
+
+    /// Write the index of `live` if the store's lock is free right now;
+    /// otherwise leave it for a later search. Never fails: it is a cache.
+    fn try_rewrite(
+        &self,
+        started: i64,
+        live: &[Live],
+        old: Option<(&Index, &[Option<u32>])>,
+        fresh: &Fresh,
+    ) {
+        self.with_index_dir(|dir, guard| {
+            let entries: Vec<Entry> = live
+                .iter()
+                .map(|l| Entry {
+                    path: l.meta.path.clone(),
+                    sig: l.sig,
+                    lengths: l.lengths,
+                })
+                .collect();
+            let name = format!("{}.idx", self.slug);
+            if index::write(dir, &name, guard, started, &entries, old, fresh).is_err()
+                && guard.check().is_ok()
+            {
+                // Likely the old index failed a check while being merged:
+                // the next search builds afresh.
+                let _ = fs::remove_file(dir.join(&name));
+            }
+        });
     }
 }
