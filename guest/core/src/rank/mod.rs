@@ -543,10 +543,56 @@ impl Prefilter {
         {
             return true;
         }
-        // Names with joiners, tokenized one by one.
+        let mut hit = false;
+        self.joined_names(plan, tok, text, &mut |_| {
+            hit = true;
+            true
+        });
+        hit
+    }
+
+    /// Byte offsets in `text` around which a plan token may be, sorted: a
+    /// line holding none of them holds no plan token. `None` when the
+    /// prefilter is off (every line may).
+    fn candidates(&self, plan: &Plan, tok: &mut Tokenizer, text: &str) -> Option<Vec<usize>> {
+        if self.off {
+            return None;
+        }
+        let b = text.as_bytes();
+        let mut at = Vec::new();
+        for f in &self.finders {
+            let mut from = 0;
+            while let Some(i) = f.find(b, from) {
+                at.push(i);
+                from = i + 1;
+            }
+        }
+        if self.kelvin {
+            at.extend(text.match_indices('\u{212A}').map(|(i, _)| i));
+        }
+        self.joined_names(plan, tok, text, &mut |i| {
+            at.push(i);
+            false
+        });
+        at.sort_unstable();
+        at.dedup();
+        Some(at)
+    }
+
+    /// Call `found(start)` for each name in `text` holding a joiner
+    /// between letters whose tokens include a plan token, tokenized one by
+    /// one, until `found` says stop.
+    fn joined_names(
+        &self,
+        plan: &Plan,
+        tok: &mut Tokenizer,
+        text: &str,
+        found: &mut dyn FnMut(usize) -> bool,
+    ) {
+        let b = text.as_bytes();
         let wanted = |raw: &[u8]| plan.may_want(raw);
         let inner = |c: u8| c.is_ascii_alphanumeric() || !c.is_ascii() || b"_-'".contains(&c);
-        let mut hit = false;
+        // The end of the name around `at`, and whether to stop.
         let mut check = |at: usize| {
             // The name around the joiner: bytes that may belong to a name,
             // cut at ASCII bytes that cannot (so at char boundaries).
@@ -558,22 +604,30 @@ impl Prefilter {
                 .iter()
                 .position(|&c| !inner(c))
                 .map_or(b.len(), |i| at + i);
+            let mut hit = false;
             tok.tokens(&text[start..end], &mut 0, &wanted, &mut |t, _| {
                 hit |= plan.ids.contains_key(t)
             });
-            end
+            (end, hit && found(start))
         };
         for joiner in [b'_', b'-', b'\''] {
             let mut from = 0;
             while let Some(at) = find_byte(b, from, joiner) {
-                from = check(at);
+                let stop;
+                (from, stop) = check(at);
+                if stop {
+                    return;
+                }
             }
         }
         let mut from = 0;
         while let Some(at) = self.right_quote.find(b, from) {
-            from = check(at);
+            let stop;
+            (from, stop) = check(at);
+            if stop {
+                return;
+            }
         }
-        hit
     }
 }
 
@@ -790,7 +844,14 @@ impl Ranker {
             let c = &self.files[s.file];
             let Some(text) = read(&c.meta) else { continue };
             let detail = if s.matched != 0 {
-                Some(detail(plan, &idf, &mut tok, &c.meta.stem, &text))
+                Some(detail(
+                    plan,
+                    &self.prefilter,
+                    &idf,
+                    &mut tok,
+                    &c.meta.stem,
+                    &text,
+                ))
             } else {
                 None
             };
@@ -953,8 +1014,11 @@ struct Occurrences {
 }
 
 impl Occurrences {
-    fn record(&mut self, plan: &Plan, t: &str, k: tokenize::Tok, line: u32) {
+    /// Record the token `t` at `k` if it is a plan token, moving
+    /// `last_end` past it.
+    fn record(&mut self, plan: &Plan, t: &str, k: tokenize::Tok, line: u32, last_end: &mut u32) {
         let Some(&id) = plan.ids.get(t) else { return };
+        *last_end = (*last_end).max(k.pos + k.span);
         let i = usize::from(id);
         if self.at[i].len() < MAX_OCCURRENCES {
             self.at[i].push((k.pos, k.span));
@@ -967,7 +1031,20 @@ impl Occurrences {
 }
 
 /// Re-read a file: proximity bonus, line scores, the lines to show.
-fn detail(plan: &Plan, idf: &[f64], tok: &mut Tokenizer, name: &str, text: &str) -> Detail {
+///
+/// Only lines the prefilter cannot rule out are tokenized. Positions matter
+/// only as distances between occurrences, and only up to the farthest a
+/// pair can reach, so a line with no query token adds its exact number of
+/// parts only while the last occurrence is nearer than that; after that
+/// nothing, as no later occurrence can come within reach of an earlier one.
+fn detail(
+    plan: &Plan,
+    prefilter: &Prefilter,
+    idf: &[f64],
+    tok: &mut Tokenizer,
+    name: &str,
+    text: &str,
+) -> Detail {
     let n = plan.tokens.len();
     let mut occ = Occurrences {
         at: vec![Vec::new(); n],
@@ -976,21 +1053,50 @@ fn detail(plan: &Plan, idf: &[f64], tok: &mut Tokenizer, name: &str, text: &str)
     };
     let mut term_line = vec![u32::MAX; plan.terms.len()];
     let wanted = |raw: &[u8]| plan.may_want(raw);
+    // Beyond this many positions after an occurrence's end, no pair
+    // reaches (see the proximity sum below).
+    let reach = plan
+        .pairs
+        .iter()
+        .map(|p| PROXIMITY_REACH + p.gap)
+        .max()
+        .unwrap_or(0);
+    // Position just past the last occurrence recorded.
+    let mut last_end = 0u32;
     let mut pos = 0;
     tok.tokens(name, &mut pos, &wanted, &mut |t, k| {
-        occ.record(plan, t, k, u32::MAX - 1)
+        occ.record(plan, t, k, u32::MAX - 1, &mut last_end)
     });
     // The name does not run into the first line.
     pos += PROXIMITY_REACH + 1;
+    let candidates = prefilter.candidates(plan, tok, text);
+    let mut next = 0;
     let mut fences = Fences::default();
     let mut lines = Vec::new();
     let mut start = 0;
     for (index, line) in text.split('\n').enumerate() {
         let heading = fences.kind(line) == LineKind::Heading;
         let li = index as u32;
+        let end = start + line.len();
+        let holds = match &candidates {
+            None => true,
+            Some(at) => {
+                while next < at.len() && at[next] < start {
+                    next += 1;
+                }
+                next < at.len() && at[next] <= end
+            }
+        };
+        if !holds {
+            if pos.saturating_sub(last_end) < reach {
+                pos += tok.count_parts(line).min(reach);
+            }
+            start = end + 1;
+            continue;
+        }
         occ.touched.clear();
         tok.tokens(line, &mut pos, &wanted, &mut |t, k| {
-            occ.record(plan, t, k, li)
+            occ.record(plan, t, k, li, &mut last_end)
         });
         let mut score = 0.0;
         for &id in &occ.touched {
@@ -1016,9 +1122,9 @@ fn detail(plan: &Plan, idf: &[f64], tok: &mut Tokenizer, name: &str, text: &str)
             }
         }
         if score > 0.0 {
-            lines.push((start + line.len(), score, index));
+            lines.push((end, score, index));
         }
-        start += line.len() + 1;
+        start = end + 1;
     }
     let occurrences = occ.at;
     let mut proximity = 0.0;

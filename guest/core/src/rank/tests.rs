@@ -662,3 +662,99 @@ fn neighbouring_query_words_also_match_written_as_one() {
         [("v2".to_string(), 0), ("calendar".to_string(), 2)]
     );
 }
+
+/// Phase two tokenizes only lines the prefilter cannot rule out, and
+/// counts positions only as far as proximity reaches: the same proximity,
+/// line scores and windows as tokenizing every line.
+#[test]
+fn phase_two_skipping_lines_changes_nothing() {
+    const WORDS: &[&str] = &[
+        "deploy",
+        "deploys",
+        "staging",
+        "to",
+        "the",
+        "max_retry_count",
+        "maxRetryCount",
+        "retry",
+        "count",
+        "rollout",
+        "roll",
+        "out",
+        "set-up",
+        "setup",
+        "don't",
+        "cache",
+        "TIMEOUT",
+        "timeouts",
+        "a",
+        "of",
+        "Kelvin",
+        "\u{212A}elvin",
+        "on\u{2019}call",
+        "oncall",
+        "é",
+        "x",
+        "-",
+        "`",
+        "#",
+        "##",
+        "```",
+        "~~~",
+        "1.2",
+        "ipv6",
+        "IPv6",
+    ];
+    const QUERIES: &[&str] = &[
+        "deploy to staging",
+        "max_retry_count",
+        "retry count timeout",
+        "rolled out",
+        "set up cache",
+        "don't deploy",
+        "kelvin",
+        "on call",
+        "ipv6 staging deploy timeout cache retry count setup rollout the a",
+        "timeout",
+    ];
+    let mut state = 0x2545_F491_4F6C_DD1Du64;
+    let mut next = |n: usize| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state % n as u64) as usize
+    };
+    for trial in 0..400 {
+        let mut text = String::new();
+        for _ in 0..1 + next(30) {
+            // Blank, short and long lines, headings and fences among them.
+            for w in 0..next(9) {
+                if w > 0 {
+                    text.push(if next(5) == 0 { '_' } else { ' ' });
+                }
+                text.push_str(WORDS[next(WORDS.len())]);
+            }
+            text.push('\n');
+        }
+        let query = QUERIES[trial % QUERIES.len()];
+        let plan = Plan::new(query, d(TODAY));
+        let on = Prefilter::new(&plan);
+        let mut off = Prefilter::new(&plan);
+        off.off = true;
+        let idf: Vec<f64> = (0..plan.tokens.len()).map(|i| 1.0 + i as f64).collect();
+        let mut tok = Tokenizer::default();
+        let a = detail(&plan, &on, &idf, &mut tok, "deploy-notes", &text);
+        let b = detail(&plan, &off, &idf, &mut tok, "deploy-notes", &text);
+        let msg = format!("trial {trial}, query {query:?}, text {text:?}");
+        assert_eq!(a.proximity.to_bits(), b.proximity.to_bits(), "{msg}");
+        assert_eq!(a.lines.len(), b.lines.len(), "{msg}");
+        for (x, y) in a.lines.iter().zip(&b.lines) {
+            assert_eq!(
+                (x.0, x.1.to_bits(), x.2),
+                (y.0, y.1.to_bits(), y.2),
+                "{msg}"
+            );
+        }
+        assert_eq!(a.chosen, b.chosen, "{msg}");
+    }
+}
