@@ -102,8 +102,9 @@ pub struct Index {
     pub built_at: i64,
     /// The file table.
     pub entries: Vec<Entry>,
-    /// Entry by path.
-    by_path: HashMap<String, u32>,
+    /// Entry by path, made on the first lookup that the walk order does
+    /// not answer (see [`Index::entry_of`]).
+    by_path: std::cell::OnceCell<HashMap<String, u32>>,
     front: Vec<u8>,
     records_at: usize,
     terms: usize,
@@ -196,9 +197,8 @@ impl Index {
             return None;
         }
         let mut entries = Vec::with_capacity(files);
-        let mut by_path = HashMap::with_capacity(files);
         let mut at = 0;
-        for id in 0..files {
+        for _ in 0..files {
             let n = usize::from(u16::from_le_bytes(front.get(at..at + 2)?.try_into().ok()?));
             let path = std::str::from_utf8(front.get(at + 2..at + 2 + n)?).ok()?;
             at += 2 + n;
@@ -212,9 +212,6 @@ impl Index {
                 u32_at(&front, at + 24)?,
             ];
             at += 28;
-            if by_path.insert(path.to_string(), id as u32).is_some() {
-                return None;
-            }
             entries.push(Entry {
                 path: path.to_string(),
                 sig,
@@ -228,7 +225,7 @@ impl Index {
             file,
             built_at,
             entries,
-            by_path,
+            by_path: std::cell::OnceCell::new(),
             front,
             records_at: at,
             terms,
@@ -236,9 +233,23 @@ impl Index {
         })
     }
 
-    /// The entry recorded for `path`.
-    pub fn entry_of(&self, path: &str) -> Option<u32> {
-        self.by_path.get(path).copied()
+    /// The entry recorded for `path`, trying `guess` first: a search walks
+    /// the store in the order the index was written, so the entry after the
+    /// last one found is nearly always the next one wanted, and no path is
+    /// hashed. (A planted index that names one path twice gets one of the
+    /// two, as a planted index can say anything; see the module docs.)
+    pub fn entry_of(&self, path: &str, guess: usize) -> Option<u32> {
+        if self.entries.get(guess).is_some_and(|e| e.path == path) {
+            return u32::try_from(guess).ok();
+        }
+        let by_path = self.by_path.get_or_init(|| {
+            let mut m = HashMap::with_capacity(self.entries.len());
+            for (id, e) in self.entries.iter().enumerate() {
+                m.entry(e.path.clone()).or_insert(id as u32);
+            }
+            m
+        });
+        by_path.get(path).copied()
     }
 
     /// Number of terms.

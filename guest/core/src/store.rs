@@ -229,6 +229,42 @@ impl Rel {
     }
 }
 
+/// What search knows of one folder's files (see [`Memory::search_dir`]).
+#[derive(Debug)]
+pub(crate) struct SearchDir {
+    /// What a file's name is appended to for its store-relative path.
+    prefix: String,
+    /// A nested topic folder's topic and `/` (`ops/`), else empty.
+    topic: String,
+    /// The project's daily logs: names are dates.
+    daily: bool,
+}
+
+impl SearchDir {
+    /// What search knows of the file `name` here: its path, a daily log's
+    /// date, a nested note's whole topic as its stem.
+    pub(crate) fn file(&self, name: String) -> FileMeta {
+        let file_stem = name.strip_suffix(".md").unwrap_or(&name);
+        let date = if self.daily {
+            daily_date(file_stem).ok().map(|d| d.to_string())
+        } else {
+            None
+        };
+        let mut stem = String::with_capacity(self.topic.len() + file_stem.len());
+        stem.push_str(&self.topic);
+        stem.push_str(file_stem);
+        let mut path = String::with_capacity(self.prefix.len() + name.len());
+        path.push_str(&self.prefix);
+        path.push_str(&name);
+        FileMeta {
+            is_memory_md: path == "MEMORY.md",
+            path,
+            stem,
+            date,
+        }
+    }
+}
+
 /// What the context block is made of: its sources, and the file offsets
 /// where the logs' tails start.
 pub(crate) struct Gathered {
@@ -1137,11 +1173,12 @@ impl Memory {
         add: &mut dyn FnMut(FileMeta, &str),
     ) -> Result<()> {
         self.each_search_dir(listings, &mut |dir, handle, names| {
+            let at = self.search_dir(dir);
             for name in names {
                 let Ok(Some((text, _))) = handle.read_head(&name, MAX_SEARCH_FILE_BYTES) else {
                     continue;
                 };
-                add(self.search_meta(dir, name), &text);
+                add(at.file(name), &text);
             }
         })
     }
@@ -1174,35 +1211,26 @@ impl Memory {
         Ok(())
     }
 
-    /// What search knows of the file `name` in the store-relative `dir`:
-    /// a daily log's date, a nested note's whole topic as its stem.
-    fn search_meta(&self, dir: &str, name: String) -> FileMeta {
-        let file_stem = name.trim_end_matches(".md");
-        let date = if dir == self.daily_dir() && self.layout == Layout::Personal {
-            daily_date(file_stem).ok().map(|d| d.to_string())
-        } else {
-            None
-        };
+    /// What search knows of the files in the store-relative `dir`, worked
+    /// out once per folder: see [`SearchDir::file`].
+    pub(crate) fn search_dir(&self, dir: &str) -> SearchDir {
         let notes = self.notes_dir();
         let team_notes = format!("{}notes", team::TEAM_PREFIX);
-        let sub = dir
+        let topic = dir
             .strip_prefix(notes.as_str())
-            .or_else(|| dir.strip_prefix(team_notes.as_str()));
-        let stem = match sub {
-            Some(sub) if !sub.is_empty() => format!("{}/{file_stem}", &sub[1..]),
-            _ => file_stem.to_string(),
+            .or_else(|| dir.strip_prefix(team_notes.as_str()))
+            .and_then(|sub| sub.strip_prefix('/'))
+            .map(|sub| format!("{sub}/"));
+        let prefix = if dir.is_empty() || dir.ends_with(':') {
+            // The root, or the top of the team store, `team:`.
+            dir.to_string()
+        } else {
+            format!("{dir}/")
         };
-        let path = Rel {
-            dir: dir.to_string(),
-            file: name,
-        }
-        .path();
-        let is_memory_md = path == "MEMORY.md";
-        FileMeta {
-            path,
-            stem,
-            date,
-            is_memory_md,
+        SearchDir {
+            prefix,
+            topic: topic.unwrap_or_default(),
+            daily: dir == self.daily_dir() && self.layout == Layout::Personal,
         }
     }
 

@@ -610,15 +610,26 @@ impl Prefilter {
             });
             (end, hit && found(start))
         };
-        for joiner in [b'_', b'-', b'\''] {
-            let mut from = 0;
-            while let Some(at) = find_byte(b, from, joiner) {
-                let stop;
-                (from, stop) = check(at);
-                if stop {
-                    return;
-                }
+        // A run of joiners joins only between a name's letters or digits;
+        // at a name's edge (`- item`, `--`) it is a break, and no name
+        // around it holds it. Each run is looked at once.
+        let is_joiner = |c: u8| matches!(c, b'_' | b'-' | b'\'');
+        let name_char = |c: u8| c.is_ascii_alphanumeric() || !c.is_ascii();
+        let mut from = 0;
+        while let Some(i) = memchr::memchr3(b'_', b'-', b'\'', &b[from..]) {
+            let at = from + i;
+            let end = at + b[at..].iter().take_while(|&&c| is_joiner(c)).count();
+            let joins = at > 0 && name_char(b[at - 1]) && b.get(end).is_some_and(|&c| name_char(c));
+            if !joins {
+                from = end;
+                continue;
             }
+            let stop;
+            (from, stop) = check(at);
+            if stop {
+                return;
+            }
+            from = from.max(end);
         }
         let mut from = 0;
         while let Some(at) = self.right_quote.find(b, from) {

@@ -107,16 +107,22 @@ impl Memory {
         let mut fresh = Fresh::default();
         let mut remap: Vec<Option<u32>> = vec![None; old.as_ref().map_or(0, |o| o.entries.len())];
         let (mut settled_files, mut settled_bytes) = (0usize, 0u64);
+        // The old index's entry after the last one found: see `entry_of`.
+        let mut guess = 0;
         let walked = self.each_search_dir(&mut listings, &mut |dir, handle, names| {
+            let at = self.search_dir(dir);
             for name in names {
                 let Ok(Some(sig)) = handle.file_sig(&name) else {
                     continue;
                 };
-                let meta = self.search_meta(dir, name.clone());
+                // The path ends with the name: kept once, in the path.
+                let name_len = name.len();
+                let meta = at.file(name);
                 let id = live.len() as u32;
                 if let Some(o) = &old
-                    && let Some(e) = o.entry_of(&meta.path)
+                    && let Some(e) = o.entry_of(&meta.path, guess)
                 {
+                    guess = e as usize + 1;
                     let entry = &o.entries[e as usize];
                     if entry.sig == sig && sig.mtime_ns < o.built_at.saturating_sub(RACY_NS) {
                         remap[e as usize] = Some(id);
@@ -129,7 +135,8 @@ impl Memory {
                         continue;
                     }
                 }
-                let Ok(text) = handle.read_known(&name, sig.len, MAX_SEARCH_FILE_BYTES) else {
+                let name = &meta.path[meta.path.len() - name_len..];
+                let Ok(text) = handle.read_known(name, sig.len, MAX_SEARCH_FILE_BYTES) else {
                     continue;
                 };
                 let stats = FileStats::from_text(&meta.stem, &text);
