@@ -73,7 +73,7 @@ pub mod tokenize;
 use std::cmp::Ordering;
 use std::collections::HashMap;
 
-use crate::search::scan::{Finder, find_byte};
+use crate::search::scan::Finder;
 use crate::search::{FileMeta, PREVIEW_LINES, SearchHit, SearchResults, render_windows};
 use crate::time::Date;
 use stem::{is_stop_word, surface_prefix};
