@@ -398,91 +398,107 @@ impl SearchResults {
     /// body, and a line counting the hits left out. When not even the best
     /// hit fits whole, it is shown cut.
     pub fn render(&self, max_bytes: usize) -> String {
-        let terms: Vec<String> = self
-            .terms
-            .iter()
-            .map(|(t, c)| format!("{t}({c})"))
-            .collect();
-        let terms = terms.join(" ");
-        if self.terms.is_empty() {
-            return truncate_with_marker(
-                "Empty query: give one or more keywords separated by spaces.",
-                max_bytes,
-                TRUNCATED,
-            );
-        }
-        if self.hits.is_empty() {
-            return truncate_with_marker(&format!("No matches for {terms}."), max_bytes, TRUNCATED);
-        }
-        let total = self.hits.len();
-        let summary = |shown: usize| {
-            format!(
-                "Searched {} term{}: {terms} across {total} file{}. Showing top {shown} by relevance.",
-                self.terms.len(),
-                plural(self.terms.len()),
-                plural(total),
-            )
-        };
-        let omitted_line = |omitted: usize| {
-            if omitted == 0 {
-                String::new()
-            } else {
-                format!("\n\n…[{omitted} more file{} omitted]", plural(omitted))
-            }
-        };
-        // Each hit as `<path>  [matched: a, b]\n<body>`; only the shown
-        // ones are ever written out (there may be thousands of hits).
-        const MATCHED: &str = "  [matched: ";
-        let block_len = |h: &SearchHit| {
-            let terms: usize = h.matched_terms.iter().map(String::len).sum::<usize>()
-                + 2 * h.matched_terms.len().saturating_sub(1);
-            h.path.len() + MATCHED.len() + terms + 2 + h.body.len()
-        };
-        let write_block = |out: &mut String, h: &SearchHit| {
-            out.push_str(&h.path);
-            out.push_str(MATCHED);
-            for (i, term) in h.matched_terms.iter().enumerate() {
-                if i > 0 {
-                    out.push_str(", ");
-                }
-                out.push_str(term);
-            }
-            out.push_str("]\n");
-            out.push_str(&h.body);
-        };
-        // The widest summary and omission line bound what the final ones take.
-        let overhead = summary(total).len() + omitted_line(total).len();
-        let mut used = overhead;
-        let mut shown = 0;
-        for hit in &self.hits {
-            let add = 2 + block_len(hit);
-            if used + add > max_bytes {
-                break;
-            }
-            used += add;
-            shown += 1;
-        }
-        let mut out = summary(shown.max(1));
-        let room = max_bytes.saturating_sub(out.len() + 2 + omitted_line(total - 1).len());
-        if shown == 0 && room >= TRUNCATED.len() + MIN_CUT_HIT {
-            let mut first = String::new();
-            write_block(&mut first, &self.hits[0]);
-            out.push_str("\n\n");
-            out.push_str(&truncate_with_marker(&first, room, TRUNCATED));
-            shown = 1;
-        } else if shown == 0 {
-            // Not even a cut hit fits: the summary and the count of what was
-            // left out are all there is room for.
-            out = summary(0);
-        } else {
-            for hit in &self.hits[..shown] {
-                out.push_str("\n\n");
-                write_block(&mut out, hit);
-            }
-        }
-        out.push_str(&omitted_line(total - shown));
-        truncate_with_marker(&out, max_bytes, TRUNCATED)
+        let mut hits = self.hits.iter().cloned();
+        render_hits(&self.terms, self.hits.len(), &mut || hits.next(), max_bytes)
     }
+}
+
+/// [`SearchResults::render`] of results whose `total` hits come one at a
+/// time from `next`, in order: only the hits shown (and the one after, to
+/// learn it does not fit) are ever asked for.
+pub fn render_hits(
+    terms: &[(String, usize)],
+    total: usize,
+    next: &mut dyn FnMut() -> Option<SearchHit>,
+    max_bytes: usize,
+) -> String {
+    let counts: Vec<String> = terms.iter().map(|(t, c)| format!("{t}({c})")).collect();
+    let counts = counts.join(" ");
+    if terms.is_empty() {
+        return truncate_with_marker(
+            "Empty query: give one or more keywords separated by spaces.",
+            max_bytes,
+            TRUNCATED,
+        );
+    }
+    let Some(first) = next() else {
+        return truncate_with_marker(&format!("No matches for {counts}."), max_bytes, TRUNCATED);
+    };
+    let total = total.max(1);
+    let summary = |shown: usize| {
+        format!(
+            "Searched {} term{}: {counts} across {total} file{}. Showing top {shown} by relevance.",
+            terms.len(),
+            plural(terms.len()),
+            plural(total),
+        )
+    };
+    let omitted_line = |omitted: usize| {
+        if omitted == 0 {
+            String::new()
+        } else {
+            format!("\n\n…[{omitted} more file{} omitted]", plural(omitted))
+        }
+    };
+    // Each hit as `<path>  [matched: a, b]\n<body>`; only the shown ones
+    // are ever written out (there may be thousands of hits).
+    const MATCHED: &str = "  [matched: ";
+    let block_len = |h: &SearchHit| {
+        let terms: usize = h.matched_terms.iter().map(String::len).sum::<usize>()
+            + 2 * h.matched_terms.len().saturating_sub(1);
+        h.path.len() + MATCHED.len() + terms + 2 + h.body.len()
+    };
+    let write_block = |out: &mut String, h: &SearchHit| {
+        out.push_str(&h.path);
+        out.push_str(MATCHED);
+        for (i, term) in h.matched_terms.iter().enumerate() {
+            if i > 0 {
+                out.push_str(", ");
+            }
+            out.push_str(term);
+        }
+        out.push_str("]\n");
+        out.push_str(&h.body);
+    };
+    // The widest summary and omission line bound what the final ones take.
+    let overhead = summary(total).len() + omitted_line(total).len();
+    let mut used = overhead;
+    let mut shown: Vec<SearchHit> = Vec::new();
+    let mut hit = Some(first);
+    while let Some(h) = hit {
+        let add = 2 + block_len(&h);
+        if used + add > max_bytes {
+            hit = Some(h);
+            break;
+        }
+        used += add;
+        shown.push(h);
+        hit = if shown.len() < total { next() } else { None };
+    }
+    let mut out = summary(shown.len().max(1));
+    let room = max_bytes.saturating_sub(out.len() + 2 + omitted_line(total - 1).len());
+    let count = if shown.is_empty() && room >= TRUNCATED.len() + MIN_CUT_HIT {
+        let mut block = String::new();
+        if let Some(h) = &hit {
+            write_block(&mut block, h);
+        }
+        out.push_str("\n\n");
+        out.push_str(&truncate_with_marker(&block, room, TRUNCATED));
+        1
+    } else if shown.is_empty() {
+        // Not even a cut hit fits: the summary and the count of what was
+        // left out are all there is room for.
+        out = summary(0);
+        0
+    } else {
+        for h in &shown {
+            out.push_str("\n\n");
+            write_block(&mut out, h);
+        }
+        shown.len()
+    };
+    out.push_str(&omitted_line(total - count));
+    truncate_with_marker(&out, max_bytes, TRUNCATED)
 }
 
 fn plural(n: usize) -> &'static str {

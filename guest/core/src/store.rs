@@ -1136,6 +1136,50 @@ impl Memory {
         self.search_ranked(&distinct).map(|r| self.mark_hits(r))
     }
 
+    /// [`Memory::search_with`], rendered at most `max_bytes` long, as
+    /// [`SearchResults::render`] would render it. A ranked search re-reads
+    /// only the files its shown hits need (see [`crate::rank::Ordered`]),
+    /// where the full results re-read the best 100. The one difference: a
+    /// file that vanishes between the two phases still counts in the
+    /// summary's number of files.
+    ///
+    /// # Errors
+    /// As [`Memory::search_with`].
+    pub fn search_rendered(
+        &self,
+        query: &str,
+        mode: SearchMode,
+        max_bytes: usize,
+    ) -> Result<String> {
+        if mode == SearchMode::Literal {
+            return Ok(self.search(query)?.render(max_bytes));
+        }
+        let distinct = parse_query(query)?.terms().join(" ");
+        let mut ordered = self.search_ranked_order(&distinct)?;
+        let total = ordered.total();
+        // Staleness marks, for every file that may be shown.
+        let mut marks = std::collections::BTreeMap::new();
+        if self.project_root.is_some() && total > 0 {
+            let paths: std::collections::HashSet<&str> = ordered.paths().collect();
+            marks = self.check_anchors(&|k| paths.contains(k));
+            if let Some(team) = self.team_store() {
+                marks.extend(team.check_anchors(&|k| paths.contains(k)));
+            }
+        }
+        let terms = ordered.terms.clone();
+        let mut next = || {
+            let mut hit = ordered.next_hit(&mut |m| self.read_hit(m))?;
+            if let Some(m) = marks.remove(&hit.path) {
+                let lines = crate::anchors::render_marks(&m, 2048);
+                hit.body = format!("{lines}\n{}", hit.body);
+            }
+            Some(hit)
+        };
+        Ok(crate::search::render_hits(
+            &terms, total, &mut next, max_bytes,
+        ))
+    }
+
     /// Ranked search that neither reads nor writes the index: every file
     /// is read and tokenized. What the indexed search must always equal.
     ///
@@ -1147,17 +1191,18 @@ impl Memory {
     }
 
     /// [`Memory::search_unindexed`] of distinct terms, without staleness
-    /// marks: the indexed search's fallback, which marks its own results.
+    /// marks.
     pub(crate) fn ranked_unindexed(&self, distinct: &str) -> Result<SearchResults> {
+        Ok(self.drain(self.ranked_unindexed_order(distinct)?))
+    }
+
+    /// [`Memory::ranked_unindexed`] up to phase one: the indexed search's
+    /// fallback.
+    pub(crate) fn ranked_unindexed_order(&self, distinct: &str) -> Result<crate::rank::Ordered> {
         let mut ranker = Ranker::new(distinct, self.today());
         let mut listings = Listings::none();
         self.each_search_file(&mut listings, &mut |meta, text| ranker.add_file(meta, text))?;
-        Ok(ranker.finish(|meta| {
-            fsio::read_head(&self.abs(&meta.path), MAX_SEARCH_FILE_BYTES)
-                .ok()
-                .flatten()
-                .map(|(text, _)| text)
-        }))
+        Ok(ranker.order())
     }
 
     /// Call `add` with every file search covers: `MEMORY.md`, the project's

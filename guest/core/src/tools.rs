@@ -874,12 +874,12 @@ pub fn call(memory: &Memory, name: &str, arguments: &str) -> Result<String> {
             _ => Ok(EMPTY.to_string()),
         },
         ToolCall::Search { query, mode, scope } => {
-            let results = match scope {
-                None => memory.search_with(&query, mode)?,
-                Some(Scope::Personal) => memory.personal_only().search_with(&query, mode)?,
-                Some(Scope::Team) => memory.team()?.search_with(&query, mode)?,
-            };
-            Ok(results.render(memory.limits().max_read_bytes))
+            let cap = memory.limits().max_read_bytes;
+            match scope {
+                None => memory.search_rendered(&query, mode, cap),
+                Some(Scope::Personal) => memory.personal_only().search_rendered(&query, mode, cap),
+                Some(Scope::Team) => memory.team()?.search_rendered(&query, mode, cap),
+            }
         }
         ToolCall::Edit {
             target,

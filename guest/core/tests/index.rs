@@ -529,3 +529,29 @@ fn a_cut_flipped_or_planted_listings_file_gives_no_wrong_results() {
         assert_ne!(again, bad, "trial {trial}");
     }
 }
+
+/// The tool call's rendering, which re-reads only the files its shown hits
+/// need, is byte for byte the full results rendered, at every size, also
+/// when more files match than are returned.
+#[test]
+fn rendered_search_equals_the_full_results_rendered() {
+    let (dir, mut rng) = store(31);
+    let root = dir.path();
+    let p = project(root);
+    for i in 0..130 {
+        fs::write(p.join(format!("notes/bulk-{i}.md")), text(&mut rng, 4)).unwrap();
+    }
+    let mem = open(root);
+    for q in QUERIES {
+        for mode in [SearchMode::Ranked, SearchMode::Literal] {
+            let full = mem.search_with(q, mode).unwrap();
+            for cap in [0, 60, 200, 700, 2_000, 6_000, 20_000, 1 << 20] {
+                assert_eq!(
+                    mem.search_rendered(q, mode, cap).unwrap(),
+                    full.render(cap),
+                    "query {q:?}, {mode:?}, cap {cap}"
+                );
+            }
+        }
+    }
+}

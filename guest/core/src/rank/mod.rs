@@ -807,9 +807,24 @@ impl Ranker {
     /// Rank, re-read the best files through `read` (a file it cannot read
     /// any more is left out), and build the results.
     pub fn finish(self, mut read: impl FnMut(&FileMeta) -> Option<String>) -> SearchResults {
+        let mut ordered = self.order();
+        let mut hits = Vec::new();
+        while let Some(hit) = ordered.next_hit(&mut read) {
+            hits.push(hit);
+        }
+        SearchResults {
+            terms: ordered.terms,
+            hits,
+        }
+    }
+
+    /// Phase one: score every candidate from its statistics, keep the best
+    /// [`MAX_HITS`], count the summary's terms. Phase two then runs on
+    /// demand, file by file, in [`Ordered::next_hit`].
+    pub fn order(self) -> Ordered {
         let plan = &self.plan;
         if plan.terms.is_empty() && plan.spans.is_empty() {
-            return SearchResults::default();
+            return Ordered::empty(self);
         }
         let corpus = self.given_corpus.unwrap_or(self.corpus);
         let n = corpus.files.max(1) as f64;
@@ -849,62 +864,24 @@ impl Ranker {
         }
         scored.sort_by(|a, b| compare(&self.files, a, b));
         scored.truncate(MAX_HITS);
-        let mut tok = Tokenizer::default();
-        let mut hits: Vec<(Scored, SearchHit)> = Vec::new();
-        for mut s in scored {
+        // The best any candidate from `i` on can end with: its phase-one
+        // score plus the most proximity could add (slightly widened, so
+        // rounding can never put a final score above it), compared as the
+        // final order compares; a candidate proximity cannot change keeps
+        // its score, and ties go on to the date and path as always.
+        let mut best_from: Vec<Option<Scored>> = vec![None; scored.len() + 1];
+        for (i, s) in scored.iter().enumerate().rev() {
             let c = &self.files[s.file];
-            let Some(text) = read(&c.meta) else { continue };
-            let detail = if s.matched != 0 {
-                Some(detail(
-                    plan,
-                    &self.prefilter,
-                    &idf,
-                    &mut tok,
-                    &c.meta.stem,
-                    &text,
-                ))
-            } else {
-                None
+            let most = self.proximity_bound(c, &idf) * prior(&c.meta);
+            let mut top = s.clone();
+            if most > 0.0 {
+                top.score += most * (1.0 + 1e-9) + 1e-12;
+            }
+            best_from[i] = match best_from[i + 1].clone() {
+                Some(after) if compare(&self.files, &after, &top) == Ordering::Less => Some(after),
+                _ => Some(top),
             };
-            let (body, total_hits, filename_only) = match &detail {
-                Some(d) if !d.lines.is_empty() => {
-                    s.score += d.proximity * prior(&c.meta);
-                    (render_windows(&text, &d.chosen), d.lines.len(), false)
-                }
-                _ => {
-                    s.score += detail.map_or(0.0, |d| d.proximity) * prior(&c.meta);
-                    (preview(&text), 0, true)
-                }
-            };
-            let mut matched: Vec<(usize, String)> = plan
-                .terms
-                .iter()
-                .enumerate()
-                .filter(|(i, _)| s.matched & 1 << i != 0)
-                .map(|(_, t)| (t.at, t.shown.clone()))
-                .collect();
-            matched.extend(
-                plan.spans
-                    .iter()
-                    .enumerate()
-                    .filter(|(i, _)| c.spans & 1 << i != 0)
-                    .map(|(_, sp)| (sp.at, sp.phrase.clone())),
-            );
-            matched.sort_by_key(|m| m.0);
-            hits.push((
-                s,
-                SearchHit {
-                    path: c.meta.path.clone(),
-                    matched_terms: matched.into_iter().map(|m| m.1).collect(),
-                    total_hits,
-                    body,
-                    filename_only,
-                    date: c.meta.date.clone(),
-                    is_memory_md: c.meta.is_memory_md,
-                },
-            ));
         }
-        hits.sort_by(|a, b| compare(&self.files, &a.0, &b.0));
         let mut terms: Vec<(usize, String, usize)> = plan
             .terms
             .iter()
@@ -919,10 +896,43 @@ impl Ranker {
                 .map(|(s, n)| (s.at, s.phrase.clone(), n)),
         );
         terms.sort_by_key(|t| t.0);
-        SearchResults {
+        Ordered {
             terms: terms.into_iter().map(|(_, t, n)| (t, n)).collect(),
-            hits: hits.into_iter().map(|h| h.1).collect(),
+            idf,
+            scored,
+            best_from,
+            next: 0,
+            ready: Vec::new(),
+            tok: Tokenizer::default(),
+            ranker: self,
         }
+    }
+
+    /// The most the proximity bonus can add to a candidate, before its
+    /// prior: per query pair, the saturation of one `1/d²` (at most 1) per
+    /// recorded occurrence of the pair's first token, when the second is
+    /// there at all.
+    fn proximity_bound(&self, c: &Candidate, idf: &[f64]) -> f64 {
+        let count = |id: u16| {
+            c.stats
+                .binary_search_by_key(&id, |s| s.0)
+                .ok()
+                .map_or(0, |i| {
+                    c.stats[i].1.tf.iter().map(|&t| t as usize).sum::<usize>()
+                })
+        };
+        self.plan
+            .pairs
+            .iter()
+            .map(|p| {
+                if count(p.b) == 0 {
+                    return 0.0;
+                }
+                let f = count(p.a).min(MAX_OCCURRENCES) as f64;
+                let w = idf[usize::from(p.a)].min(idf[usize::from(p.b)]);
+                w * f * (K1 + 1.0) / (f + K1)
+            })
+            .sum()
     }
 
     /// BM25F score and matched terms of one candidate from its statistics;
@@ -981,6 +991,148 @@ fn prior(meta: &FileMeta) -> f64 {
         MEMORY_MD_WEIGHT
     } else {
         1.0
+    }
+}
+
+/// Ranked candidates whose phase two runs on demand: [`Ordered::next_hit`]
+/// gives the hits in their final order, re-reading only as many files as
+/// that order needs. Proximity only ever adds to a phase-one score, and
+/// [`Ranker::proximity_bound`] says by how much at most, so a hit is
+/// final once it beats every later candidate's best possible score. With
+/// no query pairs, phase-one order is final and only the hits taken are
+/// read.
+#[derive(Debug)]
+pub struct Ordered {
+    /// Each term and its matching lines across all files (the summary).
+    pub terms: Vec<(String, usize)>,
+    ranker: Ranker,
+    idf: Vec<f64>,
+    /// The best [`MAX_HITS`] by phase one, in its order.
+    scored: Vec<Scored>,
+    /// For each `i`, the best `scored[i..]` can end with (`None` past the
+    /// end).
+    best_from: Vec<Option<Scored>>,
+    /// The first candidate not yet re-read.
+    next: usize,
+    /// Re-read, final score known, not yet given out.
+    ready: Vec<(Scored, SearchHit)>,
+    tok: Tokenizer,
+}
+
+impl Ordered {
+    fn empty(ranker: Ranker) -> Ordered {
+        Ordered {
+            terms: Vec::new(),
+            ranker,
+            idf: Vec::new(),
+            scored: Vec::new(),
+            best_from: vec![None],
+            next: 0,
+            ready: Vec::new(),
+            tok: Tokenizer::default(),
+        }
+    }
+
+    /// The paths of every file that may be a hit.
+    pub fn paths(&self) -> impl Iterator<Item = &str> {
+        self.scored
+            .iter()
+            .map(|s| self.ranker.files[s.file].meta.path.as_str())
+    }
+
+    /// How many hits there are (at most [`MAX_HITS`]), counting files not
+    /// re-read yet as readable.
+    pub fn total(&self) -> usize {
+        self.scored.len()
+    }
+
+    /// The next hit in final order, re-reading files through `read` as
+    /// needed; a file it cannot read any more is left out.
+    pub fn next_hit(
+        &mut self,
+        read: &mut dyn FnMut(&FileMeta) -> Option<String>,
+    ) -> Option<SearchHit> {
+        loop {
+            let files = &self.ranker.files;
+            let best = (0..self.ready.len())
+                .min_by(|&a, &b| compare(files, &self.ready[a].0, &self.ready[b].0));
+            if let Some(b) = best {
+                let beats = match &self.best_from[self.next] {
+                    None => true,
+                    Some(later) => compare(files, &self.ready[b].0, later) == Ordering::Less,
+                };
+                if beats {
+                    return Some(self.ready.swap_remove(b).1);
+                }
+            }
+            if self.next == self.scored.len() {
+                return None;
+            }
+            let s = self.scored[self.next].clone();
+            self.next += 1;
+            if let Some(hit) = self.settle(s, read) {
+                self.ready.push(hit);
+            }
+        }
+    }
+
+    /// Phase two of one candidate: its final score and its hit.
+    fn settle(
+        &mut self,
+        mut s: Scored,
+        read: &mut dyn FnMut(&FileMeta) -> Option<String>,
+    ) -> Option<(Scored, SearchHit)> {
+        let r = &self.ranker;
+        let plan = &r.plan;
+        let c = &r.files[s.file];
+        let text = read(&c.meta)?;
+        let detail = if s.matched != 0 {
+            Some(detail(
+                plan,
+                &r.prefilter,
+                &self.idf,
+                &mut self.tok,
+                &c.meta.stem,
+                &text,
+            ))
+        } else {
+            None
+        };
+        let (body, total_hits, filename_only) = match &detail {
+            Some(d) if !d.lines.is_empty() => {
+                s.score += d.proximity * prior(&c.meta);
+                (render_windows(&text, &d.chosen), d.lines.len(), false)
+            }
+            _ => {
+                s.score += detail.map_or(0.0, |d| d.proximity) * prior(&c.meta);
+                (preview(&text), 0, true)
+            }
+        };
+        let mut matched: Vec<(usize, String)> = plan
+            .terms
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| s.matched & 1 << i != 0)
+            .map(|(_, t)| (t.at, t.shown.clone()))
+            .collect();
+        matched.extend(
+            plan.spans
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| c.spans & 1 << i != 0)
+                .map(|(_, sp)| (sp.at, sp.phrase.clone())),
+        );
+        matched.sort_by_key(|m| m.0);
+        let hit = SearchHit {
+            path: c.meta.path.clone(),
+            matched_terms: matched.into_iter().map(|m| m.1).collect(),
+            total_hits,
+            body,
+            filename_only,
+            date: c.meta.date.clone(),
+            is_memory_md: c.meta.is_memory_md,
+        };
+        Some((s, hit))
     }
 }
 

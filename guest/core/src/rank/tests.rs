@@ -758,3 +758,131 @@ fn phase_two_skipping_lines_changes_nothing() {
         assert_eq!(a.chosen, b.chosen, "{msg}");
     }
 }
+
+/// Hits given out one by one, re-reading only what the order needs, come
+/// in the order of re-reading every candidate and sorting them all.
+#[test]
+fn lazy_phase_two_gives_the_order_of_reading_everything() {
+    const WORDS: &[&str] = &[
+        "deploy",
+        "to",
+        "staging",
+        "the",
+        "cache",
+        "timeout",
+        "retry",
+        "count",
+        "rollout",
+        "deploying",
+        "Staging",
+        "cache-timeout",
+        "#",
+        "##",
+        "\n",
+        "\n\n",
+    ];
+    const QUERIES: &[&str] = &[
+        "deploy",
+        "deploy to staging",
+        "cache timeout",
+        "retry count rollout",
+        "staging deploy cache",
+        "deploy yesterday",
+        "last week",
+    ];
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    let mut next = |n: usize| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state % n as u64) as usize
+    };
+    for round in 0..60 {
+        // Enough files that more than MAX_HITS match some queries.
+        let files: Vec<(String, String)> = (0..20 + next(140))
+            .map(|f| {
+                let text: String = (0..next(60))
+                    .map(|_| format!("{} ", WORDS[next(WORDS.len())]))
+                    .collect();
+                let path = if f % 5 == 0 {
+                    let n = f / 5;
+                    format!(
+                        "projects/p/daily/2026-{:02}-{:02}.md",
+                        4 + n / 28,
+                        1 + n % 28
+                    )
+                } else {
+                    format!("projects/p/notes/n{f}.md")
+                };
+                (path, text)
+            })
+            .collect();
+        let read = |m: &FileMeta| {
+            files
+                .iter()
+                .find(|(p, _)| *p == m.path)
+                .map(|(_, t)| t.to_string())
+        };
+        for q in QUERIES {
+            let ranker = |files: &[(String, String)]| {
+                let mut r = Ranker::new(q, d(TODAY));
+                for (path, text) in files {
+                    r.add_file(meta(path), text);
+                }
+                r
+            };
+            // Lazily, as the tool call renders.
+            let lazy = ranker(&files).finish(read);
+            // Eagerly: every candidate re-read, then sorted.
+            let mut o = ranker(&files).order();
+            let mut all: Vec<(Scored, SearchHit)> = Vec::new();
+            while o.next < o.scored.len() {
+                let s = o.scored[o.next].clone();
+                o.next += 1;
+                all.extend(o.settle(s, &mut { read }));
+            }
+            all.sort_by(|a, b| compare(&o.ranker.files, &a.0, &b.0));
+            let eager: Vec<SearchHit> = all.into_iter().map(|h| h.1).collect();
+            let paths = |h: &[SearchHit]| h.iter().map(|h| h.path.clone()).collect::<Vec<_>>();
+            assert_eq!(
+                paths(&lazy.hits),
+                paths(&eager),
+                "round {round}, query {q:?}"
+            );
+            assert_eq!(lazy.hits, eager, "round {round}, query {q:?}");
+            assert_eq!(lazy.terms, o.terms, "round {round}, query {q:?}");
+        }
+    }
+}
+
+/// Taking only the first hits re-reads only as many files as needed: with
+/// one query word (no proximity), exactly the hits taken.
+#[test]
+fn taking_the_first_hits_reads_only_those_files() {
+    let files: Vec<(String, String)> = (0..50)
+        .map(|i| {
+            (
+                format!("projects/p/notes/n{i}.md"),
+                "deploy\n".repeat(1 + i % 7),
+            )
+        })
+        .collect();
+    let mut r = Ranker::new("deploy", d(TODAY));
+    for (path, text) in &files {
+        r.add_file(meta(path), text);
+    }
+    let mut o = r.order();
+    assert_eq!(o.total(), 50);
+    let mut reads = 0;
+    let mut read = |m: &FileMeta| {
+        reads += 1;
+        files
+            .iter()
+            .find(|(p, _)| *p == m.path)
+            .map(|(_, t)| t.to_string())
+    };
+    for _ in 0..3 {
+        assert!(o.next_hit(&mut read).is_some());
+    }
+    assert_eq!(reads, 3);
+}

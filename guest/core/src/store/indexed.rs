@@ -32,7 +32,7 @@ use crate::index::{self, Corrupt, Entry, Fresh, Index, RACY_NS};
 use crate::limits::MAX_SEARCH_FILE_BYTES;
 use crate::listing::{Listings, now_ns};
 use crate::names::daily_date;
-use crate::rank::{CorpusStats, FIELDS, FileStats, Ranker, TermStats};
+use crate::rank::{CorpusStats, FIELDS, FileStats, Ordered, Ranker, TermStats};
 use crate::search::{FileMeta, SearchResults};
 
 /// Where indexes live, store-relative: hidden, so never listed, searched
@@ -77,14 +77,41 @@ impl Memory {
 
     /// Ranked search through the index; see the module documentation.
     pub(super) fn search_ranked(&self, query: &str) -> Result<SearchResults> {
+        Ok(self.drain(self.search_ranked_order(query)?))
+    }
+
+    /// Ranked search through the index up to phase one: the hits then come
+    /// one at a time, in order, from [`Ordered::next_hit`] with
+    /// [`Memory::read_hit`].
+    pub(super) fn search_ranked_order(&self, query: &str) -> Result<Ordered> {
         let old = Index::load(&self.abs(&self.index_rel()));
         match self.ranked_pass(query, old) {
-            Ok(results) => results,
+            Ok(ordered) => ordered,
             // The index broke under the query's own lookups: go without.
             Err(Corrupt) => match self.ranked_pass(query, None) {
-                Ok(results) => results,
-                Err(Corrupt) => self.ranked_unindexed(query),
+                Ok(ordered) => ordered,
+                Err(Corrupt) => self.ranked_unindexed_order(query),
             },
+        }
+    }
+
+    /// The text phase two reads of a hit.
+    pub(super) fn read_hit(&self, meta: &FileMeta) -> Option<String> {
+        fsio::read_head(&self.abs(&meta.path), MAX_SEARCH_FILE_BYTES)
+            .ok()
+            .flatten()
+            .map(|(text, _)| text)
+    }
+
+    /// Every hit of `ordered`, as results.
+    pub(super) fn drain(&self, mut ordered: Ordered) -> SearchResults {
+        let mut hits = Vec::new();
+        while let Some(hit) = ordered.next_hit(&mut |m| self.read_hit(m)) {
+            hits.push(hit);
+        }
+        SearchResults {
+            terms: ordered.terms,
+            hits,
         }
     }
 
@@ -92,12 +119,12 @@ impl Memory {
         &self,
         query: &str,
         old: Option<Index>,
-    ) -> std::result::Result<Result<SearchResults>, Corrupt> {
+    ) -> std::result::Result<Result<Ordered>, Corrupt> {
         let mut ranker = Ranker::new(query, self.today());
         let tokens = ranker.tokens().to_vec();
         let ranges: Vec<_> = ranker.date_ranges().collect();
         if tokens.is_empty() && ranges.is_empty() {
-            return Ok(Ok(ranker.finish(|_| None)));
+            return Ok(Ok(ranker.order()));
         }
         // Before any stat: an entry is trusted only for files last changed
         // well before this.
@@ -222,12 +249,7 @@ impl Memory {
                 &fresh,
             );
         }
-        Ok(Ok(ranker.finish(|meta| {
-            fsio::read_head(&self.abs(&meta.path), MAX_SEARCH_FILE_BYTES)
-                .ok()
-                .flatten()
-                .map(|(text, _)| text)
-        })))
+        Ok(Ok(ranker.order()))
     }
 
     /// Call `write` with the index folder (created if missing) and the
