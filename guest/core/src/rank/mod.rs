@@ -909,9 +909,11 @@ impl Ranker {
     }
 
     /// The most the proximity bonus can add to a candidate, before its
-    /// prior: per query pair, the saturation of one `1/d²` (at most 1) per
-    /// recorded occurrence of the pair's first token, when the second is
-    /// there at all.
+    /// prior: per query pair, the saturation of at most one `1/d²` (at most
+    /// 1) per recorded occurrence of the pair's first token, and at most
+    /// `gap + 1/4 + 1/9` per occurrence of the second (the first tokens
+    /// before one second token end at distinct places: as many as the
+    /// query's own gap count as adjacent, the rest at distances 2 and 3).
     fn proximity_bound(&self, c: &Candidate, idf: &[f64]) -> f64 {
         let count = |id: u16| {
             c.stats
@@ -925,10 +927,12 @@ impl Ranker {
             .pairs
             .iter()
             .map(|p| {
-                if count(p.b) == 0 {
-                    return 0.0;
-                }
-                let f = count(p.a).min(MAX_OCCURRENCES) as f64;
+                let per_second = f64::from(p.gap)
+                    + (2..=PROXIMITY_REACH)
+                        .map(|d| 1.0 / f64::from(d * d))
+                        .sum::<f64>();
+                let f = (count(p.a).min(MAX_OCCURRENCES) as f64)
+                    .min(count(p.b).min(MAX_OCCURRENCES) as f64 * per_second);
                 let w = idf[usize::from(p.a)].min(idf[usize::from(p.b)]);
                 w * f * (K1 + 1.0) / (f + K1)
             })
