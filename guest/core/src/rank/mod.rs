@@ -909,11 +909,12 @@ impl Ranker {
     }
 
     /// The most the proximity bonus can add to a candidate, before its
-    /// prior: per query pair, the saturation of at most one `1/d²` (at most
-    /// 1) per recorded occurrence of the pair's first token, and at most
-    /// `gap + 1/4 + 1/9` per occurrence of the second (the first tokens
-    /// before one second token end at distinct places: as many as the
-    /// query's own gap count as adjacent, the rest at distances 2 and 3).
+    /// prior: per query pair, the saturation of a sum that gets at most one
+    /// `1/d²` (never above one) per recorded occurrence of the pair's first
+    /// token, and at most `gap + 1/4 + 1/9` per occurrence of the second:
+    /// the first tokens before one second token end at distinct places, as
+    /// many as the query's own gap count as adjacent, the rest at distances
+    /// 2 and 3.
     fn proximity_bound(&self, c: &Candidate, idf: &[f64]) -> f64 {
         let count = |id: u16| {
             c.stats
