@@ -23,6 +23,14 @@
 //! → the whole of `new_calendar`): writers spell compounds both ways. The
 //! summary names such a join only when some file holds it.
 //!
+//! A plain word also brings its derivational relatives (see
+//! [`stem::relatives`]: `escalating` → `escalation`, `renewing` →
+//! `renewal`, `flakes` → `flaky`), extra terms named in the summary only
+//! when some file holds them. The stemmer keeps such words apart, so a
+//! relative is weaker evidence: it scores [`RELATED_WEIGHT`] of itself (the
+//! best relative of each word), and only in a file without the word itself,
+//! so a file is never ranked up for holding both.
+//!
 //! # Score
 //! BM25F (Robertson and Zaragoza): per token, a field-weighted term
 //! frequency, each field normalised by its length against the average
@@ -119,6 +127,10 @@ pub const MEMORY_MD_WEIGHT: f64 = 0.5;
 /// the identifier: `max_retry_count` in a note about retries (its name, its
 /// headings) says more than in one that mentions the setting in passing.
 pub const PART_WEIGHT: f64 = 0.2;
+/// What a derivational relative's relevance is multiplied by, in a file
+/// without the query's own word: `escalation` answers `escalating`, less
+/// surely than `escalated` does.
+pub const RELATED_WEIGHT: f64 = 0.5;
 /// Occurrences of one token a file keeps for proximity.
 const MAX_OCCURRENCES: usize = 4096;
 
@@ -232,6 +244,11 @@ struct Term {
     /// Two query words written as one (`set up` as `setup`): searched as
     /// an extra term, named in the summary only when some file holds it.
     joined: bool,
+    /// A word derived from the same root as the query term at this index
+    /// (`escalation` for `escalating`): searched as an extra term, named in
+    /// the summary only when some file holds it, scored [`RELATED_WEIGHT`]
+    /// and only in files without the query's own word.
+    origin: Option<u16>,
 }
 
 /// Two tokens next to each other in the query, `gap` positions apart.
@@ -251,7 +268,8 @@ struct Plan {
     ids: HashMap<String, u16>,
     /// Per token, the terms that use it.
     token_terms: Vec<Vec<u16>>,
-    /// Per token, the bytes every spelling of it starts with, lowercase.
+    /// The bytes every spelling of some token starts with, lowercase; none
+    /// starts another.
     needles: Vec<Box<[u8]>>,
     /// The needles' first two bytes (the second 0 for a one-byte needle),
     /// as a 65,536-bit set: the first cut of [`Plan::may_want`].
@@ -297,6 +315,7 @@ impl Plan {
                     tokens: Vec::new(),
                     parts: Vec::new(),
                     joined: false,
+                    origin: None,
                 };
                 found.push((term, stop, toks, identifier_parts(piece)));
             }
@@ -345,7 +364,9 @@ impl Plan {
         }
         if !plan.terms.is_empty() {
             plan.add_joined(&parsed.words);
+            plan.add_related();
         }
+        plan.dedup_needles();
         for w in sequence.windows(2) {
             let ((a, pa, sa), (b, pb, _)) = (w[0], w[1]);
             let pair = Pair {
@@ -401,7 +422,56 @@ impl Plan {
                 tokens: vec![id],
                 parts: Vec::new(),
                 joined: true,
+                origin: None,
             });
+        }
+    }
+
+    /// Add the derivational relatives of each query word (see
+    /// [`stem::relatives`]): a question says `escalating` or `renewing`
+    /// where the note says `escalation` or `renewal`. Only plain words of
+    /// letters have relatives; a relative that is already a query token is
+    /// left out.
+    fn add_related(&mut self) {
+        for index in 0..self.terms.len() {
+            let term = &self.terms[index];
+            if term.joined || term.tokens.len() != 1 || !term.parts.is_empty() {
+                continue;
+            }
+            let at = term.at;
+            let word = term.shown.to_ascii_lowercase();
+            for (form, token) in stem::relatives(&word) {
+                if self.terms.len() == MAX_QUERY_TERMS {
+                    return;
+                }
+                if self.ids.contains_key(&token) {
+                    continue;
+                }
+                let t = self.terms.len() as u16;
+                let id = self.token_id(&token);
+                self.token_terms[usize::from(id)].push(t);
+                self.terms.push(Term {
+                    shown: form,
+                    at,
+                    tokens: vec![id],
+                    parts: Vec::new(),
+                    joined: false,
+                    origin: Some(index as u16),
+                });
+            }
+        }
+    }
+
+    /// Drop each needle that another one starts: a word starting with the
+    /// longer starts with the shorter, so the shorter alone decides
+    /// [`Plan::may_want`] (relatives share their root's first letters).
+    fn dedup_needles(&mut self) {
+        let mut needles = std::mem::take(&mut self.needles);
+        needles.sort_unstable_by(|a, b| a.len().cmp(&b.len()).then_with(|| a.cmp(b)));
+        for n in needles {
+            if !self.needles.iter().any(|m| n.starts_with(m)) {
+                self.needles.push(n);
+            }
         }
     }
 
@@ -514,19 +584,16 @@ struct Prefilter {
 
 impl Prefilter {
     fn new(plan: &Plan) -> Prefilter {
-        let needles: Vec<&str> = plan
-            .tokens
-            .iter()
-            .map(|t| if t.len() >= 3 { surface_prefix(t) } else { t })
-            .collect();
+        // The plan's needles: surface prefixes, none starting another.
+        let needles = &plan.needles;
         let off = needles.len() > MAX_PREFILTER_TOKENS || needles.iter().any(|n| !n.is_ascii());
         Prefilter {
             finders: if off {
                 Vec::new()
             } else {
-                needles.iter().map(|n| Finder::new(n.as_bytes())).collect()
+                needles.iter().map(|n| Finder::new(n)).collect()
             },
-            kelvin: needles.iter().any(|n| n.contains('k')),
+            kelvin: needles.iter().any(|n| n.contains(&b'k')),
             off,
             right_quote: Finder::new("\u{2019}".as_bytes()),
         }
@@ -837,7 +904,7 @@ impl Ranker {
             .terms
             .iter()
             .zip(term_lines)
-            .filter(|(t, n)| !t.joined || *n > 0)
+            .filter(|(t, n)| !(t.joined || t.origin.is_some()) || *n > 0)
             .map(|(t, n)| (t.at, t.shown.clone(), n))
             .collect();
         terms.extend(
@@ -870,7 +937,20 @@ impl Ranker {
         };
         let mut score = 0.0;
         let mut matched = 0u64;
+        // Per query term, the best score of its relatives in this file.
+        let mut related = [0.0f64; MAX_QUERY_TERMS];
         for (t, term) in self.plan.terms.iter().enumerate() {
+            if let Some(origin) = term.origin {
+                let id = term.tokens[0];
+                if let Some(s) = stats_of(id) {
+                    let r = RELATED_WEIGHT * bm25f(&s, &c.lengths, avg, idf[usize::from(id)]);
+                    let best = &mut related[usize::from(origin)];
+                    *best = best.max(r);
+                    matched |= 1 << t;
+                    term_lines[t] += s.lines as usize;
+                }
+                continue;
+            }
             let mut sum = 0.0;
             let mut lines = u32::MAX;
             let mut all = true;
@@ -896,6 +976,12 @@ impl Ranker {
                 }
                 matched |= 1 << t;
                 term_lines[t] += lines as usize;
+            }
+        }
+        // A relative counts where the word itself does not.
+        for (t, best) in related.iter().enumerate() {
+            if matched & 1 << t == 0 {
+                score += best;
             }
         }
         (score, matched)

@@ -662,3 +662,41 @@ fn neighbouring_query_words_also_match_written_as_one() {
         [("v2".to_string(), 0), ("calendar".to_string(), 2)]
     );
 }
+
+#[test]
+fn a_word_finds_its_derivational_relatives_below_itself() {
+    let files = [
+        (
+            "n/customer-escalations.md",
+            "# Customer escalations\nPage the account lead.\n",
+        ),
+        ("n/on-call.md", "Escalating: page the lead.\n"),
+        ("n/other.md", "Nothing relevant here.\n"),
+    ];
+    // The note says `escalations`: found, after the file with the word.
+    let r = rank(&files, "escalating");
+    assert_eq!(paths(&r), ["n/on-call.md", "n/customer-escalations.md"]);
+    assert_eq!(
+        r.terms,
+        [("escalating".to_string(), 1), ("escalation".to_string(), 1)]
+    );
+    assert_eq!(r.hits[1].matched_terms, ["escalation"]);
+    assert!(r.hits[1].body.contains("Customer escalations"));
+    // Relatives nothing holds are not named.
+    assert_eq!(rank(&files, "paging").terms, [("paging".to_string(), 2)]);
+    // A relative adds nothing where the word itself is: these two tie, and
+    // the tie goes to the path.
+    let files = [
+        ("n/a.md", "renewing the certs, xxxxxxx.\n"),
+        ("n/b.md", "renewing the certs, renewal.\n"),
+    ];
+    assert_eq!(paths(&rank(&files, "renewing")), ["n/a.md", "n/b.md"]);
+    // Without the word, the relative ranks the file.
+    let files = [
+        ("n/a.md", "the weather today\n"),
+        ("n/b.md", "cert renewal is monthly\n"),
+    ];
+    let r = rank(&files, "renewing");
+    assert_eq!(paths(&r), ["n/b.md"]);
+    assert_eq!(r.hits[0].matched_terms, ["renewal"]);
+}
