@@ -21,7 +21,10 @@
 //! Two neighbouring words of letters are also searched written as one, an
 //! extra term (`set up` → `setup`, `rolled out` → `rollout`, `new calendar`
 //! → the whole of `new_calendar`): writers spell compounds both ways. The
-//! summary names such a join only when some file holds it.
+//! summary names such a join only when some file holds it. An occurrence
+//! of the join that is also one of each word (the whole of `api-version`,
+//! when the query is `api version`) counts once, as the words: per field,
+//! the join's count less the smaller of theirs.
 //!
 //! A plain word also brings its derivational relatives (see
 //! [`stem::relatives`]: `escalating` → `escalation`, `renewing` →
@@ -44,7 +47,9 @@
 //! logs with long notes (see its docs). A file holding an identifier term
 //! (`max_retry_count`) also earns [`PART_WEIGHT`] of its parts' mean score
 //! (`max`, `retri`, `count`), so the note about retries comes before one
-//! naming the setting in passing; the parts alone never match.
+//! naming the setting in passing. The parts alone match only an identifier
+//! no file holds: it is then searched as its parts, all in one file, as a
+//! term of several tokens (`retry_count` finds `max_retry_count`).
 //!
 //! No file gets a bonus for being what it is. MEMORY.md is already in the
 //! prompt, so its relevance counts [`MEMORY_MD_WEIGHT`]: a note or log that
@@ -244,6 +249,10 @@ struct Term {
     /// Two query words written as one (`set up` as `setup`): searched as
     /// an extra term, named in the summary only when some file holds it.
     joined: bool,
+    /// A join's two words as query tokens, when both are: an occurrence of
+    /// the join that is also one of each word (the whole of `api-version`
+    /// holds `api` and `version`) is counted once, as the words.
+    covers: Option<(u16, u16)>,
     /// A word derived from the same root as the query term at this index
     /// (`escalation` for `escalating`): searched as an extra term, named in
     /// the summary only when some file holds it, scored [`RELATED_WEIGHT`]
@@ -315,6 +324,7 @@ impl Plan {
                     tokens: Vec::new(),
                     parts: Vec::new(),
                     joined: false,
+                    covers: None,
                     origin: None,
                 };
                 found.push((term, stop, toks, identifier_parts(piece)));
@@ -405,7 +415,7 @@ impl Plan {
             let mut head = a.clone();
             stem::stem(&mut head);
             if !a.starts_with(&head) {
-                head = a;
+                head = a.clone();
             }
             let shown = head + &b;
             let mut token = shown.clone();
@@ -413,6 +423,12 @@ impl Plan {
             if is_stop_word(&shown) || self.ids.contains_key(&token) {
                 continue;
             }
+            let word_token = |w: &str| {
+                let mut t = w.to_string();
+                stem::stem(&mut t);
+                self.ids.get(&t).copied()
+            };
+            let covers = word_token(&a).zip(word_token(&b));
             let index = self.terms.len() as u16;
             let id = self.token_id(&token);
             self.token_terms[usize::from(id)].push(index);
@@ -422,6 +438,7 @@ impl Plan {
                 tokens: vec![id],
                 parts: Vec::new(),
                 joined: true,
+                covers,
                 origin: None,
             });
         }
@@ -456,8 +473,39 @@ impl Plan {
                     tokens: vec![id],
                     parts: Vec::new(),
                     joined: false,
+                    covers: None,
                     origin: Some(index as u16),
                 });
+            }
+        }
+    }
+
+    /// Search each identifier no file holds by its parts instead, all
+    /// needed in one file and scored as a term of several tokens, with a
+    /// proximity bonus for parts next to each other in order: a query
+    /// naming part of an identifier (`retry_count` for `max_retry_count`)
+    /// or an identifier the notes write as words (`processed_events` for
+    /// "processed events") still finds them. `df` counts the files holding
+    /// each token.
+    fn parts_for_missing(&mut self, df: &[u32]) {
+        for (t, term) in self.terms.iter_mut().enumerate() {
+            let [whole] = term.tokens[..] else { continue };
+            if term.parts.len() < 2 || df[usize::from(whole)] > 0 {
+                continue;
+            }
+            term.tokens = std::mem::take(&mut term.parts);
+            for &id in &term.tokens {
+                self.token_terms[usize::from(id)].push(t as u16);
+            }
+            for w in term.tokens.windows(2) {
+                let pair = Pair {
+                    a: w[0],
+                    b: w[1],
+                    gap: 1,
+                };
+                if !self.pairs.contains(&pair) {
+                    self.pairs.push(pair);
+                }
             }
         }
     }
@@ -808,7 +856,8 @@ impl Ranker {
 
     /// Rank, re-read the best files through `read` (a file it cannot read
     /// any more is left out), and build the results.
-    pub fn finish(self, mut read: impl FnMut(&FileMeta) -> Option<String>) -> SearchResults {
+    pub fn finish(mut self, mut read: impl FnMut(&FileMeta) -> Option<String>) -> SearchResults {
+        self.plan.parts_for_missing(&self.df);
         let plan = &self.plan;
         if plan.terms.is_empty() && plan.spans.is_empty() {
             return SearchResults::default();
@@ -955,10 +1004,19 @@ impl Ranker {
             let mut lines = u32::MAX;
             let mut all = true;
             for &id in &term.tokens {
-                let Some(s) = stats_of(id) else {
+                let Some(mut s) = stats_of(id) else {
                     all = false;
                     break;
                 };
+                if let Some((x, y)) = term.covers.and_then(|(x, y)| stats_of(x).zip(stats_of(y))) {
+                    for f in 0..FIELDS {
+                        s.tf[f] = s.tf[f].saturating_sub(x.tf[f].min(y.tf[f]));
+                    }
+                    if s.tf == [0; FIELDS] {
+                        all = false;
+                        break;
+                    }
+                }
                 sum += bm25f(&s, &c.lengths, avg, idf[usize::from(id)]);
                 lines = lines.min(s.lines);
             }
