@@ -21,7 +21,18 @@
 //! Two neighbouring words of letters are also searched written as one, an
 //! extra term (`set up` → `setup`, `rolled out` → `rollout`, `new calendar`
 //! → the whole of `new_calendar`): writers spell compounds both ways. The
-//! summary names such a join only when some file holds it.
+//! summary names such a join only when some file holds it. An occurrence
+//! of the join that is also one of each word (the whole of `api-version`,
+//! when the query is `api version`) counts once, as the words: per field,
+//! the join's count less the smaller of theirs.
+//!
+//! A plain word also brings its derivational relatives (see
+//! [`stem::relatives`]: `escalating` → `escalation`, `renewing` →
+//! `renewal`, `flakes` → `flaky`), extra terms named in the summary only
+//! when some file holds them. The stemmer keeps such words apart, so a
+//! relative is weaker evidence: it scores [`RELATED_WEIGHT`] of itself (the
+//! best relative of each word), and only in a file without the word itself,
+//! so a file is never ranked up for holding both.
 //!
 //! # Score
 //! BM25F (Robertson and Zaragoza): per token, a field-weighted term
@@ -36,7 +47,9 @@
 //! logs with long notes (see its docs). A file holding an identifier term
 //! (`max_retry_count`) also earns [`PART_WEIGHT`] of its parts' mean score
 //! (`max`, `retri`, `count`), so the note about retries comes before one
-//! naming the setting in passing; the parts alone never match.
+//! naming the setting in passing. The parts alone match only an identifier
+//! no file holds: it is then searched as its parts, all in one file, as a
+//! term of several tokens (`retry_count` finds `max_retry_count`).
 //!
 //! No file gets a bonus for being what it is. MEMORY.md is already in the
 //! prompt, so its relevance counts [`MEMORY_MD_WEIGHT`]: a note or log that
@@ -119,6 +132,10 @@ pub const MEMORY_MD_WEIGHT: f64 = 0.5;
 /// the identifier: `max_retry_count` in a note about retries (its name, its
 /// headings) says more than in one that mentions the setting in passing.
 pub const PART_WEIGHT: f64 = 0.2;
+/// What a derivational relative's relevance is multiplied by, in a file
+/// without the query's own word: `escalation` answers `escalating`, less
+/// surely than `escalated` does.
+pub const RELATED_WEIGHT: f64 = 0.5;
 /// Occurrences of one token a file keeps for proximity.
 const MAX_OCCURRENCES: usize = 4096;
 
@@ -232,6 +249,15 @@ struct Term {
     /// Two query words written as one (`set up` as `setup`): searched as
     /// an extra term, named in the summary only when some file holds it.
     joined: bool,
+    /// A join's two words as query tokens, when both are: an occurrence of
+    /// the join that is also one of each word (the whole of `api-version`
+    /// holds `api` and `version`) is counted once, as the words.
+    covers: Option<(u16, u16)>,
+    /// A word derived from the same root as the query term at this index
+    /// (`escalation` for `escalating`): searched as an extra term, named in
+    /// the summary only when some file holds it, scored [`RELATED_WEIGHT`]
+    /// and only in files without the query's own word.
+    origin: Option<u16>,
 }
 
 /// Two tokens next to each other in the query, `gap` positions apart.
@@ -251,7 +277,8 @@ struct Plan {
     ids: HashMap<String, u16>,
     /// Per token, the terms that use it.
     token_terms: Vec<Vec<u16>>,
-    /// Per token, the bytes every spelling of it starts with, lowercase.
+    /// The bytes every spelling of some token starts with, lowercase; none
+    /// starts another.
     needles: Vec<Box<[u8]>>,
     /// The needles' first two bytes (the second 0 for a one-byte needle),
     /// as a 65,536-bit set: the first cut of [`Plan::may_want`].
@@ -297,6 +324,8 @@ impl Plan {
                     tokens: Vec::new(),
                     parts: Vec::new(),
                     joined: false,
+                    covers: None,
+                    origin: None,
                 };
                 found.push((term, stop, toks, identifier_parts(piece)));
             }
@@ -345,7 +374,9 @@ impl Plan {
         }
         if !plan.terms.is_empty() {
             plan.add_joined(&parsed.words);
+            plan.add_related();
         }
+        plan.dedup_needles();
         for w in sequence.windows(2) {
             let ((a, pa, sa), (b, pb, _)) = (w[0], w[1]);
             let pair = Pair {
@@ -384,7 +415,7 @@ impl Plan {
             let mut head = a.clone();
             stem::stem(&mut head);
             if !a.starts_with(&head) {
-                head = a;
+                head = a.clone();
             }
             let shown = head + &b;
             let mut token = shown.clone();
@@ -392,6 +423,12 @@ impl Plan {
             if is_stop_word(&shown) || self.ids.contains_key(&token) {
                 continue;
             }
+            let word_token = |w: &str| {
+                let mut t = w.to_string();
+                stem::stem(&mut t);
+                self.ids.get(&t).copied()
+            };
+            let covers = word_token(&a).zip(word_token(&b));
             let index = self.terms.len() as u16;
             let id = self.token_id(&token);
             self.token_terms[usize::from(id)].push(index);
@@ -401,7 +438,88 @@ impl Plan {
                 tokens: vec![id],
                 parts: Vec::new(),
                 joined: true,
+                covers,
+                origin: None,
             });
+        }
+    }
+
+    /// Add the derivational relatives of each query word (see
+    /// [`stem::relatives`]): a question says `escalating` or `renewing`
+    /// where the note says `escalation` or `renewal`. Only plain words of
+    /// letters have relatives; a relative that is already a query token is
+    /// left out.
+    fn add_related(&mut self) {
+        for index in 0..self.terms.len() {
+            let term = &self.terms[index];
+            if term.joined || term.tokens.len() != 1 || !term.parts.is_empty() {
+                continue;
+            }
+            let at = term.at;
+            let word = term.shown.to_ascii_lowercase();
+            for (form, token) in stem::relatives(&word) {
+                if self.terms.len() == MAX_QUERY_TERMS {
+                    return;
+                }
+                if self.ids.contains_key(&token) {
+                    continue;
+                }
+                let t = self.terms.len() as u16;
+                let id = self.token_id(&token);
+                self.token_terms[usize::from(id)].push(t);
+                self.terms.push(Term {
+                    shown: form,
+                    at,
+                    tokens: vec![id],
+                    parts: Vec::new(),
+                    joined: false,
+                    covers: None,
+                    origin: Some(index as u16),
+                });
+            }
+        }
+    }
+
+    /// Search each identifier no file holds by its parts instead, all
+    /// needed in one file and scored as a term of several tokens, with a
+    /// proximity bonus for parts next to each other in order: a query
+    /// naming part of an identifier (`retry_count` for `max_retry_count`)
+    /// or an identifier the notes write as words (`processed_events` for
+    /// "processed events") still finds them. `df` counts the files holding
+    /// each token.
+    fn parts_for_missing(&mut self, df: &[u32]) {
+        for (t, term) in self.terms.iter_mut().enumerate() {
+            let [whole] = term.tokens[..] else { continue };
+            if term.parts.len() < 2 || df[usize::from(whole)] > 0 {
+                continue;
+            }
+            term.tokens = std::mem::take(&mut term.parts);
+            for &id in &term.tokens {
+                self.token_terms[usize::from(id)].push(t as u16);
+            }
+            for w in term.tokens.windows(2) {
+                let pair = Pair {
+                    a: w[0],
+                    b: w[1],
+                    gap: 1,
+                };
+                if !self.pairs.contains(&pair) {
+                    self.pairs.push(pair);
+                }
+            }
+        }
+    }
+
+    /// Drop each needle that another one starts: a word starting with the
+    /// longer starts with the shorter, so the shorter alone decides
+    /// [`Plan::may_want`] (relatives share their root's first letters).
+    fn dedup_needles(&mut self) {
+        let mut needles = std::mem::take(&mut self.needles);
+        needles.sort_unstable_by(|a, b| a.len().cmp(&b.len()).then_with(|| a.cmp(b)));
+        for n in needles {
+            if !self.needles.iter().any(|m| n.starts_with(m)) {
+                self.needles.push(n);
+            }
         }
     }
 
@@ -514,19 +632,16 @@ struct Prefilter {
 
 impl Prefilter {
     fn new(plan: &Plan) -> Prefilter {
-        let needles: Vec<&str> = plan
-            .tokens
-            .iter()
-            .map(|t| if t.len() >= 3 { surface_prefix(t) } else { t })
-            .collect();
+        // The plan's needles: surface prefixes, none starting another.
+        let needles = &plan.needles;
         let off = needles.len() > MAX_PREFILTER_TOKENS || needles.iter().any(|n| !n.is_ascii());
         Prefilter {
             finders: if off {
                 Vec::new()
             } else {
-                needles.iter().map(|n| Finder::new(n.as_bytes())).collect()
+                needles.iter().map(|n| Finder::new(n)).collect()
             },
-            kelvin: needles.iter().any(|n| n.contains('k')),
+            kelvin: needles.iter().any(|n| n.contains(&b'k')),
             off,
             right_quote: Finder::new("\u{2019}".as_bytes()),
         }
@@ -821,7 +936,8 @@ impl Ranker {
     /// Phase one: score every candidate from its statistics, keep the best
     /// [`MAX_HITS`], count the summary's terms. Phase two then runs on
     /// demand, file by file, in [`Ordered::next_hit`].
-    pub fn order(self) -> Ordered {
+    pub fn order(mut self) -> Ordered {
+        self.plan.parts_for_missing(&self.df);
         let plan = &self.plan;
         if plan.terms.is_empty() && plan.spans.is_empty() {
             return Ordered::empty(self);
@@ -886,7 +1002,7 @@ impl Ranker {
             .terms
             .iter()
             .zip(term_lines)
-            .filter(|(t, n)| !t.joined || *n > 0)
+            .filter(|(t, n)| !(t.joined || t.origin.is_some()) || *n > 0)
             .map(|(t, n)| (t.at, t.shown.clone(), n))
             .collect();
         terms.extend(
@@ -957,15 +1073,37 @@ impl Ranker {
         };
         let mut score = 0.0;
         let mut matched = 0u64;
+        // Per query term, the best score of its relatives in this file.
+        let mut related = [0.0f64; MAX_QUERY_TERMS];
         for (t, term) in self.plan.terms.iter().enumerate() {
+            if let Some(origin) = term.origin {
+                let id = term.tokens[0];
+                if let Some(s) = stats_of(id) {
+                    let r = RELATED_WEIGHT * bm25f(&s, &c.lengths, avg, idf[usize::from(id)]);
+                    let best = &mut related[usize::from(origin)];
+                    *best = best.max(r);
+                    matched |= 1 << t;
+                    term_lines[t] += s.lines as usize;
+                }
+                continue;
+            }
             let mut sum = 0.0;
             let mut lines = u32::MAX;
             let mut all = true;
             for &id in &term.tokens {
-                let Some(s) = stats_of(id) else {
+                let Some(mut s) = stats_of(id) else {
                     all = false;
                     break;
                 };
+                if let Some((x, y)) = term.covers.and_then(|(x, y)| stats_of(x).zip(stats_of(y))) {
+                    for f in 0..FIELDS {
+                        s.tf[f] = s.tf[f].saturating_sub(x.tf[f].min(y.tf[f]));
+                    }
+                    if s.tf == [0; FIELDS] {
+                        all = false;
+                        break;
+                    }
+                }
                 sum += bm25f(&s, &c.lengths, avg, idf[usize::from(id)]);
                 lines = lines.min(s.lines);
             }
@@ -983,6 +1121,12 @@ impl Ranker {
                 }
                 matched |= 1 << t;
                 term_lines[t] += lines as usize;
+            }
+        }
+        // A relative counts where the word itself does not.
+        for (t, best) in related.iter().enumerate() {
+            if matched & 1 << t == 0 {
+                score += best;
             }
         }
         (score, matched)

@@ -7,6 +7,10 @@
 //! shortens a word leaves at least three letters, so short words (`use`, `us`,
 //! `go`) are never folded into each other.
 //!
+//! Derivations are related at query time instead ([`relatives`]): a query
+//! word also looks for the other forms of its [`root`], as weaker evidence
+//! than the word itself, and nothing of that reaches the index.
+//!
 //! One property matters beyond linguistics: a stem is always a prefix of the
 //! word it came from, followed by at most one `e` or `i` (`making` → `make`,
 //! `retries` → `retri`, `deploy` → `deploi`). The ranker relies on it to skip
@@ -190,6 +194,122 @@ pub fn surface_prefix(stem: &str) -> &str {
     }
 }
 
+/// Shortest root a derivational rule leaves, and shortest word given
+/// relatives.
+const MIN_ROOT: usize = 4;
+
+/// The derivational root of a stem (lowercase ASCII letters; anything else
+/// is its own root): at most one derivational suffix off (`-ion` after `t`
+/// or `s`, `-ment`, `-ness`, `-al` after `v`, `w` or `s`, `-ence`/`-ency`/
+/// `-ent`, `-ance`, `-able`, the `-ly` of `-ily`), then `-ate`, then a final
+/// `e` or `i`. `escalation`, `escalate` and `escalating` share `escal`;
+/// `renewal` and `renew` share `renew`; `flaky`, `flakes` and `flakiness`
+/// share `flak`. Rules are guarded by what must remain, so short words keep
+/// their own root (`session`, `version`, `signal`, `portal` strip nothing).
+/// Roots only relate query words to the forms [`relatives`] generates; they
+/// are never indexed.
+pub fn root(word: &str) -> String {
+    if !word.bytes().all(|b| b.is_ascii_lowercase()) {
+        return word.to_string();
+    }
+    let rest = |suffix: &str, min: usize| {
+        word.strip_suffix(suffix)
+            .filter(|r| r.len() >= min)
+            .map(str::to_string)
+    };
+    let ends_in = |r: &String, set: &[u8]| r.as_bytes().last().is_some_and(|c| set.contains(c));
+    let stripped = rest("ness", MIN_ROOT)
+        .or_else(|| rest("ment", MIN_ROOT))
+        .map(|mut r| {
+            // What is left is a word of its own (`deploy`, `flaky`): stem it
+            // as one.
+            stem(&mut r);
+            r
+        })
+        .or_else(|| rest("ion", MIN_ROOT + 1).filter(|r| ends_in(r, b"ts")))
+        .or_else(|| rest("al", MIN_ROOT).filter(|r| ends_in(r, b"vws")))
+        .or_else(|| rest("enci", MIN_ROOT + 1))
+        .or_else(|| rest("enc", MIN_ROOT + 1))
+        .or_else(|| rest("ent", MIN_ROOT + 1))
+        .or_else(|| rest("anc", MIN_ROOT + 1))
+        .or_else(|| rest("abl", MIN_ROOT))
+        .or_else(|| rest("li", MIN_ROOT).filter(|r| r.ends_with('i')));
+    let mut r = stripped.unwrap_or_else(|| word.to_string());
+    if r.ends_with("at") && measure(&r.as_bytes()[..r.len() - 2]) > 1 {
+        r.truncate(r.len() - 2);
+    }
+    if r.len() > MIN_ROOT && (r.ends_with('e') || r.ends_with('i')) {
+        r.pop();
+    }
+    r
+}
+
+/// Most relatives given for one word.
+pub const MAX_RELATIVES: usize = 12;
+
+/// Stems of words derived from the same root as `word` (lowercase ASCII
+/// letters, four or more; anything else has none), other than `word`'s own:
+/// `escalating` gives `escalation`, `renewing` gives `renewal`, `flakes`
+/// gives `flaki` (`flaky`) and `flakiness`, `deploy` gives `deployment`.
+/// Each comes with the word it stands for. Only forms whose [`root`] is the
+/// word's own are kept, so two words are related both ways when each is
+/// among the forms tried for their root: the root's action noun (`-ion` after `t` or `s`, else `-ation`),
+/// the root with `e` or `y`, `-al`, `-ment`, `-ness`, `-ate`, `-ence`,
+/// `-ency`, `-ent`, `-ance`, `-able`, `-ily`. Many are no word at all; they
+/// cost a lookup and match nothing. At most [`MAX_RELATIVES`], in that
+/// order.
+pub fn relatives(word: &str) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    if word.len() < MIN_ROOT || !word.bytes().all(|b| b.is_ascii_lowercase()) {
+        return out;
+    }
+    let mut own = word.to_string();
+    stem(&mut own);
+    let r = root(&own);
+    let noun = if r.ends_with('t') || r.ends_with('s') {
+        "ion"
+    } else {
+        "ation"
+    };
+    // (what goes between the root and the suffix, the suffix): a final `e`
+    // or `y` a rule took comes back where English keeps it (`state-ment`,
+    // `deploy-ment`, `flaki-ness`).
+    let forms: [(&str, &str); 16] = [
+        ("", noun),
+        ("", "e"),
+        ("", "y"),
+        ("", "al"),
+        ("", "ate"),
+        ("", "ent"),
+        ("", "ency"),
+        ("", "ence"),
+        ("", "ance"),
+        ("y", "ment"),
+        ("", "ment"),
+        ("e", "ment"),
+        ("i", "ness"),
+        ("", "ness"),
+        ("", "able"),
+        ("i", "ly"),
+    ];
+    for (mid, suffix) in forms {
+        let mut form = format!("{r}{mid}{suffix}");
+        // `lazi` + `e` is met by `lazy`: shown so.
+        if let Some(stem) = form.strip_suffix("ie").filter(|_| suffix == "e") {
+            form = format!("{stem}y");
+        }
+        let mut s = form.clone();
+        stem(&mut s);
+        if s != own && root(&s) == r && !out.iter().any(|o| o.1 == s) {
+            out.push((form, s));
+            if out.len() == MAX_RELATIVES {
+                break;
+            }
+        }
+    }
+    out
+}
+
 /// English function words: a query word in this list is not searched when
 /// the query has other words. Sorted, for the binary search.
 const STOP_WORDS: &[&str] = &[
@@ -320,6 +440,118 @@ mod tests {
             let s = stemmed(w);
             assert!(w.starts_with(surface_prefix(&s)), "{w} -> {s}");
             assert!(s.len() >= w.len().min(MIN_STEM), "{w} -> {s}");
+        }
+    }
+
+    fn relative_stems(w: &str) -> Vec<String> {
+        relatives(w).into_iter().map(|r| r.1).collect()
+    }
+
+    #[test]
+    fn roots_strip_one_derivation_and_guard_short_words() {
+        let table = [
+            ("escalation", "escal"),
+            ("escalat", "escal"),
+            ("renewal", "renew"),
+            ("renew", "renew"),
+            ("approval", "approv"),
+            ("deployment", "deplo"),
+            ("deploi", "deplo"),
+            ("flakiness", "flak"),
+            ("flaki", "flak"),
+            ("flake", "flak"),
+            ("idempotenci", "idempot"),
+            ("idempotent", "idempot"),
+            ("invalidat", "invalid"),
+            ("lazili", "lazi"),
+            // Guards: these keep themselves.
+            ("session", "session"),
+            ("version", "version"),
+            ("signal", "signal"),
+            ("portal", "portal"),
+            ("internal", "internal"),
+            ("rotat", "rotat"),
+            ("note", "note"),
+            ("pine", "pine"),
+            ("v2", "v2"),
+        ];
+        for (stem, want) in table {
+            assert_eq!(root(stem), want, "{stem}");
+        }
+    }
+
+    #[test]
+    fn relatives_meet_the_other_forms_of_a_word() {
+        let table: &[(&str, &[&str])] = &[
+            ("escalating", &["escalation"]),
+            ("escalation", &["escalat"]),
+            ("renewing", &["renewal"]),
+            ("renewal", &["renew"]),
+            ("flakes", &["flaki", "flakiness"]),
+            ("deploy", &["deployment"]),
+            ("deployment", &["deploi"]),
+            ("promoting", &["promotion"]),
+            ("rotate", &["rotation"]),
+            ("paginate", &["pagination"]),
+            ("idempot", &["idempotent", "idempotenci"]),
+            ("lazily", &["lazi"]),
+            ("invalidated", &["invalid", "invalidation"]),
+        ];
+        for (word, want) in table {
+            let got = relative_stems(word);
+            for w in *want {
+                assert!(got.contains(&w.to_string()), "{word}: {w} not in {got:?}");
+            }
+            assert!(got.len() <= MAX_RELATIVES);
+            let mut own = word.to_string();
+            stem(&mut own);
+            assert!(!got.contains(&own), "{word}");
+        }
+        // Short words, identifiers' wholes and other scripts have none;
+        // nor does a word become its neighbour in the dictionary.
+        for word in ["pin", "api", "v2", "naïve", "Deploy"] {
+            assert_eq!(relatives(word), [], "{word}");
+        }
+        assert!(!relative_stems("pinning").contains(&"pine".to_string()));
+        assert!(!relative_stems("signal").contains(&"sign".to_string()));
+        assert!(
+            !relative_stems("version")
+                .iter()
+                .any(|s| s.starts_with("vers") && s.len() < 6)
+        );
+        // Shown as English spells it.
+        assert!(relatives("lazily").contains(&("lazy".to_string(), "lazi".to_string())));
+        assert!(relatives("flakes").contains(&("flakiness".to_string(), "flakiness".to_string())));
+    }
+
+    #[test]
+    fn relatives_go_both_ways() {
+        let words = [
+            "escalating",
+            "escalation",
+            "renewing",
+            "renewal",
+            "flaky",
+            "flakes",
+            "deploying",
+            "deployment",
+            "rotation",
+            "rotating",
+            "approvals",
+            "approved",
+        ];
+        for a in words {
+            let mut sa = a.to_string();
+            stem(&mut sa);
+            for (form, sb) in relatives(a) {
+                if words.iter().any(|w| {
+                    let mut s = w.to_string();
+                    stem(&mut s);
+                    s == sb
+                }) {
+                    assert!(relative_stems(&form).contains(&sa), "{a} -> {form} -> ?");
+                }
+            }
         }
     }
 

@@ -647,14 +647,12 @@ fn neighbouring_query_words_also_match_written_as_one() {
         ]
     );
     assert_eq!(r.hits[0].matched_terms, ["setup", "laptop"]);
-    // The first word joins by its stem; an identifier's whole is a join.
-    // A join is listed at its first word.
+    // The first word joins by its stem; a join is listed at its first
+    // word. The whole of `new_calendar` is a join too, but each of its
+    // occurrences is one of `new` and `calendar` as well, and counts once.
     let r = rank(&files, "the new calendar rolled out");
     assert_eq!(r.hits[0].path, "n/flags.md");
-    assert_eq!(
-        r.hits[0].matched_terms,
-        ["new", "newcalendar", "calendar", "rollout"]
-    );
+    assert_eq!(r.hits[0].matched_terms, ["new", "calendar", "rollout"]);
     // Words that are not plain letters are never joined.
     let r = rank(&files, "v2 calendar");
     assert_eq!(
@@ -885,4 +883,88 @@ fn taking_the_first_hits_reads_only_those_files() {
         assert!(o.next_hit(&mut read).is_some());
     }
     assert_eq!(reads, 3);
+}
+
+#[test]
+fn a_word_finds_its_derivational_relatives_below_itself() {
+    let files = [
+        (
+            "n/customer-escalations.md",
+            "# Customer escalations\nPage the account lead.\n",
+        ),
+        ("n/on-call.md", "Escalating: page the lead.\n"),
+        ("n/other.md", "Nothing relevant here.\n"),
+    ];
+    // The note says `escalations`: found, after the file with the word.
+    let r = rank(&files, "escalating");
+    assert_eq!(paths(&r), ["n/on-call.md", "n/customer-escalations.md"]);
+    assert_eq!(
+        r.terms,
+        [("escalating".to_string(), 1), ("escalation".to_string(), 1)]
+    );
+    assert_eq!(r.hits[1].matched_terms, ["escalation"]);
+    assert!(r.hits[1].body.contains("Customer escalations"));
+    // Relatives nothing holds are not named.
+    assert_eq!(rank(&files, "paging").terms, [("paging".to_string(), 2)]);
+    // A relative adds nothing where the word itself is: these two tie, and
+    // the tie goes to the path.
+    let files = [
+        ("n/a.md", "renewing the certs, xxxxxxx.\n"),
+        ("n/b.md", "renewing the certs, renewal.\n"),
+    ];
+    assert_eq!(paths(&rank(&files, "renewing")), ["n/a.md", "n/b.md"]);
+    // Without the word, the relative ranks the file.
+    let files = [
+        ("n/a.md", "the weather today\n"),
+        ("n/b.md", "cert renewal is monthly\n"),
+    ];
+    let r = rank(&files, "renewing");
+    assert_eq!(paths(&r), ["n/b.md"]);
+    assert_eq!(r.hits[0].matched_terms, ["renewal"]);
+}
+
+#[test]
+fn an_identifier_no_file_holds_is_searched_by_its_parts() {
+    let files = [
+        ("n/retry-policy.md", "Set `max_retry_count` to 5.\n"),
+        ("n/prose.md", "Each retry adds to the count.\n"),
+        ("n/split.md", "Count the retry then go on.\n"),
+        ("n/other.md", "Nothing here.\n"),
+    ];
+    // Part of the identifier: every file holding all its parts, the one
+    // with them next to each other, in order, first.
+    let r = rank(&files, "retry_count");
+    assert_eq!(paths(&r), ["n/retry-policy.md", "n/split.md", "n/prose.md"]);
+    assert_eq!(r.terms, [("retry_count".to_string(), 3)]);
+    assert_eq!(r.hits[0].matched_terms, ["retry_count"]);
+    assert!(r.hits[0].body.contains("max_retry_count"));
+    // An identifier some file holds is that identifier only.
+    let r = rank(&files, "max_retry_count");
+    assert_eq!(paths(&r), ["n/retry-policy.md"]);
+    // Parts that are not all in one file find nothing.
+    assert_eq!(paths(&rank(&files, "retry_budget")), Vec::<&str>::new());
+}
+
+#[test]
+fn a_join_that_is_also_its_words_counts_once() {
+    let files = [
+        ("n/a.md", "Send the api version header.\n"),
+        ("n/b.md", "Send the api-version header.\n"),
+        ("n/c.md", "Send the apiversion header.\n"),
+    ];
+    // `api-version` holds `api`, `version` and the join `apiversion`: the
+    // same words once, so it ties with the prose (the path decides).
+    let r = rank(&files, "api version");
+    assert_eq!(paths(&r), ["n/a.md", "n/b.md", "n/c.md"]);
+    assert_eq!(r.hits[1].matched_terms, ["api", "version"]);
+    // Written as one word, the join is all there is.
+    assert_eq!(r.hits[2].matched_terms, ["apiversion"]);
+    assert_eq!(
+        r.terms,
+        [
+            ("api".to_string(), 2),
+            ("apiversion".to_string(), 1),
+            ("version".to_string(), 2)
+        ]
+    );
 }
