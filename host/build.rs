@@ -1,10 +1,14 @@
 //! Builds the guest component (`guest/component`) for `wasm32-wasip2` so the
-//! library can embed it with `include_bytes!`.
+//! library can embed it with `include_bytes!`, and hashes it so a start never
+//! has to: the compiled-component cache names artifacts by that SHA-256.
 
 use std::env;
 use std::ffi::OsString;
+use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+
+use sha2::{Digest, Sha256};
 
 const WASM_TARGET: &str = "wasm32-wasip2";
 const WASM_FILE: &str = "agent_memory_component.wasm";
@@ -68,10 +72,31 @@ fn main() {
             wasm.display()
         );
     }
+
+    // Embed a copy in OUT_DIR and hash that copy's bytes: the digest is of
+    // exactly what `include_bytes!` embeds, even if another build rewrites
+    // the guest's target dir in between.
+    let bytes = fs::read(&wasm)
+        .unwrap_or_else(|e| panic!("cannot read the guest component `{}`: {e}", wasm.display()));
+    let out_dir = PathBuf::from(env::var_os("OUT_DIR").expect("OUT_DIR"));
+    let embedded = out_dir.join(WASM_FILE);
+    if fs::read(&embedded).ok().as_deref() != Some(&bytes[..]) {
+        fs::write(&embedded, &bytes).unwrap_or_else(|e| {
+            panic!(
+                "cannot copy the guest component to `{}`: {e}",
+                embedded.display()
+            )
+        });
+    }
+    let sha256: String = Sha256::digest(&bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
     println!(
         "cargo:rustc-env=AGENT_MEMORY_COMPONENT_WASM={}",
-        wasm.display()
+        embedded.display()
     );
+    println!("cargo:rustc-env=AGENT_MEMORY_COMPONENT_SHA256={sha256}");
 }
 
 /// Stops the build with the fix when the toolchain that builds us lacks the

@@ -2,34 +2,54 @@
 //! other caches so a short-lived process (the `agent-memory` command) loads
 //! the component in a millisecond instead of compiling it again.
 //!
-//! An artifact is only ever loaded when all of these hold:
-//! - its file name carries the SHA-256 of the component bytes and wasmtime's
-//!   compatibility hash of the engine (wasmtime version, settings, CPU
-//!   features), so a different component, wasmtime or CPU never matches;
-//! - its payload matches the SHA-256 stored in its header, so a truncated or
-//!   corrupted file is rejected (and removed) instead of being mapped as code;
+//! An artifact is exactly the bytes of [`Component::serialize`], so wasmtime
+//! maps it from the page cache ([`Component::deserialize_file`]) instead of
+//! reading it into memory and copying it again. Its name is
+//! `{component}-{engine}-{crc}.cwasm`, and it is only ever loaded when all of
+//! these hold:
+//! - `component` is the start of the SHA-256 of the component's bytes and
+//!   `engine` wasmtime's compatibility hash of the engine (wasmtime version,
+//!   settings, CPU features), so a different component, wasmtime or CPU never
+//!   matches; the embedded component's SHA-256 is computed when the crate is
+//!   built, so a normal start hashes nothing;
+//! - the file's CRC-32 equals the `crc` in its name, so a truncated or
+//!   corrupted file is rejected (and removed) before wasmtime sees it, never
+//!   mapped as code. The checksum guards against accidents (a torn write, a
+//!   bad disk), not attackers: the ownership check below does that;
 //! - on Unix, the file and its directory belong to the current user and are
 //!   not writable by group or others, so another user cannot plant one.
 //!
-//! Any failure falls back to compiling; writing the cache is best effort.
+//! Artifacts are written to a temporary file, synced and renamed into place,
+//! never changed in place: a process that maps one keeps its bytes even when
+//! another replaces or removes it. Any failure falls back to compiling;
+//! writing the cache is best effort. Files of the older format (a header in
+//! front of the payload, named `{component}-{engine}.cwasm`) never match a
+//! name looked up here; they are removed when the cache is next written.
 //!
 //! Why not wasmtime's own cache (`cache` feature, `Config::cache`): in 48.0.8
 //! it checks neither who wrote an artifact nor a checksum of it (its zstd
 //! frames carry none), starts a worker thread per engine, costs a C build of
 //! zstd and 1.1 MB of binary, and was slower warm: `agent-memory context` took
-//! a median 11.0 ms against 8.9 ms with this file (cold, ~290 ms, the same).
+//! a median 11.0 ms against 8.9 ms with the first version of this file (cold,
+//! ~290 ms, the same).
 
 use std::fs;
 use std::hash::{Hash, Hasher};
-use std::io::Write;
+use std::io::{ErrorKind, Read, Write};
 use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 use wasmtime::Engine;
 use wasmtime::component::Component;
 
-const MAGIC: &[u8; 8] = b"AMCWASM1";
-const HEADER: usize = MAGIC.len() + 32;
+const EXTENSION: &str = ".cwasm";
+
+/// How much of an artifact is read at a time to check its CRC: one reused
+/// buffer instead of the whole file (a few MB) in memory.
+const CHUNK: usize = 64 * 1024;
+
+/// Hex digits of the component's SHA-256 kept in an artifact's name.
+const COMPONENT_HEX: usize = 32;
 
 /// Where compiled components are kept: `$AGENT_MEMORY_CACHE_DIR`, else the
 /// platform cache directory + `agent-memory`. `None` when caching is off
@@ -42,15 +62,42 @@ pub(crate) fn default_dir() -> Option<PathBuf> {
     }
 }
 
-/// The artifact's path for `bytes` compiled by `engine`.
-fn artifact_path(dir: &Path, engine: &Engine, bytes: &[u8]) -> PathBuf {
-    let component: String = Sha256::digest(bytes)[..16]
+/// The SHA-256 of `bytes` in lowercase hex, as host/build.rs computes it for
+/// the embedded component.
+pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
+    Sha256::digest(bytes)
         .iter()
         .map(|b| format!("{b:02x}"))
-        .collect();
+        .collect()
+}
+
+/// The start of the name of every artifact of the component whose SHA-256
+/// is `sha256` (hex) compiled by `engine`: `{component}-{engine}-`.
+fn prefix(sha256: &str, engine: &Engine) -> String {
+    let component = sha256.get(..COMPONENT_HEX).unwrap_or(sha256);
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
     engine.precompile_compatibility_hash().hash(&mut hasher);
-    dir.join(format!("{component}-{:016x}.cwasm", hasher.finish()))
+    format!("{component}-{:016x}-", hasher.finish())
+}
+
+/// The CRC-32 an artifact's name promises, when `name` is an artifact of
+/// `prefix`: exactly eight lowercase hex digits between it and `.cwasm`.
+fn named_crc(name: &str, prefix: &str) -> Option<u32> {
+    let crc = name.strip_prefix(prefix)?.strip_suffix(EXTENSION)?;
+    let lower_hex = |b: u8| b.is_ascii_digit() || (b'a'..=b'f').contains(&b);
+    if crc.len() != 8 || !crc.bytes().all(lower_hex) {
+        return None;
+    }
+    u32::from_str_radix(crc, 16).ok()
+}
+
+/// Is `name` an artifact of the older format: `{32 hex}-{16 hex}.cwasm`?
+fn old_format(name: &str) -> bool {
+    let Some(stem) = name.strip_suffix(EXTENSION) else {
+        return false;
+    };
+    let hex = |s: &str| s.bytes().all(|b| b.is_ascii_hexdigit());
+    matches!(stem.split_once('-'), Some((c, e)) if c.len() == COMPONENT_HEX && e.len() == 16 && hex(c) && hex(e))
 }
 
 /// Is `path` ours alone? Unix: owned by the effective user and not writable
@@ -69,44 +116,80 @@ fn private(path: &Path) -> bool {
 }
 
 /// The component compiled for `engine`: loaded from the cache in `dir` when a
-/// valid artifact is there, otherwise compiled and saved.
+/// valid artifact is there, otherwise compiled and saved. `sha256` is the hex
+/// SHA-256 of `bytes` when already known (the embedded component's, from the
+/// build); otherwise it is computed here, and only when `dir` is set.
 pub(crate) fn load_or_compile(
     engine: &Engine,
     bytes: &[u8],
+    sha256: Option<&str>,
     dir: Option<&Path>,
 ) -> wasmtime::Result<Component> {
     let Some(dir) = dir else {
         return Component::new(engine, bytes);
     };
-    let path = artifact_path(dir, engine, bytes);
-    if let Some(component) = load(engine, dir, &path) {
+    let prefix = match sha256 {
+        Some(sha256) => prefix(sha256, engine),
+        None => prefix(&sha256_hex(bytes), engine),
+    };
+    if let Some(component) = load(engine, dir, &prefix) {
         return Ok(component);
     }
     let component = Component::new(engine, bytes)?;
     if let Ok(serialized) = component.serialize() {
-        store(dir, &path, &serialized);
+        store(dir, &prefix, &serialized);
     }
     Ok(component)
 }
 
-fn load(engine: &Engine, dir: &Path, path: &Path) -> Option<Component> {
-    if !private(dir) || !private(path) {
+/// The artifacts in `dir` named for `prefix`, with the CRC each name
+/// promises, in name order.
+fn candidates(dir: &Path, prefix: &str) -> Vec<(PathBuf, u32)> {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut found: Vec<(PathBuf, u32)> = entries
+        .filter_map(|entry| {
+            let entry = entry.ok()?;
+            let crc = named_crc(entry.file_name().to_str()?, prefix)?;
+            Some((entry.path(), crc))
+        })
+        .collect();
+    found.sort();
+    found
+}
+
+fn load(engine: &Engine, dir: &Path, prefix: &str) -> Option<Component> {
+    if !private(dir) {
         return None;
     }
-    let file = fs::read(path).ok()?;
-    let valid = file.len() > HEADER
-        && &file[..MAGIC.len()] == MAGIC
-        && file[MAGIC.len()..HEADER] == Sha256::digest(&file[HEADER..])[..];
-    if !valid {
-        let _ = fs::remove_file(path);
+    candidates(dir, prefix)
+        .into_iter()
+        .find_map(|(path, crc)| load_artifact(engine, &path, crc))
+}
+
+fn load_artifact(engine: &Engine, path: &Path, crc: u32) -> Option<Component> {
+    if !private(path) {
         return None;
     }
-    // SAFETY: `deserialize` must only see bytes that `Component::serialize`
-    // produced for a compatible engine. The checksum proves the payload is
-    // exactly what this cache wrote, the ownership check that no other user
-    // wrote it, and wasmtime itself rejects an artifact from an incompatible
-    // engine (its name already encodes the compatibility hash).
-    match unsafe { Component::deserialize(engine, &file[HEADER..]) } {
+    match checksum(path) {
+        Ok(actual) if actual == crc => {}
+        Ok(_) => {
+            let _ = fs::remove_file(path);
+            return None;
+        }
+        // Unreadable (vanished, permissions): not evidence of corruption.
+        Err(_) => return None,
+    }
+    // SAFETY: `deserialize_file` must only see bytes that
+    // `Component::serialize` produced for a compatible engine, and the file
+    // must not change while it is mapped. The CRC proves the bytes are what
+    // this cache wrote (the name, checked above, carries it), the ownership
+    // check that no other user wrote it; wasmtime itself rejects an artifact
+    // from an incompatible engine (the name already encodes the
+    // compatibility hash); and this cache never writes into an existing
+    // artifact, it renames a new file over it.
+    match unsafe { Component::deserialize_file(engine, path) } {
         Ok(component) => Some(component),
         Err(_) => {
             let _ = fs::remove_file(path);
@@ -115,10 +198,27 @@ fn load(engine: &Engine, dir: &Path, path: &Path) -> Option<Component> {
     }
 }
 
-fn store(dir: &Path, path: &Path, serialized: &[u8]) {
+/// The CRC-32 of the file at `path`, read a chunk at a time.
+fn checksum(path: &Path) -> std::io::Result<u32> {
+    let mut file = fs::File::open(path)?;
+    let mut hasher = crc32fast::Hasher::new();
+    let mut buffer = vec![0; CHUNK];
+    loop {
+        match file.read(&mut buffer) {
+            Ok(0) => return Ok(hasher.finalize()),
+            Ok(n) => hasher.update(&buffer[..n]),
+            Err(e) if e.kind() == ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+fn store(dir: &Path, prefix: &str, serialized: &[u8]) {
     if create_private_dir(dir).is_err() || !private(dir) {
         return;
     }
+    let name = format!("{prefix}{:08x}{EXTENSION}", crc32fast::hash(serialized));
+    let path = dir.join(&name);
     let tmp = dir.join(format!(".{}.{}.tmp", std::process::id(), unique()));
     let written = (|| {
         let mut options = fs::OpenOptions::new();
@@ -126,14 +226,30 @@ fn store(dir: &Path, path: &Path, serialized: &[u8]) {
         #[cfg(unix)]
         std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
         let mut file = options.open(&tmp)?;
-        file.write_all(MAGIC)?;
-        file.write_all(&Sha256::digest(serialized))?;
         file.write_all(serialized)?;
         file.sync_all()?;
-        fs::rename(&tmp, path)
+        fs::rename(&tmp, &path)
     })();
     if written.is_err() {
         let _ = fs::remove_file(&tmp);
+        return;
+    }
+    prune(dir, prefix, &name);
+}
+
+/// Removes what a load would never use again: other artifacts of `prefix`
+/// (another compile's bytes; the one just written wins) and artifacts of the
+/// older format, which this version never reads.
+fn prune(dir: &Path, prefix: &str, keep: &str) {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        if name != keep && (named_crc(name, prefix).is_some() || old_format(name)) {
+            let _ = fs::remove_file(entry.path());
+        }
     }
 }
 
@@ -161,7 +277,7 @@ mod tests {
     // A tiny component: compiling it is cheap even in a debug build.
     const WAT: &str = "(component (core module (func (export \"f\"))))";
 
-    fn artifacts(dir: &Path) -> Vec<PathBuf> {
+    fn files(dir: &Path) -> Vec<PathBuf> {
         let mut v: Vec<PathBuf> = fs::read_dir(dir)
             .unwrap()
             .map(|e| e.unwrap().path())
@@ -170,54 +286,175 @@ mod tests {
         v
     }
 
-    #[test]
-    fn second_load_comes_from_the_cache() {
+    /// A cache in a fresh temp dir holding the artifact of [`WAT`].
+    fn warm() -> (tempfile::TempDir, PathBuf, Vec<u8>, String) {
         let dir = tempfile::tempdir().unwrap();
         let cache = dir.path().join("cache");
         let bytes = wat::parse_str(WAT).unwrap();
-        load_or_compile(&engine(), &bytes, Some(&cache)).unwrap();
-        let files = artifacts(&cache);
-        assert_eq!(files.len(), 1);
-        assert!(files[0].extension().is_some_and(|e| e == "cwasm"));
-        assert!(load(&engine(), &cache, &files[0]).is_some());
+        load_or_compile(&engine(), &bytes, None, Some(&cache)).unwrap();
+        let prefix = prefix(&sha256_hex(&bytes), &engine());
+        (dir, cache, bytes, prefix)
+    }
+
+    fn name(path: &Path) -> &str {
+        path.file_name().unwrap().to_str().unwrap()
+    }
+
+    #[test]
+    fn the_artifact_is_the_serialized_component_named_by_its_crc() {
+        let (_dir, cache, bytes, prefix) = warm();
+        let found = files(&cache);
+        assert_eq!(found.len(), 1, "{found:?}");
+        let data = fs::read(&found[0]).unwrap();
+        // No header: wasmtime's own bytes (an ELF image), mapped as they are.
+        assert_eq!(&data[..4], b"\x7fELF");
+        let compiled = Component::new(&engine(), &bytes).unwrap();
+        assert_eq!(data, compiled.serialize().unwrap());
+        let expected = format!("{prefix}{:08x}.cwasm", crc32fast::hash(&data));
+        assert_eq!(name(&found[0]), expected);
+        assert_eq!(named_crc(&expected, &prefix), Some(crc32fast::hash(&data)));
+        assert!(load(&engine(), &cache, &prefix).is_some());
+    }
+
+    #[test]
+    fn the_embedded_components_digest_from_the_build_is_its_sha256() {
+        assert_eq!(
+            crate::COMPONENT_SHA256,
+            sha256_hex(crate::COMPONENT_WASM),
+            "host/build.rs hashed other bytes than the ones embedded"
+        );
     }
 
     #[test]
     fn a_corrupt_artifact_is_rejected_and_replaced() {
-        let dir = tempfile::tempdir().unwrap();
-        let cache = dir.path().join("cache");
-        let bytes = wat::parse_str(WAT).unwrap();
-        load_or_compile(&engine(), &bytes, Some(&cache)).unwrap();
-        let path = artifacts(&cache).remove(0);
-        let mut data = fs::read(&path).unwrap();
+        let (_dir, cache, bytes, prefix) = warm();
+        let path = files(&cache).remove(0);
+        let good = fs::read(&path).unwrap();
+
+        // The last byte flipped.
+        let mut data = good.clone();
         let last = data.len() - 1;
         data[last] ^= 0xff;
         fs::write(&path, &data).unwrap();
-        assert!(load(&engine(), &cache, &path).is_none());
+        assert!(load(&engine(), &cache, &prefix).is_none());
         assert!(!path.exists(), "the corrupt file is removed");
-        // Truncated to nothing: also rejected, then rebuilt.
-        load_or_compile(&engine(), &bytes, Some(&cache)).unwrap();
-        fs::write(&path, b"AMCWASM1").unwrap();
-        assert!(load(&engine(), &cache, &path).is_none());
-        load_or_compile(&engine(), &bytes, Some(&cache)).unwrap();
-        assert!(load(&engine(), &cache, &path).is_some());
+
+        // Truncated to half, then to nothing: rejected and removed too.
+        for len in [good.len() / 2, 0] {
+            fs::write(&path, &good[..len]).unwrap();
+            assert!(load(&engine(), &cache, &prefix).is_none(), "{len} bytes");
+            assert!(!path.exists(), "{len} bytes: the file is removed");
+        }
+
+        // The next start compiles again and writes the same artifact.
+        load_or_compile(&engine(), &bytes, None, Some(&cache)).unwrap();
+        assert_eq!(files(&cache), vec![path.clone()]);
+        assert_eq!(fs::read(&path).unwrap(), good);
+        assert!(load(&engine(), &cache, &prefix).is_some());
+    }
+
+    #[test]
+    fn a_flipped_byte_in_the_middle_of_the_payload_is_never_mapped() {
+        let (_dir, cache, _bytes, prefix) = warm();
+        let path = files(&cache).remove(0);
+        let mut data = fs::read(&path).unwrap();
+        let middle = data.len() / 2;
+        data[middle] ^= 0x01;
+        fs::write(&path, &data).unwrap();
+        // wasmtime would map these bytes as they are: only the CRC stops them.
+        assert!(load(&engine(), &cache, &prefix).is_none());
+        assert!(!path.exists(), "the corrupt file is removed");
+    }
+
+    #[test]
+    fn an_artifact_under_another_crc_is_rejected() {
+        let (_dir, cache, _bytes, prefix) = warm();
+        let path = files(&cache).remove(0);
+        let crc = named_crc(name(&path), &prefix).unwrap();
+        let renamed = cache.join(format!("{prefix}{:08x}.cwasm", crc ^ 1));
+        fs::rename(&path, &renamed).unwrap();
+        assert!(load(&engine(), &cache, &prefix).is_none());
+        assert!(!renamed.exists(), "the mismatched file is removed");
+    }
+
+    #[test]
+    fn names_that_are_not_an_artifact_of_the_prefix_are_never_read() {
+        let prefix = "0123456789abcdef0123456789abcdef-0123456789abcdef-";
+        assert_eq!(
+            named_crc(&format!("{prefix}00c0ffee.cwasm"), prefix),
+            Some(0xc0ffee)
+        );
+        for name in [
+            format!("{prefix}00C0FFEE.cwasm"),
+            format!("{prefix}c0ffee.cwasm"),
+            format!("{prefix}+0c0ffee.cwasm"),
+            format!("{prefix}00c0ffee.cwasm.tmp"),
+            "0123456789abcdef0123456789abcdef-0123456789abcdef.cwasm".to_owned(),
+            format!("x{prefix}00c0ffee.cwasm"),
+        ] {
+            assert_eq!(named_crc(&name, prefix), None, "{name}");
+        }
+    }
+
+    #[test]
+    fn an_old_format_artifact_is_ignored_then_removed() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = dir.path().join("cache");
+        create_private_dir(&cache).unwrap();
+        let bytes = wat::parse_str(WAT).unwrap();
+        let sha = sha256_hex(&bytes);
+        let prefix = prefix(&sha, &engine());
+        // The previous format: magic, the payload's SHA-256, the payload,
+        // named `{component}-{engine}.cwasm`; valid, but never read now.
+        let payload = Component::new(&engine(), &bytes)
+            .unwrap()
+            .serialize()
+            .unwrap();
+        let mut old = b"AMCWASM1".to_vec();
+        old.extend_from_slice(&Sha256::digest(&payload));
+        old.extend_from_slice(&payload);
+        let old_path = cache.join(format!("{}.cwasm", prefix.trim_end_matches('-')));
+        assert!(old_format(name(&old_path)));
+        fs::write(&old_path, &old).unwrap();
+        let unrelated = cache.join("notes.txt");
+        fs::write(&unrelated, "kept").unwrap();
+
+        assert!(load(&engine(), &cache, &prefix).is_none());
+        assert!(old_path.exists(), "a load alone changes nothing");
+        load_or_compile(&engine(), &bytes, Some(&sha), Some(&cache)).unwrap();
+        assert!(
+            !old_path.exists(),
+            "writing the cache removes the old format"
+        );
+        assert!(unrelated.exists(), "and nothing else");
+        assert_eq!(files(&cache).len(), 2);
+        assert!(load(&engine(), &cache, &prefix).is_some());
     }
 
     #[test]
     fn another_component_gets_another_artifact() {
-        let dir = tempfile::tempdir().unwrap();
-        let a = wat::parse_str(WAT).unwrap();
-        let b = wat::parse_str("(component (core module (func (export \"g\"))))").unwrap();
-        assert_ne!(
-            artifact_path(dir.path(), &engine(), &a),
-            artifact_path(dir.path(), &engine(), &b)
-        );
+        let a = sha256_hex(&wat::parse_str(WAT).unwrap());
+        let b =
+            sha256_hex(&wat::parse_str("(component (core module (func (export \"g\"))))").unwrap());
+        assert_ne!(prefix(&a, &engine()), prefix(&b, &engine()));
         let mut config = wasmtime::Config::new();
         config.cranelift_opt_level(wasmtime::OptLevel::None);
         let other = Engine::new(&config).unwrap();
-        assert_ne!(
-            artifact_path(dir.path(), &engine(), &a),
-            artifact_path(dir.path(), &other, &a)
+        assert_ne!(prefix(&a, &engine()), prefix(&a, &other));
+    }
+
+    #[test]
+    fn a_supplied_digest_names_the_artifact_without_hashing() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = dir.path().join("cache");
+        let bytes = wat::parse_str(WAT).unwrap();
+        let given = "f".repeat(64);
+        load_or_compile(&engine(), &bytes, Some(&given), Some(&cache)).unwrap();
+        let found = files(&cache);
+        assert_eq!(found.len(), 1);
+        assert!(
+            name(&found[0]).starts_with(&prefix(&given, &engine())),
+            "{found:?}"
         );
     }
 
@@ -225,15 +462,14 @@ mod tests {
     #[test]
     fn a_world_writable_cache_is_ignored() {
         use std::os::unix::fs::PermissionsExt;
-        let dir = tempfile::tempdir().unwrap();
-        let cache = dir.path().join("cache");
-        let bytes = wat::parse_str(WAT).unwrap();
-        load_or_compile(&engine(), &bytes, Some(&cache)).unwrap();
-        let path = artifacts(&cache).remove(0);
+        let (_dir, cache, _bytes, prefix) = warm();
+        let path = files(&cache).remove(0);
         fs::set_permissions(&path, fs::Permissions::from_mode(0o666)).unwrap();
-        assert!(load(&engine(), &cache, &path).is_none());
+        assert!(load(&engine(), &cache, &prefix).is_none());
+        assert!(path.exists(), "another's file is left alone");
         fs::set_permissions(&path, fs::Permissions::from_mode(0o600)).unwrap();
+        assert!(load(&engine(), &cache, &prefix).is_some());
         fs::set_permissions(&cache, fs::Permissions::from_mode(0o777)).unwrap();
-        assert!(load(&engine(), &cache, &path).is_none());
+        assert!(load(&engine(), &cache, &prefix).is_none());
     }
 }

@@ -62,3 +62,8 @@ pub use types::{
 /// for `wasm32-wasip2`. Other hosts (Python, JavaScript) can load these bytes
 /// too; [`Runtime::new`] compiles them.
 pub static COMPONENT_WASM: &[u8] = include_bytes!(env!("AGENT_MEMORY_COMPONENT_WASM"));
+
+/// The SHA-256 of [`COMPONENT_WASM`] in lowercase hex, computed by
+/// host/build.rs: names the component in the compiled-component cache without
+/// hashing a megabyte on every start.
+pub(crate) const COMPONENT_SHA256: &str = env!("AGENT_MEMORY_COMPONENT_SHA256");

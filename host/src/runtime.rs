@@ -225,7 +225,11 @@ impl Runtime {
     /// # Ok::<(), agent_memory::Error>(())
     /// ```
     pub fn new() -> Result<Self, Error> {
-        Self::compile(COMPONENT_WASM, "the embedded memory component")
+        Self::compile(
+            COMPONENT_WASM,
+            Some(crate::COMPONENT_SHA256),
+            "the embedded memory component",
+        )
     }
 
     /// Compiles a memory component read from `path` (a `.wasm` component that
@@ -252,6 +256,7 @@ impl Runtime {
         })?;
         Self::compile(
             &bytes,
+            None,
             &format!("the memory component `{}`", path.display()),
         )
     }
@@ -271,7 +276,7 @@ impl Runtime {
     /// # Ok::<(), agent_memory::Error>(())
     /// ```
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
-        Self::compile(bytes, "the memory component")
+        Self::compile(bytes, None, "the memory component")
     }
 
     /// A process-wide runtime for the embedded component, compiled on first
@@ -305,15 +310,21 @@ impl Runtime {
         Ok(SHARED.get_or_init(|| runtime))
     }
 
-    fn compile(bytes: &[u8], what: &str) -> Result<Self, Error> {
+    /// `sha256`: the hex SHA-256 of `bytes` when known at build time (the
+    /// embedded component); otherwise the cache computes it.
+    fn compile(bytes: &[u8], sha256: Option<&str>, what: &str) -> Result<Self, Error> {
         let mut config = Config::new();
         config.epoch_interruption(true);
         let engine = Engine::new(&config)
             .map_err(|e| Error::setup_wasmtime("cannot create the wasmtime engine", e))?;
         spawn_epoch_ticker(engine.weak())?;
-        let component =
-            crate::cache::load_or_compile(&engine, bytes, crate::cache::default_dir().as_deref())
-                .map_err(|e| Error::setup_wasmtime(format!("cannot compile {what}"), e))?;
+        let component = crate::cache::load_or_compile(
+            &engine,
+            bytes,
+            sha256,
+            crate::cache::default_dir().as_deref(),
+        )
+        .map_err(|e| Error::setup_wasmtime(format!("cannot compile {what}"), e))?;
 
         let mut linker = Linker::<HostState>::new(&engine);
         wasmtime_wasi::p2::add_to_linker_sync(&mut linker)
