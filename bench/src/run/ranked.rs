@@ -200,7 +200,7 @@ pub(super) fn process_breakdown(
             Box::new(|| run_quiet(&mut tool_call(cli, c, cache, zero, "ranked")).map(drop)),
         ),
         (
-            "`call memory_search`, 3 terms (plus phase two: re-read the best 100)",
+            "`call memory_search`, 3 terms (plus phase two: re-read the files it shows)",
             Box::new(|| run_quiet(&mut tool_call(cli, c, cache, query, "ranked")).map(drop)),
         ),
     ];
