@@ -25,6 +25,16 @@ fn meta(path: &str) -> FileMeta {
     }
 }
 
+/// A small deterministic generator: `next(n)` is below `n`.
+fn xorshift(mut state: u64) -> impl FnMut(usize) -> usize {
+    move |n| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state % n as u64) as usize
+    }
+}
+
 fn rank(files: &[(&str, &str)], query: &str) -> SearchResults {
     let mut r = Ranker::new(query, d(TODAY));
     for (path, text) in files {
@@ -486,13 +496,7 @@ fn the_prefilter_never_drops_a_file_that_matches() {
         "o",
         "gEt-user-names",
     ];
-    let mut state = 0x2545_F491_4F6C_DD1Du64;
-    let mut next = |n: usize| {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        (state % n as u64) as usize
-    };
+    let mut next = xorshift(0x2545_F491_4F6C_DD1Du64);
     for round in 0..300 {
         let files: Vec<(String, String)> = (0..4)
             .map(|f| {
@@ -715,13 +719,7 @@ fn phase_two_skipping_lines_changes_nothing() {
         "ipv6 staging deploy timeout cache retry count setup rollout the a",
         "timeout",
     ];
-    let mut state = 0x2545_F491_4F6C_DD1Du64;
-    let mut next = |n: usize| {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        (state % n as u64) as usize
-    };
+    let mut next = xorshift(0x2545_F491_4F6C_DD1Du64);
     for trial in 0..400 {
         let mut text = String::new();
         for _ in 0..1 + next(30) {
@@ -788,13 +786,7 @@ fn lazy_phase_two_gives_the_order_of_reading_everything() {
         "deploy yesterday",
         "last week",
     ];
-    let mut state = 0x9E37_79B9_7F4A_7C15u64;
-    let mut next = |n: usize| {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        (state % n as u64) as usize
-    };
+    let mut next = xorshift(0x9E37_79B9_7F4A_7C15u64);
     for round in 0..60 {
         // Enough files that more than MAX_HITS match some queries.
         let files: Vec<(String, String)> = (0..20 + next(140))
