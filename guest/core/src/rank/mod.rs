@@ -74,10 +74,12 @@
 //! frequencies per field, lines holding each token, field lengths) and
 //! corpus totals ([`CorpusStats`]), so an index can feed it without the
 //! text. Phase two re-reads the best [`MAX_HITS`] files for proximity and
-//! for the context windows, which go around the best-scoring lines. Only
-//! those files are returned; the per-term counts in the summary line cover
-//! every file (for a term of several tokens, the lines of its rarest token
-//! in each file that holds all of them).
+//! for the context windows, which go around the best-scoring lines, on
+//! demand ([`Ordered`]): a caller that shows only the first hits re-reads
+//! only the files their order depends on. Only those files are returned;
+//! the per-term counts in the summary line cover every file (for a term of
+//! several tokens, the lines of its rarest token in each file that holds
+//! all of them).
 
 pub mod stem;
 pub mod temporal;

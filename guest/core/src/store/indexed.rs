@@ -1,7 +1,8 @@
 //! Ranked search through the index ([`crate::index`]).
 //!
-//! One pass lists every directory search covers and stats each file once
-//! through the open directory. A file whose signature is the one its index
+//! One pass goes through every directory search covers (listed afresh, or
+//! taken from [`crate::listing`] while the folder is unchanged) and stats
+//! each file once through the open directory. A file whose signature is the one its index
 //! entry recorded (and not too fresh to trust, see [`index::RACY_NS`]) is
 //! not opened: its statistics come from the index, and only the query's
 //! tokens are looked up. Any other file (new, changed by hand or by
