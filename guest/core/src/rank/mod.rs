@@ -1148,7 +1148,7 @@ fn prior(meta: &FileMeta) -> f64 {
 /// Ranked candidates whose phase two runs on demand: [`Ordered::next_hit`]
 /// gives the hits in their final order, re-reading only as many files as
 /// that order needs. Proximity only ever adds to a phase-one score, and
-/// [`Ranker::proximity_bound`] says by how much at most, so a hit is
+/// a bound from its word counts says by how much at most, so a hit is
 /// final once it beats every later candidate's best possible score. With
 /// no query pairs, phase-one order is final and only the hits taken are
 /// read.
