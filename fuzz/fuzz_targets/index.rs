@@ -1,6 +1,7 @@
-//! The search index under damage: a sound index of a small store, cut at
-//! any offset and with any bytes flipped, or replaced by arbitrary bytes,
-//! never makes ranked search fail, panic or differ from a full read.
+//! The search index and the remembered folder listings under damage: a
+//! sound file of a small store (folders aged, so the listings are used),
+//! cut at any offset and with any bytes flipped, or replaced by arbitrary
+//! bytes, never makes ranked search fail, panic or differ from a full read.
 #![no_main]
 
 use std::fs::{self, File};
@@ -14,9 +15,9 @@ use libfuzzer_sys::fuzz_target;
 
 const PROJECT: &str = "/fuzz/index-app";
 
-/// The store and its sound index bytes, made once.
-fn store() -> &'static (tempfile::TempDir, Vec<u8>) {
-    static STORE: OnceLock<(tempfile::TempDir, Vec<u8>)> = OnceLock::new();
+/// The store and its sound index and listings bytes, made once.
+fn store() -> &'static (tempfile::TempDir, Vec<u8>, Vec<u8>) {
+    static STORE: OnceLock<(tempfile::TempDir, Vec<u8>, Vec<u8>)> = OnceLock::new();
     STORE.get_or_init(|| {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
@@ -48,22 +49,38 @@ fn store() -> &'static (tempfile::TempDir, Vec<u8>) {
                 .set_modified(old)
                 .unwrap();
         }
+        // Folders settled too, so their listings are remembered and used.
+        let old = SystemTime::now() - Duration::from_secs(3600);
+        for d in [
+            root.to_path_buf(),
+            p.join("notes"),
+            p.join("notes/ops"),
+            p.join("daily"),
+        ] {
+            File::open(&d).unwrap().set_modified(old).unwrap();
+        }
         let mem = Memory::open(root, Options::new(PROJECT)).unwrap();
         mem.search_with("deploy", SearchMode::Ranked).unwrap();
-        let good = fs::read(index_path(root)).unwrap();
-        (dir, good)
+        let index = fs::read(cache_path(root, "idx")).unwrap();
+        let listings = fs::read(cache_path(root, "dirs")).unwrap();
+        (dir, index, listings)
     })
 }
 
-fn index_path(root: &Path) -> PathBuf {
+fn cache_path(root: &Path, ext: &str) -> PathBuf {
     root.join(".store/index")
-        .join(format!("{}.idx", project_slug(PROJECT)))
+        .join(format!("{}.{ext}", project_slug(PROJECT)))
 }
 
-fuzz_target!(|input: (bool, Vec<u8>, Option<u16>, &str)| {
-    let (raw, bytes, cut, query) = input;
-    let (dir, good) = store();
+fuzz_target!(|input: (bool, bool, Vec<u8>, Option<u16>, &str)| {
+    let (listings, raw, bytes, cut, query) = input;
+    let (dir, index, sound_listings) = store();
     let root = dir.path();
+    let (good, ext) = if listings {
+        (sound_listings, "dirs")
+    } else {
+        (index, "idx")
+    };
     let planted = if raw {
         bytes
     } else {
@@ -77,7 +94,7 @@ fuzz_target!(|input: (bool, Vec<u8>, Option<u16>, &str)| {
         }
         b
     };
-    fs::write(index_path(root), &planted).unwrap();
+    fs::write(cache_path(root, ext), &planted).unwrap();
     let mem = Memory::open(root, Options::new(PROJECT)).unwrap();
     let fresh = mem.search_unindexed(query);
     let indexed = mem.search_with(query, SearchMode::Ranked);
