@@ -373,7 +373,7 @@ fn demo_runs_in_its_own_root_and_starts_over() {
     assert!(out.contains("## Daily log 2026-05-29\n"), "{out}");
     assert!(out.contains("## Daily log 2026-05-30 (today)"), "{out}");
     assert!(
-        out.contains("MEMORY.md  [matched: deploy, deploystaging, staging]"),
+        out.contains("MEMORY.md  [matched: deploy, staging]"),
         "{out}"
     );
     assert!(out.contains(&root.display().to_string()), "{out}");
