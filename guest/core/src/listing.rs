@@ -49,8 +49,9 @@ const MAGIC: [u8; 8] = *b"AMDIRS\0\n";
 const VERSION: u32 = 1;
 const HEADER_LEN: usize = 24;
 const SUM_LEN: usize = 8;
-/// Largest listings file read; a larger one is ignored.
-const MAX_BYTES: u64 = 1 << 28;
+/// Largest listings file read; a larger one is ignored. Ten thousand
+/// notes take about 300 KB.
+const MAX_BYTES: u64 = 1 << 26;
 /// Names listed again in settled folders past which a search rewrites the
 /// file: below it, listing again costs about what rewriting would.
 pub(crate) const REWRITE_NAMES: usize = 64;
@@ -102,7 +103,7 @@ impl Listings {
     pub fn load(path: &Path, started: i64) -> Listings {
         let mut out = Listings::none();
         out.started = started;
-        match std::fs::read(path).ok().and_then(|b| parse(&b)) {
+        match read_capped(path).and_then(|b| parse(&b)) {
             Some((built_at, remembered)) => {
                 out.built_at = built_at;
                 out.remembered = remembered;
@@ -158,6 +159,17 @@ impl Listings {
     }
 }
 
+/// The bytes at `path`, unless it is missing or larger than [`MAX_BYTES`]
+/// (read no further than that: a planted file cannot make a search read
+/// gigabytes).
+fn read_capped(path: &Path) -> Option<Vec<u8>> {
+    use std::io::Read;
+    let file = std::fs::File::open(path).ok()?;
+    let mut bytes = Vec::new();
+    file.take(MAX_BYTES + 1).read_to_end(&mut bytes).ok()?;
+    (bytes.len() as u64 <= MAX_BYTES).then_some(bytes)
+}
+
 fn encode(built_at: i64, dirs: &[(String, Sig, Listed)]) -> Option<Vec<u8>> {
     let mut body = Vec::new();
     let put_str = |body: &mut Vec<u8>, s: &str| -> Option<()> {
@@ -188,7 +200,7 @@ fn encode(built_at: i64, dirs: &[(String, Sig, Listed)]) -> Option<Vec<u8>> {
 
 /// A sound file's build time and folders; `None` for anything else.
 fn parse(b: &[u8]) -> Option<(i64, Remembered)> {
-    if b.len() < HEADER_LEN + SUM_LEN || b.len() as u64 > MAX_BYTES || b[..8] != MAGIC {
+    if b.len() < HEADER_LEN + SUM_LEN || b[..8] != MAGIC {
         return None;
     }
     let (b, sum) = b.split_at(b.len() - SUM_LEN);
@@ -371,5 +383,20 @@ mod tests {
         let mut l = Listings::load(&file, started);
         l.list("d", || Some(sig), || Ok(many.clone())).unwrap();
         assert!(l.behind());
+    }
+
+    #[test]
+    fn a_file_past_the_cap_is_not_read_whole_and_counts_as_missing() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("big");
+        let mut bytes = encode(1, &sample()).unwrap();
+        assert!(read_capped(&file).is_none(), "missing");
+        std::fs::write(&file, &bytes).unwrap();
+        assert_eq!(read_capped(&file), Some(bytes.clone()));
+        bytes.resize(MAX_BYTES as usize + 1, 0);
+        std::fs::write(&file, &bytes).unwrap();
+        assert!(read_capped(&file).is_none(), "one byte past the cap");
+        let l = Listings::load(&file, 0);
+        assert!(l.unsound && l.remembered.is_empty());
     }
 }
