@@ -218,14 +218,30 @@ pub(crate) struct Rel {
 
 impl Rel {
     pub(crate) fn path(&self) -> String {
-        if self.dir.is_empty() {
-            self.file.clone()
-        } else if self.dir.ends_with(':') {
-            // The top of the team store, `team:`.
-            format!("{}{}", self.dir, self.file)
-        } else {
-            format!("{}/{}", self.dir, self.file)
-        }
+        path_prefix(&self.dir) + &self.file
+    }
+}
+
+/// Put `hit`'s staleness marks, if `marks` has any, at the head of its
+/// body, right under its path line.
+fn mark_hit(
+    marks: &mut std::collections::BTreeMap<String, Vec<crate::anchors::Stale>>,
+    hit: &mut crate::search::SearchHit,
+) {
+    if let Some(m) = marks.remove(&hit.path) {
+        let lines = crate::anchors::render_marks(&m, 2048);
+        hit.body = format!("{lines}\n{}", hit.body);
+    }
+}
+
+/// What a file name in the store-relative folder `dir` is appended to for
+/// its store-relative path: nothing at the root, nothing after the team
+/// store's top (`team:`), else `dir/`.
+fn path_prefix(dir: &str) -> String {
+    if dir.is_empty() || dir.ends_with(':') {
+        dir.to_string()
+    } else {
+        format!("{dir}/")
     }
 }
 
@@ -1097,23 +1113,28 @@ impl Memory {
     /// Staleness marks at the head of each hit's body, right under its
     /// path line.
     fn mark_hits(&self, mut results: SearchResults) -> SearchResults {
-        if self.project_root.is_none() || results.hits.is_empty() {
-            return results;
+        let mut marks = self.stale_marks(results.hits.iter().map(|h| h.path.as_str()));
+        for hit in &mut results.hits {
+            mark_hit(&mut marks, hit);
         }
-        let paths: std::collections::HashSet<&str> =
-            results.hits.iter().map(|h| h.path.as_str()).collect();
-        // Team hits (`team:` paths) are anchored in the team store.
+        results
+    }
+
+    /// The staleness marks of the files at `paths` (store-relative; team
+    /// hits, `team:` paths, are anchored in the team store), by path.
+    fn stale_marks<'a>(
+        &self,
+        paths: impl Iterator<Item = &'a str>,
+    ) -> std::collections::BTreeMap<String, Vec<crate::anchors::Stale>> {
+        let paths: std::collections::HashSet<&str> = paths.collect();
+        if self.project_root.is_none() || paths.is_empty() {
+            return std::collections::BTreeMap::new();
+        }
         let mut marks = self.check_anchors(&|k| paths.contains(k));
         if let Some(team) = self.team_store() {
             marks.extend(team.check_anchors(&|k| paths.contains(k)));
         }
-        for hit in &mut results.hits {
-            if let Some(m) = marks.remove(&hit.path) {
-                let lines = crate::anchors::render_marks(&m, 2048);
-                hit.body = format!("{lines}\n{}", hit.body);
-            }
-        }
-        results
+        marks
     }
 
     /// Search in the given mode: [`SearchMode::Literal`] is
@@ -1158,21 +1179,11 @@ impl Memory {
         let mut ordered = self.search_ranked_order(&distinct)?;
         let total = ordered.total();
         // Staleness marks, for every file that may be shown.
-        let mut marks = std::collections::BTreeMap::new();
-        if self.project_root.is_some() && total > 0 {
-            let paths: std::collections::HashSet<&str> = ordered.paths().collect();
-            marks = self.check_anchors(&|k| paths.contains(k));
-            if let Some(team) = self.team_store() {
-                marks.extend(team.check_anchors(&|k| paths.contains(k)));
-            }
-        }
+        let mut marks = self.stale_marks(ordered.paths());
         let terms = ordered.terms.clone();
         let mut next = || {
             let mut hit = ordered.next_hit(&mut |m| self.read_hit(m))?;
-            if let Some(m) = marks.remove(&hit.path) {
-                let lines = crate::anchors::render_marks(&m, 2048);
-                hit.body = format!("{lines}\n{}", hit.body);
-            }
+            mark_hit(&mut marks, &mut hit);
             Some(hit)
         };
         Ok(crate::search::render_hits(
@@ -1266,14 +1277,8 @@ impl Memory {
             .or_else(|| dir.strip_prefix(team_notes.as_str()))
             .and_then(|sub| sub.strip_prefix('/'))
             .map(|sub| format!("{sub}/"));
-        let prefix = if dir.is_empty() || dir.ends_with(':') {
-            // The root, or the top of the team store, `team:`.
-            dir.to_string()
-        } else {
-            format!("{dir}/")
-        };
         SearchDir {
-            prefix,
+            prefix: path_prefix(dir),
             topic: topic.unwrap_or_default(),
             daily: dir == self.daily_dir() && self.layout == Layout::Personal,
         }

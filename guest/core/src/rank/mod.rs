@@ -924,15 +924,7 @@ impl Ranker {
     /// Rank, re-read the best files through `read` (a file it cannot read
     /// any more is left out), and build the results.
     pub fn finish(self, mut read: impl FnMut(&FileMeta) -> Option<String>) -> SearchResults {
-        let mut ordered = self.order();
-        let mut hits = Vec::new();
-        while let Some(hit) = ordered.next_hit(&mut read) {
-            hits.push(hit);
-        }
-        SearchResults {
-            terms: ordered.terms,
-            hits,
-        }
+        self.order().results(&mut read)
     }
 
     /// Phase one: score every candidate from its statistics, keep the best
@@ -1181,6 +1173,19 @@ impl Ordered {
             next: 0,
             ready: Vec::new(),
             tok: Tokenizer::default(),
+        }
+    }
+
+    /// Every hit, in order, as results: each candidate re-read through
+    /// `read`.
+    pub fn results(mut self, read: &mut dyn FnMut(&FileMeta) -> Option<String>) -> SearchResults {
+        let mut hits = Vec::new();
+        while let Some(hit) = self.next_hit(read) {
+            hits.push(hit);
+        }
+        SearchResults {
+            terms: self.terms,
+            hits,
         }
     }
 

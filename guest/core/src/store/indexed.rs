@@ -105,15 +105,8 @@ impl Memory {
     }
 
     /// Every hit of `ordered`, as results.
-    pub(super) fn drain(&self, mut ordered: Ordered) -> SearchResults {
-        let mut hits = Vec::new();
-        while let Some(hit) = ordered.next_hit(&mut |m| self.read_hit(m)) {
-            hits.push(hit);
-        }
-        SearchResults {
-            terms: ordered.terms,
-            hits,
-        }
+    pub(super) fn drain(&self, ordered: Ordered) -> SearchResults {
+        ordered.results(&mut |m| self.read_hit(m))
     }
 
     fn ranked_pass(
