@@ -64,10 +64,13 @@
 //! frequency and is weighted by the rarer token's idf.
 //!
 //! # Time
-//! Daily logs whose date falls in a time expression's range come first:
-//! those matching the other terms, then (when there are other terms) those
-//! that do not, then everything else that matches. Nothing is hidden.
-//! Ties go to the newer log, then the path.
+//! A file's date is a daily log's, or the first date written
+//! `YYYY-MM-DD` in a note's name (`incident-2026-09-14-cert-expiry`): the
+//! writer's own label for when it happened. Dated files whose date falls in
+//! a time expression's range come first: those matching the other terms,
+//! then (when there are other terms) those that do not, then everything
+//! else that matches. Nothing is hidden. Ties go to the newer file, then
+//! the path.
 //!
 //! # Two phases
 //! Phase one needs only per-file statistics ([`FileStats`]: term
@@ -905,10 +908,7 @@ impl Ranker {
         for (id, _) in &stats {
             self.df[usize::from(*id)] += 1;
         }
-        let date = meta
-            .date
-            .as_deref()
-            .and_then(|d| crate::names::daily_date(d).ok());
+        let date = file_date(&meta);
         let spans = self.spans_of(date);
         if !stats.is_empty() || spans != 0 {
             self.files.push(Candidate {
@@ -1125,6 +1125,21 @@ impl Ranker {
         }
         (score, matched)
     }
+}
+
+/// A file's date (see the module documentation's "Time"): a daily log's,
+/// or the first valid `YYYY-MM-DD` standing alone in a note's name.
+pub fn file_date(meta: &FileMeta) -> Option<Date> {
+    if let Some(d) = &meta.date {
+        return crate::names::daily_date(d).ok();
+    }
+    let b = meta.stem.as_bytes();
+    (0..b.len().saturating_sub(9)).find_map(|i| {
+        let alone = (i == 0 || !b[i - 1].is_ascii_digit())
+            && b.get(i + 10).is_none_or(|c| !c.is_ascii_digit());
+        let s = meta.stem.get(i..i + 10).filter(|_| alone)?;
+        crate::names::daily_date(s).ok()
+    })
 }
 
 /// What a file's relevance is multiplied by: [`MEMORY_MD_WEIGHT`] for

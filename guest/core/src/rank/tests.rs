@@ -877,6 +877,48 @@ fn taking_the_first_hits_reads_only_those_files() {
     assert_eq!(reads, 3);
 }
 
+/// A note whose name holds a date is dated like a log of that day: in a
+/// time word's range it comes before files that only match the words.
+#[test]
+fn a_date_in_a_notes_name_dates_the_note() {
+    let date = |path: &str| file_date(&meta(path));
+    assert_eq!(
+        date("p/notes/incident-2026-04-20-cache.md"),
+        Some(d("2026-04-20"))
+    );
+    assert_eq!(date("p/notes/2026-04-20.md"), Some(d("2026-04-20")));
+    assert_eq!(date("p/daily/2026-04-21.md"), Some(d("2026-04-21")));
+    // Not a day, part of a longer number, or no day at all.
+    for path in [
+        "p/notes/release-2026-04-31.md",
+        "p/notes/build-12026-04-20.md",
+        "p/notes/build-2026-04-201.md",
+        "p/notes/deploy-2025.md",
+        "p/notes/migration-2026-04.md",
+    ] {
+        assert_eq!(date(path), None, "{path}");
+    }
+    let files = [
+        ("p/notes/incident-2026-04-20-cache.md", "Cache stampede.\n"),
+        ("p/notes/incident-2026-03-02-dns.md", "DNS incident.\n"),
+        ("p/daily/2026-04-21.md", "Wrote up the incident.\n"),
+        ("p/notes/runbook.md", "Incident response: incident roles.\n"),
+        ("p/notes/release-2026-04-31.md", "An incident.\n"),
+    ];
+    let r = rank(&files, "incident in April");
+    let mut first = paths(&r)[..2].to_vec();
+    first.sort_unstable();
+    assert_eq!(
+        first,
+        [
+            "p/daily/2026-04-21.md",
+            "p/notes/incident-2026-04-20-cache.md"
+        ]
+    );
+    assert_eq!(r.hits.len(), 5);
+    assert_eq!(r.terms[1], ("in April".to_string(), 2));
+}
+
 #[test]
 fn a_word_finds_its_derivational_relatives_below_itself() {
     let files = [

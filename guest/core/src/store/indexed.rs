@@ -32,8 +32,7 @@ use crate::fsio::{self, LockPolicy, Sig};
 use crate::index::{self, Corrupt, Entry, Fresh, Index, RACY_NS};
 use crate::limits::MAX_SEARCH_FILE_BYTES;
 use crate::listing::{Listings, now_ns};
-use crate::names::daily_date;
-use crate::rank::{CorpusStats, FIELDS, FileStats, Ordered, Ranker, TermStats};
+use crate::rank::{CorpusStats, FIELDS, FileStats, Ordered, Ranker, TermStats, file_date};
 use crate::search::{FileMeta, SearchResults};
 
 /// Where indexes live, store-relative: hidden, so never listed, searched
@@ -202,7 +201,7 @@ impl Memory {
         }
         if !ranges.is_empty() {
             for (i, l) in live.iter().enumerate() {
-                let date = l.meta.date.as_deref().and_then(|d| daily_date(d).ok());
+                let date = file_date(&l.meta);
                 if date.is_some_and(|d| ranges.iter().any(|&(a, b)| a <= d && d <= b)) {
                     found.entry(i as u32).or_default();
                 }
