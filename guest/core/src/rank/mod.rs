@@ -67,9 +67,12 @@
 //! A file's date is a daily log's, or the first date written
 //! `YYYY-MM-DD` in a note's name (`incident-2026-09-14-cert-expiry`): the
 //! writer's own label for when it happened. Dated files whose date falls in
-//! a time expression's range come first: those matching the other terms,
-//! then (when there are other terms) those that do not, then everything
-//! else that matches. Nothing is hidden. Ties go to the newer file, then
+//! a time expression's range come first: those matching at least half of
+//! the query's other words, then (when there are other words) those
+//! matching none, then everything else that matches, by relevance. A log of
+//! last week that says only `data` is no answer to "the cost of the data
+//! warehouse last week", and no better than a note on warehouse costs.
+//! Nothing is hidden. Ties go to the newer file, then
 //! the path.
 //!
 //! # Two phases
@@ -513,6 +516,24 @@ impl Plan {
                 }
             }
         }
+    }
+
+    /// Does a file matching the terms `matched` (bit per term) hold at least
+    /// half of the query's own words (a relative standing for its word; a
+    /// join is no word of its own)?
+    fn holds_half(&self, matched: u64) -> bool {
+        let mut words = 0u64;
+        let mut held = 0u64;
+        for (t, term) in self.terms.iter().enumerate() {
+            let word = term.origin.map_or(t, usize::from);
+            if !term.joined {
+                words |= 1 << word;
+                if matched & 1 << t != 0 {
+                    held |= 1 << word;
+                }
+            }
+        }
+        2 * held.count_ones() >= words.count_ones()
     }
 
     /// Drop each needle that another one starts: a word starting with the
@@ -960,9 +981,9 @@ impl Ranker {
                 *count += usize::from(c.spans & 1 << i != 0);
             }
             let tier = match (c.spans != 0, matched != 0 || plan.terms.is_empty()) {
-                (true, true) => 0,
+                (true, true) if plan.holds_half(matched) => 0,
                 (true, false) => 1,
-                (false, true) => 2,
+                (_, true) => 2,
                 (false, false) => continue,
             };
             scored.push(Scored {

@@ -919,6 +919,40 @@ fn a_date_in_a_notes_name_dates_the_note() {
     assert_eq!(r.terms[1], ("in April".to_string(), 2));
 }
 
+/// A log in a time word's range comes first when it holds at least half
+/// of the other words; one that holds fewer is ranked by relevance with
+/// everything else, and one holding none still comes before files out of
+/// range.
+#[test]
+fn a_log_in_range_comes_first_when_it_holds_half_the_words() {
+    let files = [
+        ("p/daily/2026-05-06.md", "Loaded data into the lake.\n"),
+        ("p/daily/2026-05-07.md", "Warehouse cost went up.\n"),
+        ("p/daily/2026-05-08.md", "Lunch with the team.\n"),
+        (
+            "p/notes/warehouse-cost.md",
+            "# Warehouse cost\nThe data warehouse cost is reviewed monthly.\n",
+        ),
+        ("p/daily/2026-04-02.md", "More data.\n"),
+    ];
+    let r = rank(&files, "cost of the data warehouse last week");
+    assert_eq!(
+        paths(&r)[..3],
+        [
+            "p/daily/2026-05-07.md",
+            "p/daily/2026-05-08.md",
+            "p/notes/warehouse-cost.md",
+        ]
+    );
+    // In range or not, `data` alone is ordinary relevance.
+    let mut rest = paths(&r)[3..].to_vec();
+    rest.sort_unstable();
+    assert_eq!(rest, ["p/daily/2026-04-02.md", "p/daily/2026-05-06.md"]);
+    // Two words: one of them is half.
+    let r = rank(&files, "data lake last week");
+    assert_eq!(paths(&r)[0], "p/daily/2026-05-06.md");
+}
+
 #[test]
 fn a_word_finds_its_derivational_relatives_below_itself() {
     let files = [
