@@ -7,16 +7,28 @@ use sha2::{Digest, Sha256};
 use super::*;
 
 fn both_sets() -> (Vec<Question>, Vec<Question>) {
-    let dir = default_dir();
+    sets_of(&default_dir())
+}
+
+fn sets_of(dir: &Path) -> (Vec<Question>, Vec<Question>) {
     (
-        load_questions(&dir, "tune").unwrap(),
-        load_questions(&dir, "holdout").unwrap(),
+        load_questions(dir, "tune").unwrap(),
+        load_questions(dir, "holdout").unwrap(),
     )
+}
+
+/// Set B (`bench/eval-b`), written later by someone else, split 50/50.
+fn set_b() -> PathBuf {
+    default_dir().with_file_name("eval-b")
 }
 
 /// The store-relative paths search looks at.
 fn searchable() -> BTreeSet<String> {
-    let root = store_root(&default_dir());
+    searchable_in(&default_dir())
+}
+
+fn searchable_in(dir: &Path) -> BTreeSet<String> {
+    let root = store_root(dir);
     searchable_files(&root)
         .unwrap()
         .into_iter()
@@ -26,9 +38,16 @@ fn searchable() -> BTreeSet<String> {
 
 #[test]
 fn every_answer_exists_and_every_category_is_in_both_sets() {
-    let (tune, holdout) = both_sets();
+    // About 60/40 within each category in set A, 50/50 in set B.
+    for (dir, shares) in [(default_dir(), 0.5..=0.7), (set_b(), 0.4..=0.6)] {
+        answers_exist_and_categories_split(&dir, &shares);
+    }
+}
+
+fn answers_exist_and_categories_split(dir: &Path, shares: &std::ops::RangeInclusive<f64>) {
+    let (tune, holdout) = sets_of(dir);
     assert!(tune.len() + holdout.len() >= 100);
-    let searchable = searchable();
+    let searchable = searchable_in(dir);
     let mut ids = BTreeSet::new();
     for q in tune.iter().chain(&holdout) {
         assert!(ids.insert(&q.id), "{} is in both sets", q.id);
@@ -45,9 +64,8 @@ fn every_answer_exists_and_every_category_is_in_both_sets() {
         let count = |set: &[Question]| set.iter().filter(|q| q.category == category).count();
         let (t, h) = (count(&tune), count(&holdout));
         assert!(t > 0 && h > 0, "{category}: {t} tune, {h} holdout");
-        // About 60/40 within each category.
         let share = t as f64 / (t + h) as f64;
-        assert!((0.5..=0.7).contains(&share), "{category}: {t}/{h}");
+        assert!(shares.contains(&share), "{category}: {t}/{h}");
     }
 }
 
@@ -101,17 +119,20 @@ fn the_store_has_the_layout_and_size_of_the_brief() {
 /// The holdout set is frozen: this hash changes only if someone edits it,
 /// which the README forbids.
 #[test]
-fn the_holdout_set_is_unchanged() {
-    let bytes = fs::read(default_dir().join("questions-holdout.json")).unwrap();
-    let text: Vec<u8> = bytes.into_iter().filter(|&b| b != b'\r').collect();
-    let hex: String = Sha256::digest(&text)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
-    assert_eq!(hex, HOLDOUT_SHA256);
+fn the_holdout_sets_are_unchanged() {
+    for (dir, sha256) in [(default_dir(), HOLDOUT_SHA256), (set_b(), HOLDOUT_B_SHA256)] {
+        let bytes = fs::read(dir.join("questions-holdout.json")).unwrap();
+        let text: Vec<u8> = bytes.into_iter().filter(|&b| b != b'\r').collect();
+        let hex: String = Sha256::digest(&text)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        assert_eq!(hex, sha256, "{}", dir.display());
+    }
 }
 
 const HOLDOUT_SHA256: &str = "e74a52e431c057d4996fd0fe2646fe69bed5ad2ea224877555b646db1d1383aa";
+const HOLDOUT_B_SHA256: &str = "6f09440f2119251b20f1ef33f0cd617edbc2eca6de5f4978e30a29170c9ab0cd";
 
 /// Returns the answers of each question in grade order: a perfect system.
 struct Oracle(BTreeMap<String, Vec<String>>);
