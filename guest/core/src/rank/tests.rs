@@ -635,7 +635,7 @@ fn neighbouring_query_words_also_match_written_as_one() {
             "Rollout of `booking.new_calendar`: 10% then 100%.\n",
         ),
         (
-            "n/calendar.md",
+            "n/calendar-colours.md",
             "The calendar view got new colours, rolled by hand.\n",
         ),
     ];
@@ -951,6 +951,37 @@ fn a_log_in_range_comes_first_when_it_holds_half_the_words() {
     // Two words: one of them is half.
     let r = rank(&files, "data lake last week");
     assert_eq!(paths(&r)[0], "p/daily/2026-05-06.md");
+}
+
+/// A note whose whole name the query says comes before a near namesake
+/// that says the words as often, and stop words in a name do not count.
+#[test]
+fn a_query_naming_a_note_whole_puts_it_first() {
+    let files = [
+        (
+            "p/notes/backfill-procedure.md",
+            "# Backfill procedure\nPause the DAG, run the backfill, unpause it, then rebuild the models downstream of the orders table.\n",
+        ),
+        (
+            "p/notes/backfill-procedure-2025.md",
+            "# Backfill procedure (2025)\nSuperseded: use the backfill procedure note.\n",
+        ),
+        ("p/notes/how-to-deploy.md", "Tag, then deploy.\n"),
+        ("p/notes/deploy-staging.md", "Deploy to staging first.\n"),
+    ];
+    assert_eq!(
+        paths(&rank(&files, "backfill procedure"))[..2],
+        [
+            "p/notes/backfill-procedure.md",
+            "p/notes/backfill-procedure-2025.md"
+        ]
+    );
+    let plan = Plan::new("deploy", d(TODAY));
+    assert!(plan.names("how-to-deploy"));
+    assert!(!plan.names("deploy-staging"));
+    assert!(!plan.names("to"));
+    assert!(Plan::new("what goes into the on-call handoff", d(TODAY)).names("on-call"));
+    assert!(!Plan::new("backfill procedure", d(TODAY)).names("backfill-procedure-2025"));
 }
 
 #[test]
