@@ -73,8 +73,7 @@
 //! matching none, then everything else that matches, by relevance. A log of
 //! last week that says only `data` is no answer to "the cost of the data
 //! warehouse last week", and no better than a note on warehouse costs.
-//! Nothing is hidden. Ties go to the newer file, then
-//! the path.
+//! Nothing is hidden. Ties go to the newer file, then the path.
 //!
 //! # Two phases
 //! Phase one needs only per-file statistics ([`FileStats`]: term
@@ -1188,8 +1187,9 @@ pub fn file_date(meta: &FileMeta) -> Option<Date> {
     })
 }
 
-/// What a file's relevance is multiplied by: [`MEMORY_MD_WEIGHT`] for
-/// MEMORY.md, 1 for any other.
+/// What a file's relevance and proximity are multiplied by:
+/// [`MEMORY_MD_WEIGHT`] for MEMORY.md, 1 for any other (a named note's
+/// relevance is multiplied by [`NAMED_WEIGHT`] as well).
 fn prior(meta: &FileMeta) -> f64 {
     if meta.is_memory_md {
         MEMORY_MD_WEIGHT
