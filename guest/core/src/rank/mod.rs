@@ -43,11 +43,14 @@
 //! of several tokens scores their mean, so every query term weighs about
 //! the same. [`K1`] and the [`FIELD_WEIGHTS`] are the textbook value and a
 //! deliberately plain ordering (name 3, headings 2, body 1), not fitted to
-//! examples; [`B`] is lower than the textbook's, for stores that mix short
-//! logs with long notes (see its docs). A file holding an identifier term
-//! (`max_retry_count`) also earns [`PART_WEIGHT`] of its parts' mean score
-//! (`max`, `retri`, `count`), so the note about retries comes before one
-//! naming the setting in passing. The parts alone match only an identifier
+//! examples; the code span or bold text a list item or table row starts
+//! with counts as a heading, the name the writer gives that entry
+//! (`` | `E1101` | export too large | `` defines the code, where a log
+//! mentions it in passing); [`B`] is lower than the textbook's, for stores
+//! that mix short logs with long notes (see its docs). A file holding an
+//! identifier term (`max_retry_count`) also earns [`PART_WEIGHT`] of its
+//! parts' mean score (`max`, `retri`, `count`), so the note about retries
+//! comes before one naming the setting in passing. The parts alone match only an identifier
 //! no file holds: it is then searched as its parts, all in one file, as a
 //! term of several tokens (`retry_count` finds `max_retry_count`).
 //!
@@ -99,7 +102,7 @@ use crate::search::{FileMeta, PREVIEW_LINES, SearchHit, SearchResults, render_wi
 use crate::time::Date;
 use stem::{is_stop_word, surface_prefix};
 use temporal::Span;
-use tokenize::{Fences, LineKind, Tokenizer, name_tokens};
+use tokenize::{Fences, Tokenizer, name_tokens};
 
 pub use agent_memory_vocab::SearchMode;
 
@@ -120,7 +123,8 @@ pub const B: f64 = 0.25;
 pub const FIELDS: usize = 3;
 /// The file name (a note's stem, a log's date).
 pub const NAME: usize = 0;
-/// Markdown ATX headings outside code fences.
+/// Markdown ATX headings outside code fences, and the keys of list items
+/// and table rows (see [`tokenize::LineKind::Key`]).
 pub const HEADING: usize = 1;
 /// Every other line.
 pub const BODY: usize = 2;
@@ -230,16 +234,14 @@ fn walk(
     let mut fences = Fences::default();
     let mut heading = 0usize;
     for (n, line) in text.split('\n').enumerate() {
-        let field = match fences.kind(line) {
-            LineKind::Heading => {
-                heading += line.len();
-                HEADING
-            }
-            LineKind::Body => BODY,
-        };
+        let key = fences.kind(line).head(line);
+        heading += key;
         if let Some(on) = on.as_mut().filter(|_| text_too) {
             let n = n as u32;
-            tok.tokens(line, &mut pos, wanted, &mut |t, _| on(t, field, n));
+            // Names never cross a key's closing delimiter.
+            let (head, body) = line.split_at(key);
+            tok.tokens(head, &mut pos, wanted, &mut |t, _| on(t, HEADING, n));
+            tok.tokens(body, &mut pos, wanted, &mut |t, _| on(t, BODY, n));
         }
     }
     let clamp = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
@@ -1455,7 +1457,7 @@ fn detail(
     let mut lines = Vec::new();
     let mut start = 0;
     for (index, line) in text.split('\n').enumerate() {
-        let heading = fences.kind(line) == LineKind::Heading;
+        let key = fences.kind(line).head(line);
         let li = index as u32;
         let end = start + line.len();
         let holds = match &candidates {
@@ -1475,7 +1477,13 @@ fn detail(
             continue;
         }
         occ.touched.clear();
-        tok.tokens(line, &mut pos, &wanted, &mut |t, k| {
+        let (head, body) = line.split_at(key);
+        tok.tokens(head, &mut pos, &wanted, &mut |t, k| {
+            occ.record(plan, t, k, li, &mut last_end)
+        });
+        // Tokens first seen on this line in its heading part.
+        let in_head = occ.touched.len();
+        tok.tokens(body, &mut pos, &wanted, &mut |t, k| {
             occ.record(plan, t, k, li, &mut last_end)
         });
         let mut score = 0.0;
@@ -1494,7 +1502,11 @@ fn detail(
                     .map(|&x| idf[usize::from(x)])
                     .sum::<f64>()
                     / term.tokens.len() as f64;
-                score += if heading {
+                let headed = term
+                    .tokens
+                    .iter()
+                    .all(|x| occ.touched[..in_head].contains(x));
+                score += if headed {
                     w * FIELD_WEIGHTS[HEADING] / FIELD_WEIGHTS[BODY]
                 } else {
                     w

@@ -1067,3 +1067,32 @@ fn a_join_that_is_also_its_words_counts_once() {
         ]
     );
 }
+
+#[test]
+fn a_row_that_names_a_code_outranks_a_passing_mention() {
+    let table = "# Error codes\n| code | meaning |\n|---|---|\n| `E1001` | not authenticated |\n| `E1003` | not allowed for this tenant |\n| `E1101` | export too large: more rows than the cap |\n| `E1102` | export expired |\n| `E2040` | query timeout |\n";
+    let mention = "Exports never retry: a failed export is marked failed and the user gets the E1101 email.\n";
+    let files = [
+        ("p/notes/error-codes.md", table),
+        ("p/notes/exports.md", mention),
+    ];
+    let r = rank(&files, "E1101");
+    assert_eq!(paths(&r), ["p/notes/error-codes.md", "p/notes/exports.md"]);
+    // Its window is around the row.
+    assert!(
+        r.hits[0].body.contains("| `E1101` | export too large"),
+        "{}",
+        r.hits[0].body
+    );
+    // The same row with the code after plain words is only a mention: the
+    // shorter file comes first.
+    let prose = table.replace("| `E1101` | export", "| export `E1101` |");
+    let files = [
+        ("p/notes/error-codes.md", prose.as_str()),
+        ("p/notes/exports.md", mention),
+    ];
+    assert_eq!(
+        paths(&rank(&files, "E1101")),
+        ["p/notes/exports.md", "p/notes/error-codes.md"]
+    );
+}

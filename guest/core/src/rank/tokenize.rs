@@ -348,8 +348,26 @@ pub fn all_tokens(text: &str) -> Vec<(String, Tok)> {
 pub enum LineKind {
     /// An ATX heading (`#` to `######`) outside code fences.
     Heading,
+    /// A list item or table row that starts with a code span or bold text,
+    /// outside code fences: ``- `E1101` export too large``, ``| `TW-4091` |
+    /// overlap |``, `- **staging**: …`. Its first `n` bytes, up to the
+    /// span's end, are the row's *key*, the name the writer gives the entry
+    /// (as a heading names a section); the rest is body.
+    Key(usize),
     /// Anything else.
     Body,
+}
+
+impl LineKind {
+    /// How many bytes of `line`, of this kind, are in the heading field:
+    /// all of a heading, a row's key, none of the body.
+    pub fn head(self, line: &str) -> usize {
+        match self {
+            LineKind::Heading => line.len(),
+            LineKind::Key(end) => end,
+            LineKind::Body => 0,
+        }
+    }
 }
 
 /// Tracks code fences across lines, so `# comment` in a shell block is not
@@ -387,9 +405,49 @@ impl Fences {
         if (1..=6).contains(&hashes) && rest.get(hashes).is_none_or(|&c| c == b' ' || c == b'\t') {
             LineKind::Heading
         } else {
-            LineKind::Body
+            match key_end(rest) {
+                Some(end) => LineKind::Key(indent + end),
+                None => LineKind::Body,
+            }
         }
     }
+}
+
+/// Where the key of a list item or table row ends: past the code span or
+/// bold text it starts with, after its marker (`-`, `*`, `+`, `1.`, `1)`
+/// or `|`) and spaces.
+fn key_end(line: &[u8]) -> Option<usize> {
+    let digits = line.iter().take_while(|c| c.is_ascii_digit()).count();
+    let marker = match line.first()? {
+        b'|' => 1,
+        b'-' | b'*' | b'+' if line.get(1) == Some(&b' ') => 2,
+        _ if (1..=9).contains(&digits) && matches!(line.get(digits), Some(b'.' | b')')) => {
+            digits + 1
+        }
+        _ => return None,
+    };
+    let at = marker + line[marker..].iter().take_while(|&&c| c == b' ').count();
+    let open = if line[at..].starts_with(b"**") {
+        &b"**"[..]
+    } else {
+        let ticks = line[at..].iter().take_while(|&&c| c == b'`').count();
+        &line[at..at + ticks]
+    };
+    if open.is_empty() {
+        return None;
+    }
+    let body = at + open.len();
+    // The span ends at the first run of exactly the opening delimiter
+    // after some content.
+    let mut i = body;
+    while i < line.len() {
+        let run = line[i..].iter().take_while(|&&c| c == open[0]).count();
+        if run == open.len() && i > body {
+            return Some(i + run);
+        }
+        i += run.max(1);
+    }
+    None
 }
 
 #[cfg(test)]
@@ -543,6 +601,46 @@ mod tests {
             kinds,
             [
                 Heading, Body, Heading, Body, Body, Body, Body, Body, Heading
+            ]
+        );
+    }
+
+    #[test]
+    fn a_row_led_by_code_or_bold_has_a_key() {
+        let mut f = Fences::default();
+        let table = [
+            ("- `E1101` export too large", Some(9)),
+            ("| `TW-4091` | overlap |", Some(11)),
+            ("  * **staging**: the cluster", Some(15)),
+            ("12. ``a`b`` then", Some(11)),
+            ("3) `x`", Some(6)),
+            ("|`k`|v|", Some(4)),
+            // Not led by a span, not closed, empty, or not a list item.
+            ("- plain `code` later", None),
+            ("- `unclosed", None),
+            ("- `` x", None),
+            ("-`tight` no space", None),
+            ("`code` alone", None),
+            ("- ```a`` b", None),
+            ("1234567890. `x` is no item", None),
+        ];
+        for (line, end) in table {
+            let want = end.map_or(LineKind::Body, LineKind::Key);
+            assert_eq!(f.kind(line), want, "{line:?}");
+        }
+        // Inside a fence a row is code.
+        let mut f = Fences::default();
+        let kinds: Vec<_> = ["```", "- `a` b", "```", "- `a` b"]
+            .iter()
+            .map(|l| f.kind(l))
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                LineKind::Body,
+                LineKind::Body,
+                LineKind::Body,
+                LineKind::Key(5)
             ]
         );
     }
