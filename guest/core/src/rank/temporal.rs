@@ -14,7 +14,9 @@
 //! - A weekday (`Monday`, `on Monday`, `last Friday`): the most recent such
 //!   day *before* today, so `on Monday` said on a Monday is a week ago (one
 //!   says `today` for today). `this Monday`: the Monday of this week, which
-//!   is today on a Monday. Plurals (`Mondays`) are ordinary words.
+//!   is today on a Monday. Plurals (`Mondays`) and a weekday after `a`,
+//!   `an`, `any`, `every` or `each` (`on a Friday`: any Friday) are
+//!   ordinary words.
 //! - `N days ago`: that day; `N weeks ago`: the calendar week holding the
 //!   day 7N days back; `N months ago`: that calendar month (N a number or
 //!   `a`, `an`, `one` to `ten`).
@@ -208,7 +210,9 @@ impl Parser<'_> {
         if let Some(r) = self.ago(i) {
             return Some(r);
         }
-        if let Some(wd) = weekday(self.w(i)) {
+        // `a Friday`, `every Monday`: any such day, no date.
+        let any = i > 0 && matches!(self.w(i - 1), "a" | "an" | "any" | "every" | "each");
+        if let Some(wd) = weekday(self.w(i)).filter(|_| !any) {
             return day(self.weekday_before(wd));
         }
         if let Some(r) = self.month_day(i, led) {
@@ -593,6 +597,25 @@ mod tests {
         );
         check("recently", wed, &["recently 2026-04-30..2026-05-13"], &[]);
         check("Mondays last", wed, &[], &["Mondays", "last"]);
+        // Any such day is no date; the same weekday alone is one.
+        check(
+            "can I release on a Friday",
+            wed,
+            &[],
+            &["can", "I", "release", "on", "a", "Friday"],
+        );
+        check(
+            "every Monday standup",
+            wed,
+            &[],
+            &["every", "Monday", "standup"],
+        );
+        check(
+            "release on Friday",
+            wed,
+            &["on Friday 2026-05-08..2026-05-08"],
+            &["release"],
+        );
         check(
             "deploy on Monday and on Friday",
             wed,
