@@ -16,7 +16,9 @@
 //!   says `today` for today). `this Monday`: the Monday of this week, which
 //!   is today on a Monday. Plurals (`Mondays`) and a weekday after `a`,
 //!   `an`, `any`, `every` or `each` (`on a Friday`: any Friday) are
-//!   ordinary words.
+//!   ordinary words. A weekday next to a calendar week (`Tuesday last
+//!   week`, `on Thursday two weeks ago`, `Monday of last week`, `this week
+//!   on Monday`) is that day of that week, once the week has reached it.
 //! - `N days ago`: that day; `N weeks ago`: the calendar week holding the
 //!   day 7N days back; `N months ago`: that calendar month (N a number or
 //!   `a`, `an`, `one` to `ten`).
@@ -397,6 +399,40 @@ fn normalize(word: &str) -> String {
     w.to_lowercase()
 }
 
+/// The day meant by two time expressions next to each other (or with `of`
+/// between): `a`, found first, and the one of `n` words from word `at`
+/// spanning `first..=last`, when one is a weekday alone and the other a
+/// calendar week (`last week`, `two weeks ago`, `this week`): that weekday
+/// of that week, if the week has got to it.
+fn day_of_week(
+    p: &Parser,
+    a: &Span,
+    (at, n): (usize, usize),
+    (first, last): (Date, Date),
+) -> Option<Date> {
+    let a_n = a.phrase.split(' ').count();
+    let between = at.checked_sub(a.at + a_n)?;
+    if between > 1 || between == 1 && p.w(at - 1) != "of" {
+        return None;
+    }
+    // A weekday alone: its last word names the day, a preposition may come
+    // before it (`on Tuesday`).
+    let lone_day = |at: usize, n: usize, first: Date, last: Date| {
+        let wd = weekday(p.w(at + n - 1))?;
+        let led = n == 2 && matches!(p.w(at), "on" | "in" | "during" | "from");
+        (first == last && (n == 1 || led)).then_some(wd)
+    };
+    let week = |first: Date, last: Date| {
+        (first.weekday() == 0 && last >= first && last <= days(first, 6)).then_some((first, last))
+    };
+    let (wd, (monday, end)) = match lone_day(a.at, a_n, a.first, a.last) {
+        Some(wd) => (wd, week(first, last)?),
+        None => (lone_day(at, n, first, last)?, week(a.first, a.last)?),
+    };
+    let day = days(monday, i64::from(wd));
+    (day <= end).then_some(day)
+}
+
 /// Find the time expressions of `query`, resolved against `today`.
 pub fn parse(query: &str, today: Date) -> Parsed {
     let raw: Vec<&str> = query.split_whitespace().collect();
@@ -422,17 +458,37 @@ pub fn parse(query: &str, today: Date) -> Parsed {
         };
         match found {
             Some((n, first, last)) => {
-                let phrase = raw[i..i + n]
+                let mut span = Span {
+                    phrase: String::new(),
+                    at: i,
+                    first,
+                    last,
+                };
+                let mut start = i;
+                // `Tuesday last week`, `last week on Tuesday`, `Monday of
+                // last week`: that day of that week, one expression.
+                if let Some(prev) = spans.last()
+                    && let Some(day) = day_of_week(&p, prev, (i, n), (first, last))
+                {
+                    start = prev.at;
+                    span = Span {
+                        first: day,
+                        last: day,
+                        at: start,
+                        ..span
+                    };
+                    spans.pop();
+                }
+                span.phrase = raw[start..i + n]
                     .iter()
                     .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
                     .collect::<Vec<_>>()
                     .join(" ");
-                spans.push(Span {
-                    phrase,
-                    at: i,
-                    first,
-                    last,
-                });
+                if start < i {
+                    // An `of` between them belonged to the expression.
+                    rest.retain(|&(at, _)| at < start);
+                }
+                spans.push(span);
                 i += n;
             }
             None => {
@@ -609,6 +665,50 @@ mod tests {
             wed,
             &[],
             &["every", "Monday", "standup"],
+        );
+        // A weekday next to a calendar week is that day of that week.
+        check(
+            "Tuesday last week",
+            wed,
+            &["Tuesday last week 2026-05-05..2026-05-05"],
+            &[],
+        );
+        check(
+            "what did we do on Thursday two weeks ago",
+            wed,
+            &["on Thursday two weeks ago 2026-04-30..2026-04-30"],
+            &["what", "did", "we", "do"],
+        );
+        check(
+            "deploys last week on Friday",
+            wed,
+            &["last week on Friday 2026-05-08..2026-05-08"],
+            &["deploys"],
+        );
+        check(
+            "Monday of last week",
+            wed,
+            &["Monday of last week 2026-05-04..2026-05-04"],
+            &[],
+        );
+        // Not yet this week, or not next to each other: two expressions.
+        check(
+            "Friday this week",
+            wed,
+            &[
+                "Friday 2026-05-08..2026-05-08",
+                "this week 2026-05-11..2026-05-13",
+            ],
+            &[],
+        );
+        check(
+            "Monday and last week",
+            wed,
+            &[
+                "Monday 2026-05-11..2026-05-11",
+                "last week 2026-05-04..2026-05-10",
+            ],
+            &["and"],
         );
         check(
             "release on Friday",
