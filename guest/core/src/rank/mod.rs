@@ -50,9 +50,10 @@
 //! that mix short logs with long notes (see its docs). A file holding an
 //! identifier term (`max_retry_count`) also earns [`PART_WEIGHT`] of its
 //! parts' mean score (`max`, `retri`, `count`), so the note about retries
-//! comes before one naming the setting in passing. The parts alone match only an identifier
-//! no file holds: it is then searched as its parts, all in one file, as a
-//! term of several tokens (`retry_count` finds `max_retry_count`).
+//! comes before one naming the setting in passing. The parts alone match
+//! only an identifier no file holds: it is then searched as its parts, all
+//! in one file, as a term of several tokens (`retry_count` finds
+//! `max_retry_count`).
 //!
 //! No file gets a bonus for being what it is. MEMORY.md is already in the
 //! prompt, so its relevance counts [`MEMORY_MD_WEIGHT`]: a note or log that
