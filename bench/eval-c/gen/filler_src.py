@@ -46,7 +46,7 @@ FILLER = [
    "`{metric}` had a small bump at 08:00 Central, the usual morning rush. Fine."]),
  (True, ["config", "config check", "config drift"],
   ["Checked `{key}` is the same in staging and prod. It is. Someone asked on Slack.",
-   "Diffed `config/staging.yaml` vs `config/prod.yaml`: only `{key}` and the sampler ratio differ, as intended.",
+   "Diffed `config/staging.yaml` vs `config/prod.yaml`: besides the sampler ratio nothing unexpected; `{key}` matches.",
    "Answered {p}: `{key}` is read at startup, so a change needs a deploy, no hot reload."]),
  (True, ["planning", "sprint planning", "planning notes"],
   ["Planning: took the `{pkg}` refactor and a spike on {flag}. {p} has the partner API items.",

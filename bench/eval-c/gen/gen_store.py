@@ -47,6 +47,27 @@ def sentry():
         if s not in RESERVED_SENTRY and not s.isdigit():
             return rng.choice(["MOBILE-", "BACKEND-"]) + s
 
+# Internal build numbers are the CI counter: they grow with the date too, and never repeat a
+# store build's number (mobile builds note).
+BUILD_ANCHORS = [("2026-01-26", 1066), ("2026-02-04", 1071), ("2026-03-04", 1102),
+                 ("2026-05-27", 1131), ("2026-07-15", 1150), ("2026-10-07", 1184),
+                 ("2026-11-06", 1212), ("2026-11-20", 1220)]
+STORE_BUILDS = {1071, 1102, 1108, 1131, 1137, 1140, 1150, 1156, 1163, 1184, 1191, 1207, 1212}
+
+def interp(anchors, day):
+    x = dt.date.fromisoformat(day).toordinal()
+    for (d0, n0), (d1, n1) in zip(anchors, anchors[1:]):
+        a, b = dt.date.fromisoformat(d0).toordinal(), dt.date.fromisoformat(d1).toordinal()
+        if a <= x <= b:
+            return n0 + (n1 - n0) * (x - a) // (b - a)
+    raise ValueError(day)
+
+def build(day, r):
+    n = interp(BUILD_ANCHORS, day) + r % 5 - 2
+    while n in STORE_BUILDS:
+        n += 1
+    return n
+
 def filler_entry(day):
     pool = [f for f in FILLER if f[0] or day < QUIET_FROM]
     _, heads, bodies = rng.choice(pool)
@@ -55,7 +76,7 @@ def filler_entry(day):
                 screen=rng.choice(SCREENS), flag=rng.choice(FLAGS), metric=rng.choice(METRICS),
                 key=rng.choice(KEYS), cust=rng.choice(CUSTOMERS), n=rng.randint(3, 95),
                 m=rng.randint(5, 40), sid=sentry(), test=rng.choice(TESTS), lib=rng.choice(LIBS),
-                tbl=rng.choice(TABLES), rel=rng.choice(RELS), build=rng.randint(1110, 1205))
+                tbl=rng.choice(TABLES), rel=rng.choice(RELS), build=build(day, rng.randint(1110, 1205)))
     return rng.choice(heads).format(**fill), rng.choice(bodies).format(**fill)
 
 # Days: every key date, then random working days until 186 logs.
