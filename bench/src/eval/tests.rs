@@ -17,9 +17,10 @@ fn sets_of(dir: &Path) -> (Vec<Question>, Vec<Question>) {
     )
 }
 
-/// Set B (`bench/eval-b`), written later by someone else, split 50/50.
-fn set_b() -> PathBuf {
-    default_dir().with_file_name("eval-b")
+/// A set written later by someone else next to set A: `eval-b` (set B) or
+/// `eval-c` (set C), each split 50/50.
+fn sibling(name: &str) -> PathBuf {
+    default_dir().with_file_name(name)
 }
 
 /// The store-relative paths search looks at.
@@ -38,8 +39,12 @@ fn searchable_in(dir: &Path) -> BTreeSet<String> {
 
 #[test]
 fn every_answer_exists_and_every_category_is_in_both_sets() {
-    // About 60/40 within each category in set A, 50/50 in set B.
-    for (dir, shares) in [(default_dir(), 0.5..=0.7), (set_b(), 0.4..=0.6)] {
+    // About 60/40 within each category in set A, 50/50 in sets B and C.
+    for (dir, shares) in [
+        (default_dir(), 0.5..=0.7),
+        (sibling("eval-b"), 0.4..=0.6),
+        (sibling("eval-c"), 0.4..=0.6),
+    ] {
         answers_exist_and_categories_split(&dir, &shares);
     }
 }
@@ -120,7 +125,11 @@ fn the_store_has_the_layout_and_size_of_the_brief() {
 /// which the README forbids.
 #[test]
 fn the_holdout_sets_are_unchanged() {
-    for (dir, sha256) in [(default_dir(), HOLDOUT_SHA256), (set_b(), HOLDOUT_B_SHA256)] {
+    for (dir, sha256) in [
+        (default_dir(), HOLDOUT_SHA256),
+        (sibling("eval-b"), HOLDOUT_B_SHA256),
+        (sibling("eval-c"), HOLDOUT_C_SHA256),
+    ] {
         let bytes = fs::read(dir.join("questions-holdout.json")).unwrap();
         let text: Vec<u8> = bytes.into_iter().filter(|&b| b != b'\r').collect();
         let hex: String = Sha256::digest(&text)
@@ -133,6 +142,28 @@ fn the_holdout_sets_are_unchanged() {
 
 const HOLDOUT_SHA256: &str = "e74a52e431c057d4996fd0fe2646fe69bed5ad2ea224877555b646db1d1383aa";
 const HOLDOUT_B_SHA256: &str = "6f09440f2119251b20f1ef33f0cd617edbc2eca6de5f4978e30a29170c9ab0cd";
+const HOLDOUT_C_SHA256: &str = "e009d53a611758dfa7ad1281627b1fc5a9aab388183189f31f216c84174c968f";
+
+#[test]
+fn set_all_scores_the_sets_a_directory_has() {
+    // Set C has no tune2: `all` is its tune and holdout sets, in that order,
+    // every system scoring every question.
+    let dir = sibling("eval-c");
+    let (tune, holdout) = sets_of(&dir);
+    let reports = run(&dir, Set::All).unwrap();
+    let shape: Vec<(&str, usize)> = reports
+        .iter()
+        .map(|r| (r.set.as_str(), r.questions.len()))
+        .collect();
+    assert_eq!(shape, [("tune", tune.len()), ("holdout", holdout.len())]);
+    for report in &reports {
+        let names: Vec<&str> = report.systems.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["ranked", "literal", "bm25"]);
+        for system in &report.systems {
+            assert_eq!(system.outcomes.len(), report.questions.len());
+        }
+    }
+}
 
 /// Returns the answers of each question in grade order: a perfect system.
 struct Oracle(BTreeMap<String, Vec<String>>);
