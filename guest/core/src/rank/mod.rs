@@ -73,8 +73,10 @@
 //! `YYYY-MM-DD` in a note's name (`incident-2026-09-14-cert-expiry`): the
 //! writer's own label for when it happened. Dated files whose date falls in
 //! a time expression's range come first: those matching at least half of
-//! the query's other words, then (when there are other words) those
-//! matching none, then everything else that matches, by relevance. A log of
+//! the query's other words, then (when there are other words, and the range
+//! is shorter than [`NARROW_DAYS`]) those matching none, then everything
+//! else that matches, by relevance; a year of logs that hold none of the
+//! words is no answer to "who got paged this year". A log of
 //! last week that says only `data` is no answer to "the cost of the data
 //! warehouse last week", and no better than a note on warehouse costs.
 //! A file that names a calendar month in its text (`October`, when the
@@ -161,6 +163,10 @@ pub const NAMED_WEIGHT: f64 = 1.25;
 /// without the query's own word: `escalation` answers `escalating`, less
 /// surely than `escalated` does.
 pub const RELATED_WEIGHT: f64 = 0.5;
+/// A time range this long or longer (`this year`, `in 2025`, `since
+/// March`) does not make a log an answer by its date alone: one that holds
+/// none of the query's words comes after every match.
+pub const NARROW_DAYS: i64 = 32;
 /// Occurrences of one token a file keeps for proximity.
 const MAX_OCCURRENCES: usize = 4096;
 
@@ -313,6 +319,8 @@ struct Plan {
     /// query word, like a log of the month. Not a term: it scores nothing
     /// and is never shown.
     mentions: Vec<(u16, u32)>,
+    /// Spans (bit per span) of fewer than [`NARROW_DAYS`] days.
+    narrow: u32,
 }
 
 /// A query token: its text, position and span in the query.
@@ -371,7 +379,14 @@ impl Plan {
             keys: vec![0; 1024],
             pairs: Vec::new(),
             mentions: Vec::new(),
+            narrow: 0,
         };
+        plan.narrow = plan
+            .spans
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.last.to_days() - s.first.to_days() < NARROW_DAYS)
+            .fold(0, |m, (i, _)| m | 1 << i);
         let mut seen: Vec<Vec<&str>> = Vec::new();
         // The query's tokens in order, for proximity: (id, position, span).
         let mut sequence: Vec<(u16, u32, u32)> = Vec::new();
@@ -864,8 +879,9 @@ pub struct Ranker {
 #[derive(Debug, Clone)]
 struct Scored {
     file: usize,
-    /// 0: a log in a time range matching the terms (or there are none); 1: a
-    /// log in a time range, no term; 2: any other match.
+    /// 0: a log in a time range matching half the terms (or there are
+    /// none); 1: a log in a short time range, no term; 2: any other match;
+    /// 3: a log in a long time range, no term.
     tier: u8,
     score: f64,
     /// Terms matched (bit per term).
@@ -1043,8 +1059,9 @@ impl Ranker {
             }
             let tier = match (spans != 0, matched != 0 || plan.terms.is_empty()) {
                 (true, true) if plan.holds_half(matched) => 0,
-                (true, false) => 1,
+                (true, false) if spans & plan.narrow != 0 => 1,
                 (_, true) => 2,
+                (true, false) => 3,
                 (false, false) => continue,
             };
             scored.push(Scored {

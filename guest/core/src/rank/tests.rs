@@ -1146,3 +1146,35 @@ fn a_note_naming_the_month_is_in_its_range_when_it_holds_a_word() {
         ["p/daily/2026-05-04.md", "p/notes/cost-review-gcp.md"]
     );
 }
+
+#[test]
+fn a_long_range_does_not_put_logs_without_a_word_first() {
+    let files = [
+        (
+            "p/daily/2026-02-02.md",
+            "### 10:00 — standup\nNothing special.\n",
+        ),
+        (
+            "p/daily/2026-05-05.md",
+            "### 10:00 — review\nRenamed buckets.\n",
+        ),
+        (
+            "p/notes/pager-history.md",
+            "# Pager history\nEvery page, and who was paged.\n",
+        ),
+    ];
+    // A year of logs is no answer by date alone: they follow the match.
+    assert_eq!(
+        paths(&rank(&files, "who got paged this year")),
+        [
+            "p/notes/pager-history.md",
+            "p/daily/2026-05-05.md",
+            "p/daily/2026-02-02.md",
+        ]
+    );
+    // A week's are.
+    assert_eq!(
+        paths(&rank(&files, "who got paged last week")),
+        ["p/daily/2026-05-05.md", "p/notes/pager-history.md"]
+    );
+}
