@@ -21,10 +21,14 @@
 //! Two neighbouring words of letters are also searched written as one, an
 //! extra term (`set up` → `setup`, `rolled out` → `rollout`, `new calendar`
 //! → the whole of `new_calendar`): writers spell compounds both ways. The
-//! summary names such a join only when some file holds it. An occurrence
-//! of the join that is also one of each word (the whole of `api-version`,
-//! when the query is `api version`) counts once, as the words: per field,
-//! the join's count less the smaller of theirs.
+//! summary names such a join only when some file holds it. When both words
+//! are query tokens, the join is scored as them, the way BM25F scores a
+//! synonym: its occurrences add to each word's counts, so a rare spelling
+//! (`cloudsql` in one note's name) weighs no more than the common words it
+//! spells (`Cloud SQL`), and a file saying both is not counted twice. An
+//! occurrence of the join that is also one of each word (the whole of
+//! `api-version`, when the query is `api version`) counts once, as the
+//! words: per field, the join's count less the smaller of theirs.
 //!
 //! A plain word also brings its derivational relatives (see
 //! [`stem::relatives`]: `escalating` → `escalation`, `renewing` →
@@ -1165,6 +1169,38 @@ impl Ranker {
                 .ok()
                 .map(|i| c.stats[i].1)
         };
+        // The occurrences of each join that stands for two query words
+        // (`cloudsql` for `cloud sql`), less those that are also the words
+        // (the whole of `api-version`).
+        let joins: Vec<(u16, u16, TermStats)> = self
+            .plan
+            .terms
+            .iter()
+            .filter(|t| t.joined)
+            .filter_map(|t| {
+                let (x, y) = t.covers?;
+                let mut s = stats_of(t.tokens[0])?;
+                if let Some((a, b)) = stats_of(x).zip(stats_of(y)) {
+                    for f in 0..FIELDS {
+                        s.tf[f] = s.tf[f].saturating_sub(a.tf[f].min(b.tf[f]));
+                    }
+                }
+                (s.tf != [0; FIELDS]).then_some((x, y, s))
+            })
+            .collect();
+        // A word's counts for scoring: its own plus those of the joins that
+        // stand for it, as BM25F counts a synonym; so a rare join adds no
+        // weight of its own beyond the words it spells.
+        let scored_of = |id: u16| {
+            let mut got = stats_of(id);
+            for (_, _, j) in joins.iter().filter(|(x, y, _)| *x == id || *y == id) {
+                let s = got.get_or_insert_with(TermStats::default);
+                for f in 0..FIELDS {
+                    s.tf[f] += j.tf[f];
+                }
+            }
+            got
+        };
         let mut score = 0.0;
         let mut matched = 0u64;
         // Per query term, the best score of its relatives in this file.
@@ -1181,28 +1217,33 @@ impl Ranker {
                 }
                 continue;
             }
+            if term.joined && term.covers.is_some() {
+                // Scored as its words (above); matched as itself.
+                if let Some(&(.., s)) = joins.iter().find(|j| Some((j.0, j.1)) == term.covers) {
+                    matched |= 1 << t;
+                    term_lines[t] += s.lines as usize;
+                }
+                continue;
+            }
             let mut sum = 0.0;
             let mut lines = u32::MAX;
-            let mut all = true;
+            let mut held = true;
+            let mut scores = true;
             for &id in &term.tokens {
-                let Some(mut s) = stats_of(id) else {
-                    all = false;
+                let Some(s) = scored_of(id) else {
+                    scores = false;
                     break;
                 };
-                if let Some((x, y)) = term.covers.and_then(|(x, y)| stats_of(x).zip(stats_of(y))) {
-                    for f in 0..FIELDS {
-                        s.tf[f] = s.tf[f].saturating_sub(x.tf[f].min(y.tf[f]));
-                    }
-                    if s.tf == [0; FIELDS] {
-                        all = false;
-                        break;
-                    }
-                }
                 sum += bm25f(&s, &c.lengths, avg, idf[usize::from(id)]);
-                lines = lines.min(s.lines);
+                match stats_of(id) {
+                    Some(own) => lines = lines.min(own.lines),
+                    None => held = false,
+                }
             }
-            if all && !term.tokens.is_empty() {
+            if scores && !term.tokens.is_empty() {
                 score += sum / term.tokens.len() as f64;
+            }
+            if scores && held && !term.tokens.is_empty() {
                 if !term.parts.is_empty() {
                     let parts: f64 = term
                         .parts

@@ -1178,3 +1178,42 @@ fn a_long_range_does_not_put_logs_without_a_word_first() {
         ["p/daily/2026-05-05.md", "p/notes/pager-history.md"]
     );
 }
+
+#[test]
+fn a_join_counts_as_the_words_it_spells_not_on_top_of_them() {
+    let note = format!(
+        "# Cloud SQL\nThe primary runs Postgres 16 on Cloud SQL, with one replica.\n{}",
+        filler(12)
+    );
+    // Logs that say the words in passing make them common; the join is rare.
+    let logs: Vec<(String, String)> = (1..=8)
+        .map(|day| {
+            (
+                format!("p/daily/2026-04-{day:02}.md"),
+                format!(
+                    "### 10:00 — checks\nCloud SQL CPU at {day}0%.\n{}",
+                    filler(3)
+                ),
+            )
+        })
+        .collect();
+    let mut files = vec![
+        ("p/notes/cloud-sql.md", note.as_str()),
+        (
+            "p/notes/incident-cloudsql-failover.md",
+            "# Failover\nCloud SQL failed over at 14:02; pools kept stale connections.\n",
+        ),
+    ];
+    files.extend(logs.iter().map(|(p, t)| (p.as_str(), t.as_str())));
+    let r = rank(&files, "cloud sql");
+    assert_eq!(
+        paths(&r)[..2],
+        [
+            "p/notes/cloud-sql.md",
+            "p/notes/incident-cloudsql-failover.md"
+        ]
+    );
+    // The join is still found and named where it is written.
+    assert_eq!(r.hits[1].matched_terms, ["cloud", "cloudsql", "sql"]);
+    assert_eq!(r.hits[0].matched_terms, ["cloud", "sql"]);
+}
