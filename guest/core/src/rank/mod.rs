@@ -83,12 +83,7 @@
 //! words is no answer to "who got paged this year". A log of
 //! last week that says only `data` is no answer to "the cost of the data
 //! warehouse last week", and no better than a note on warehouse costs.
-//! A file that names a calendar month in its text (`October`, when the
-//! query says `in October` or `last month`) is in that month's range too,
-//! once it holds a query word: a cost review that says "October: 41,200
-//! USD" answers "what did GCP cost in October" better than October's logs.
-//! (Not `March` and `May`, which are also English words.) Nothing is
-//! hidden. Ties go to the newer file, then the path.
+//! Nothing is hidden. Ties go to the newer file, then the path.
 //!
 //! # Two phases
 //! Phase one needs only per-file statistics ([`FileStats`]: term
@@ -317,12 +312,6 @@ struct Plan {
     /// as a 65,536-bit set: the first cut of [`Plan::may_want`].
     keys: Vec<u64>,
     pairs: Vec<Pair>,
-    /// Per span that is a calendar month, the token of the month's name
-    /// and the span's bit: a file that names the month in its text (a cost
-    /// review that says `October`) is in that span's range once it holds a
-    /// query word, like a log of the month. Not a term: it scores nothing
-    /// and is never shown.
-    mentions: Vec<(u16, u32)>,
     /// Spans (bit per span) of fewer than [`NARROW_DAYS`] days.
     narrow: u32,
 }
@@ -382,7 +371,6 @@ impl Plan {
             needles: Vec::new(),
             keys: vec![0; 1024],
             pairs: Vec::new(),
-            mentions: Vec::new(),
             narrow: 0,
         };
         plan.narrow = plan
@@ -424,13 +412,6 @@ impl Plan {
         if !plan.terms.is_empty() {
             plan.add_joined(&parsed.words);
             plan.add_related();
-            for i in 0..plan.spans.len() {
-                let named = temporal::month_named(&plan.spans[i], today);
-                if let Some((token, _)) = named.and_then(|m| name_tokens(m).pop()) {
-                    let id = plan.token_id(&token);
-                    plan.mentions.push((id, 1 << i));
-                }
-            }
         }
         plan.dedup_needles();
         for w in sequence.windows(2) {
@@ -853,9 +834,6 @@ struct Candidate {
     stats: Vec<(u16, TermStats)>,
     /// Spans (bit per span) whose range holds this daily log's date.
     spans: u32,
-    /// Spans (bit per span) whose month this file names in its text
-    /// ([`Plan::mentions`]).
-    mentions: u32,
 }
 
 /// Ranks files for one query; see the module documentation.
@@ -890,8 +868,6 @@ struct Scored {
     score: f64,
     /// Terms matched (bit per term).
     matched: u64,
-    /// Spans whose range it is in (bit per span).
-    spans: u32,
 }
 
 impl Ranker {
@@ -997,12 +973,6 @@ impl Ranker {
         }
         let date = file_date(&meta);
         let spans = self.spans_of(date);
-        let mentions = self
-            .plan
-            .mentions
-            .iter()
-            .filter(|(id, _)| stats.binary_search_by_key(id, |s| s.0).is_ok())
-            .fold(0, |m, (_, bit)| m | bit);
         if !stats.is_empty() || spans != 0 {
             self.files.push(Candidate {
                 meta,
@@ -1010,7 +980,6 @@ impl Ranker {
                 lengths,
                 stats,
                 spans,
-                mentions,
             });
         }
     }
@@ -1055,15 +1024,12 @@ impl Ranker {
                 && c.stats.iter().any(|(_, s)| s.tf[NAME] > 0)
                 && plan.names(&c.meta.stem);
             let score = score * prior(&c.meta) * if named { NAMED_WEIGHT } else { 1.0 };
-            // A file naming a span's month is in its range when it holds
-            // a query word.
-            let spans = c.spans | if matched != 0 { c.mentions } else { 0 };
             for (i, count) in span_files.iter_mut().enumerate() {
-                *count += usize::from(spans & 1 << i != 0);
+                *count += usize::from(c.spans & 1 << i != 0);
             }
-            let tier = match (spans != 0, matched != 0 || plan.terms.is_empty()) {
+            let tier = match (c.spans != 0, matched != 0 || plan.terms.is_empty()) {
                 (true, true) if plan.holds_half(matched) => 0,
-                (true, false) if spans & plan.narrow != 0 => 1,
+                (true, false) if c.spans & plan.narrow != 0 => 1,
                 (_, true) => 2,
                 (true, false) => 3,
                 (false, false) => continue,
@@ -1073,7 +1039,6 @@ impl Ranker {
                 tier,
                 score,
                 matched,
-                spans,
             });
         }
         scored.sort_by(|a, b| compare(&self.files, a, b));
@@ -1432,7 +1397,7 @@ impl Ordered {
             plan.spans
                 .iter()
                 .enumerate()
-                .filter(|(i, _)| s.spans & 1 << i != 0)
+                .filter(|(i, _)| c.spans & 1 << i != 0)
                 .map(|(_, sp)| (sp.at, sp.phrase.clone())),
         );
         matched.sort_by_key(|m| m.0);

@@ -95,19 +95,6 @@ const WEEKDAYS: [&str; 7] = [
     "sunday",
 ];
 
-/// The name of the month `span` covers whole (or, this month, so far),
-/// when that name is no English word (`March`, `May` are): a note that
-/// says `October` speaks of that month.
-pub fn month_named(span: &Span, today: Date) -> Option<&'static str> {
-    let (a, b) = (span.first, span.last);
-    let m = a.month();
-    let whole = a.day() == 1
-        && b.year() == a.year()
-        && b.month() == m
-        && (b.day() == b.days_in_month() || b == today);
-    (whole && !matches!(m, 3 | 5)).then(|| MONTHS[m as usize - 1])
-}
-
 /// Month number for a full name or a 3-letter abbreviation (and `sept`),
 /// and whether the word is safe alone (not an English word or abbreviation).
 fn month(word: &str) -> Option<(u32, bool)> {

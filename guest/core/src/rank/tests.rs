@@ -1098,56 +1098,6 @@ fn a_row_that_names_a_code_outranks_a_passing_mention() {
 }
 
 #[test]
-fn a_note_naming_the_month_is_in_its_range_when_it_holds_a_word() {
-    let files = [
-        (
-            "p/daily/2026-04-06.md",
-            "### 10:00 — standup\nNothing special.\n",
-        ),
-        (
-            "p/daily/2026-04-20.md",
-            "### 10:00 — review\nRenamed the buckets.\n",
-        ),
-        (
-            "p/notes/cost-review-gcp.md",
-            "# GCP cost review\nApril: 41,200 USD, up 8% on March.\n",
-        ),
-        (
-            "p/notes/cost-review-aws.md",
-            "# AWS cost review\nFebruary: 12,000 USD.\n",
-        ),
-        ("p/notes/calendar.md", "April has thirty days.\n"),
-    ];
-    let r = rank(&files, "how much did GCP cost us in April");
-    assert_eq!(
-        paths(&r),
-        [
-            "p/notes/cost-review-gcp.md",
-            "p/daily/2026-04-20.md",
-            "p/daily/2026-04-06.md",
-            "p/notes/cost-review-aws.md",
-        ]
-    );
-    assert_eq!(r.hits[0].matched_terms, ["GCP", "cost", "in April"]);
-    assert_eq!(r.terms.last().unwrap(), &("in April".to_string(), 3));
-    // `May` is also a verb: a note that says it is not dated by it.
-    let files = [
-        (
-            "p/daily/2026-05-04.md",
-            "### 10:00 — standup\nNothing special.\n",
-        ),
-        (
-            "p/notes/cost-review-gcp.md",
-            "# GCP cost\nMay: costs may rise.\n",
-        ),
-    ];
-    assert_eq!(
-        paths(&rank(&files, "GCP cost in May")),
-        ["p/daily/2026-05-04.md", "p/notes/cost-review-gcp.md"]
-    );
-}
-
-#[test]
 fn a_long_range_does_not_put_logs_without_a_word_first() {
     let files = [
         (
