@@ -40,9 +40,10 @@ use crate::rank::{FIELDS, FileStats, TermStats};
 
 /// The first eight bytes of an index file.
 pub const MAGIC: [u8; 8] = *b"AMIDX\0\r\n";
-/// The format version; any other is rebuilt. 3: a list item's or table
-/// row's leading code span counts in the heading field.
-pub const VERSION: u32 = 3;
+/// The format version; any other is rebuilt. 4: a list item's or table
+/// row's leading code span counts in the heading field (3 counted a
+/// leading bold span too).
+pub const VERSION: u32 = 4;
 /// How much older than the build a file's modification time must be for
 /// its entry to be trusted: covers file systems with coarse timestamps
 /// (FAT keeps two seconds).

@@ -47,7 +47,7 @@
 //! of several tokens scores their mean, so every query term weighs about
 //! the same. [`K1`] and the [`FIELD_WEIGHTS`] are the textbook value and a
 //! deliberately plain ordering (name 3, headings 2, body 1), not fitted to
-//! examples; the code span or bold text a list item or table row starts
+//! examples; the code span a list item or table row starts
 //! with counts as a heading, the name the writer gives that entry
 //! (`` | `E1101` | export too large | `` defines the code, where a log
 //! mentions it in passing); [`B`] is lower than the textbook's, for stores

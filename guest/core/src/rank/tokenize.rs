@@ -348,11 +348,12 @@ pub fn all_tokens(text: &str) -> Vec<(String, Tok)> {
 pub enum LineKind {
     /// An ATX heading (`#` to `######`) outside code fences.
     Heading,
-    /// A list item or table row that starts with a code span or bold text,
-    /// outside code fences: ``- `E1101` export too large``, ``| `TW-4091` |
-    /// overlap |``, `- **staging**: …`. Its first `n` bytes, up to the
-    /// span's end, are the row's *key*, the name the writer gives the entry
-    /// (as a heading names a section); the rest is body.
+    /// A list item or table row that starts with a code span, outside code
+    /// fences: ``- `E1101` export too large``, ``| `TW-4091` | overlap |``.
+    /// Its first `n` bytes, up to the span's end, are the row's *key*, the
+    /// name the writer gives the entry (as a heading names a section); the
+    /// rest is body. (Bold text is not a key: it marks emphasis as often as
+    /// a label.)
     Key(usize),
     /// Anything else.
     Body,
@@ -413,8 +414,8 @@ impl Fences {
     }
 }
 
-/// Where the key of a list item or table row ends: past the code span or
-/// bold text it starts with, after its marker (`-`, `*`, `+`, `1.`, `1)`
+/// Where the key of a list item or table row ends: past the code span it
+/// starts with, after its marker (`-`, `*`, `+`, `1.`, `1)`
 /// or `|`) and spaces.
 fn key_end(line: &[u8]) -> Option<usize> {
     let digits = line.iter().take_while(|c| c.is_ascii_digit()).count();
@@ -427,12 +428,8 @@ fn key_end(line: &[u8]) -> Option<usize> {
         _ => return None,
     };
     let at = marker + line[marker..].iter().take_while(|&&c| c == b' ').count();
-    let open = if line[at..].starts_with(b"**") {
-        &b"**"[..]
-    } else {
-        let ticks = line[at..].iter().take_while(|&&c| c == b'`').count();
-        &line[at..at + ticks]
-    };
+    let ticks = line[at..].iter().take_while(|&&c| c == b'`').count();
+    let open = &line[at..at + ticks];
     if open.is_empty() {
         return None;
     }
@@ -606,16 +603,17 @@ mod tests {
     }
 
     #[test]
-    fn a_row_led_by_code_or_bold_has_a_key() {
+    fn a_row_led_by_a_code_span_has_a_key() {
         let mut f = Fences::default();
         let table = [
             ("- `E1101` export too large", Some(9)),
             ("| `TW-4091` | overlap |", Some(11)),
-            ("  * **staging**: the cluster", Some(15)),
+            ("  * `staging`: the cluster", Some(13)),
             ("12. ``a`b`` then", Some(11)),
             ("3) `x`", Some(6)),
             ("|`k`|v|", Some(4)),
-            // Not led by a span, not closed, empty, or not a list item.
+            // Not led by a code span, not closed, empty, or not a list item.
+            ("- **Do not** deploy on Fridays", None),
             ("- plain `code` later", None),
             ("- `unclosed", None),
             ("- `` x", None),
