@@ -415,8 +415,8 @@ impl Fences {
 }
 
 /// Where the key of a list item or table row ends: past the code span it
-/// starts with, after its marker (`-`, `*`, `+`, `1.`, `1)`
-/// or `|`) and spaces.
+/// starts with, after its marker (`-`, `*`, `+`, `1.`, `1)` or `|`) and
+/// spaces.
 fn key_end(line: &[u8]) -> Option<usize> {
     let digits = line.iter().take_while(|c| c.is_ascii_digit()).count();
     let marker = match line.first()? {
