@@ -47,10 +47,10 @@
 //! of several tokens scores their mean, so every query term weighs about
 //! the same. [`K1`] and the [`FIELD_WEIGHTS`] are the textbook value and a
 //! deliberately plain ordering (name 3, headings 2, body 1), not fitted to
-//! examples; the code span a list item or table row starts
-//! with counts as a heading, the name the writer gives that entry
-//! (`` | `E1101` | export too large | `` defines the code, where a log
-//! mentions it in passing); [`B`] is lower than the textbook's, for stores
+//! examples; the code span a list item or table row starts with counts as
+//! a heading, the name the writer gives that entry (`` | `E1101` | export
+//! too large | `` defines the code, where a log mentions it in passing);
+//! [`B`] is lower than the textbook's, for stores
 //! that mix short logs with long notes (see its docs). A file holding an
 //! identifier term (`max_retry_count`) also earns [`PART_WEIGHT`] of its
 //! parts' mean score (`max`, `retri`, `count`), so the note about retries
@@ -80,9 +80,9 @@
 //! the query's other words, then (when there are other words, and the range
 //! is shorter than [`NARROW_DAYS`]) those matching none, then everything
 //! else that matches, by relevance; a year of logs that hold none of the
-//! words is no answer to "who got paged this year". A log of
-//! last week that says only `data` is no answer to "the cost of the data
-//! warehouse last week", and no better than a note on warehouse costs.
+//! words is no answer to "who got paged this year". A log of last week
+//! that says only `data` is no answer to "the cost of the data warehouse
+//! last week", and no better than a note on warehouse costs.
 //! Nothing is hidden. Ties go to the newer file, then the path.
 //!
 //! # Two phases
@@ -861,9 +861,9 @@ pub struct Ranker {
 #[derive(Debug, Clone)]
 struct Scored {
     file: usize,
-    /// 0: a log in a time range matching half the terms (or there are
-    /// none); 1: a log in a short time range, no term; 2: any other match;
-    /// 3: a log in a long time range, no term.
+    /// 0: a dated file in a time range matching half the query's words
+    /// (or there are none); 1: one in a short time range, no word; 2: any
+    /// other match; 3: one in a long time range, no word.
     tier: u8,
     score: f64,
     /// Terms matched (bit per term).
