@@ -12,20 +12,29 @@
 //!
 //! # Layout (little-endian)
 //! ```text
-//! header   64 bytes: magic, version, files, built_at, terms, 0,
-//!          postings_len, front_len, front checksum, header checksum
-//! postings per term: df × (file id gap, tf name, tf headings, tf body,
-//!          lines), varints, ids ascending
-//! front    the file table: per file, path (u16 length + bytes), size,
-//!          mtime, three field lengths (u32);
-//!          the dictionary: per term, a 32-byte record (text offset and
-//!          length, postings offset and length, df, checksum), sorted by
-//!          term; then the terms' text
+//! header     72 bytes: magic, version, files, built_at, terms, blocks,
+//!            postings_len, dictionary_len, front_len, front checksum,
+//!            header checksum
+//! postings   per term: df × (file id gap, tf name, tf headings, tf body,
+//!            lines), varints, ids ascending
+//! dictionary the terms in sorted order, in blocks of BLOCK_TERMS: per
+//!            block, a 32-byte record per term (text offset in the block
+//!            and length, postings offset and length, df, checksum), then
+//!            the terms' text
+//! front      the file table: per file, path (u16 length + bytes), size,
+//!            mtime, three field lengths (u32);
+//!            the block table: per block, a 32-byte record of the same
+//!            shape (its first term's text offset and length, the block's
+//!            offset in the dictionary and length, its term count,
+//!            checksum); then the first terms' text
 //! ```
 //! The postings come first so a writer can stream them and put the small
-//! front last; a reader takes the header, then the front in one read, then
-//! one read per query token. The front is checksummed whole (every search
-//! needs all of it); each term's postings alone, checked when read.
+//! front last. A reader takes the header, then the front in one read, then
+//! per query token one read of a dictionary block and one of its postings.
+//! The front is checksummed whole (every search needs all of it); each
+//! block and each term's postings alone, checked when read, so a search
+//! reads about a file table's worth plus a few kilobytes per token, not
+//! the whole dictionary (most of an index's front before format 5).
 //!
 //! The checksum ([`checksum`]) is not a signature: it catches truncation,
 //! torn writes and flipped bytes, not a forgery made to pass it.
@@ -40,16 +49,19 @@ use crate::rank::{FIELDS, FileStats, TermStats};
 
 /// The first eight bytes of an index file.
 pub const MAGIC: [u8; 8] = *b"AMIDX\0\r\n";
-/// The format version; any other is rebuilt. 4: a list item's or table
-/// row's leading code span counts in the heading field (3 counted a
-/// leading bold span too).
-pub const VERSION: u32 = 4;
+/// The format version; any other is rebuilt. 5: the dictionary in
+/// blocks outside the front (4 kept it whole in the front; 4 also began
+/// counting a list item's or table row's leading code span in the heading
+/// field).
+pub const VERSION: u32 = 5;
 /// How much older than the build a file's modification time must be for
 /// its entry to be trusted: covers file systems with coarse timestamps
 /// (FAT keeps two seconds).
 pub const RACY_NS: i64 = 2_000_000_000;
-const HEADER_LEN: usize = 64;
+const HEADER_LEN: usize = 72;
 const RECORD_LEN: usize = 32;
+/// Terms per dictionary block: a lookup reads one block, about 2.5 KB.
+const BLOCK_TERMS: usize = 64;
 /// Largest index file read; a larger one is ignored (and rebuilt).
 const MAX_INDEX_BYTES: u64 = 1 << 31;
 
@@ -87,7 +99,8 @@ pub struct Entry {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Corrupt;
 
-/// A dictionary record.
+/// A dictionary record: a term's, or in the block table a block's (its
+/// first term, where it lies in the dictionary, `df` its term count).
 #[derive(Debug, Clone, Copy)]
 struct Record {
     text: (usize, usize),
@@ -96,7 +109,7 @@ struct Record {
     sum: u64,
 }
 
-/// A loaded index: the file table parsed, the dictionary kept as bytes.
+/// A loaded index: the file table parsed, the block table kept as bytes.
 #[derive(Debug)]
 pub struct Index {
     file: File,
@@ -108,9 +121,11 @@ pub struct Index {
     /// not answer (see [`Index::entry_of`]).
     by_path: std::cell::OnceCell<HashMap<String, u32>>,
     front: Vec<u8>,
-    records_at: usize,
+    blocks_at: usize,
+    blocks: usize,
     terms: usize,
     postings_len: u64,
+    dictionary_len: u64,
 }
 
 fn u32_at(b: &[u8], at: usize) -> Option<u32> {
@@ -155,6 +170,70 @@ fn read_at(file: &File, offset: u64, len: usize) -> io::Result<Vec<u8>> {
     Ok(bytes)
 }
 
+/// One record of `table` (32-byte records from `at`, `count` of them,
+/// then their text heap): its text within `table`, its range within a
+/// region of `region_len` bytes, its count and checksum.
+fn record_in(
+    table: &[u8],
+    at: usize,
+    count: usize,
+    i: usize,
+    region_len: u64,
+) -> Result<Record, Corrupt> {
+    let r = at + i * RECORD_LEN;
+    let field = |a| u32_at(table, r + a).ok_or(Corrupt);
+    let heap = at + count * RECORD_LEN;
+    let text_at = heap.checked_add(field(0)? as usize).ok_or(Corrupt)?;
+    let text_len = field(4)? as usize;
+    let post_at = u64_at(table, r + 8).ok_or(Corrupt)?;
+    let post_len = field(16)? as usize;
+    if text_at
+        .checked_add(text_len)
+        .is_none_or(|end| end > table.len())
+        || post_at
+            .checked_add(post_len as u64)
+            .is_none_or(|end| end > region_len)
+    {
+        return Err(Corrupt);
+    }
+    Ok(Record {
+        text: (text_at, text_len),
+        post: (post_at, post_len),
+        df: field(20)?,
+        sum: u64_at(table, r + 24).ok_or(Corrupt)?,
+    })
+}
+
+/// Every term of a dictionary, in order, with its record.
+type Terms = Vec<(Vec<u8>, Record)>;
+
+/// A dictionary block, read and checked: `count` term records, then their
+/// text.
+struct Block {
+    bytes: Vec<u8>,
+    count: usize,
+}
+
+impl Block {
+    /// The block `bytes` recorded by `r` in the block table, if it is the
+    /// one written there.
+    fn check(bytes: Vec<u8>, r: &Record) -> Result<Block, Corrupt> {
+        let count = r.df as usize;
+        if checksum(&bytes) != r.sum || count == 0 || count > bytes.len() / RECORD_LEN {
+            return Err(Corrupt);
+        }
+        Ok(Block { bytes, count })
+    }
+
+    fn record(&self, i: usize, postings_len: u64) -> Result<Record, Corrupt> {
+        record_in(&self.bytes, 0, self.count, i, postings_len)
+    }
+
+    fn text(&self, r: &Record) -> &[u8] {
+        &self.bytes[r.text.0..r.text.0 + r.text.1]
+    }
+}
+
 impl Index {
     /// Open and check the index at `path`; `None` when it is missing or
     /// fails any check.
@@ -165,35 +244,49 @@ impl Index {
             return None;
         }
         let header = read_at(&file, 0, HEADER_LEN).ok()?;
-        let (postings_len, front_len) = Self::check_header(&header, size)?;
-        let front = read_at(&file, HEADER_LEN as u64 + postings_len, front_len).ok()?;
-        if checksum(&front) != u64_at(&header, 48)? {
+        let (postings_len, dictionary_len, front_len) = Self::check_header(&header, size)?;
+        let front_at = HEADER_LEN as u64 + postings_len + dictionary_len;
+        let front = read_at(&file, front_at, front_len).ok()?;
+        if checksum(&front) != u64_at(&header, 56)? {
             return None;
         }
-        Self::parse(file, &header, front, postings_len)
+        Self::parse(file, &header, front, postings_len, dictionary_len)
     }
 
-    /// The postings and front lengths a sound header gives for a file of
-    /// `size` bytes.
-    fn check_header(header: &[u8], size: u64) -> Option<(u64, usize)> {
+    /// The postings, dictionary and front lengths a sound header gives for
+    /// a file of `size` bytes.
+    fn check_header(header: &[u8], size: u64) -> Option<(u64, u64, usize)> {
         if header.get(..8)? != MAGIC
             || u32_at(header, 8)? != VERSION
-            || checksum(header.get(..56)?) != u64_at(header, 56)?
+            || checksum(header.get(..64)?) != u64_at(header, 64)?
         {
             return None;
         }
         let postings_len = u64_at(header, 32)?;
-        let front_len = u64_at(header, 40)?;
+        let dictionary_len = u64_at(header, 40)?;
+        let front_len = u64_at(header, 48)?;
         let total = (HEADER_LEN as u64)
             .checked_add(postings_len)?
+            .checked_add(dictionary_len)?
             .checked_add(front_len)?;
-        (total == size).then_some((postings_len, usize::try_from(front_len).ok()?))
+        (total == size).then_some((
+            postings_len,
+            dictionary_len,
+            usize::try_from(front_len).ok()?,
+        ))
     }
 
-    fn parse(file: File, header: &[u8], front: Vec<u8>, postings_len: u64) -> Option<Index> {
+    fn parse(
+        file: File,
+        header: &[u8],
+        front: Vec<u8>,
+        postings_len: u64,
+        dictionary_len: u64,
+    ) -> Option<Index> {
         let files = u32_at(header, 12)? as usize;
         let built_at = u64_at(header, 16)? as i64;
         let terms = u32_at(header, 24)? as usize;
+        let blocks = u32_at(header, 28)? as usize;
         // Each entry takes at least 30 bytes: a count cannot outgrow them.
         if files > front.len() / 30 {
             return None;
@@ -220,7 +313,7 @@ impl Index {
                 lengths,
             });
         }
-        if terms > (front.len() - at) / RECORD_LEN {
+        if blocks > (front.len() - at) / RECORD_LEN || blocks != terms.div_ceil(BLOCK_TERMS) {
             return None;
         }
         Some(Index {
@@ -229,9 +322,11 @@ impl Index {
             entries,
             by_path: std::cell::OnceCell::new(),
             front,
-            records_at: at,
+            blocks_at: at,
+            blocks,
             terms,
             postings_len,
+            dictionary_len,
         })
     }
 
@@ -254,74 +349,89 @@ impl Index {
         by_path.get(path).copied()
     }
 
-    /// Number of terms.
-    pub fn term_count(&self) -> usize {
-        self.terms
+    /// The block table's record of block `i`.
+    fn block_record(&self, i: usize) -> Result<Record, Corrupt> {
+        record_in(
+            &self.front,
+            self.blocks_at,
+            self.blocks,
+            i,
+            self.dictionary_len,
+        )
     }
 
-    fn record(&self, i: usize) -> Result<Record, Corrupt> {
-        let r = self.records_at + i * RECORD_LEN;
-        let f = &self.front;
-        let heap = self.records_at + self.terms * RECORD_LEN;
-        let field = |a| u32_at(f, r + a).ok_or(Corrupt);
-        let text_at = heap.checked_add(field(0)? as usize).ok_or(Corrupt)?;
-        let text_len = field(4)? as usize;
-        let post_at = u64_at(f, r + 8).ok_or(Corrupt)?;
-        let post_len = field(16)? as usize;
-        if text_at
-            .checked_add(text_len)
-            .is_none_or(|end| end > f.len())
-            || post_at
-                .checked_add(post_len as u64)
-                .is_none_or(|end| end > self.postings_len)
-        {
-            return Err(Corrupt);
-        }
-        Ok(Record {
-            text: (text_at, text_len),
-            post: (post_at, post_len),
-            df: field(20)?,
-            sum: u64_at(f, r + 24).ok_or(Corrupt)?,
-        })
-    }
-
-    fn text(&self, r: &Record) -> &[u8] {
+    /// The first term of the block recorded by `r`.
+    fn first_term(&self, r: &Record) -> &[u8] {
         &self.front[r.text.0..r.text.0 + r.text.1]
-    }
-
-    /// The term `i` of the dictionary, in order.
-    pub fn term(&self, i: usize) -> Result<&[u8], Corrupt> {
-        let r = self.record(i)?;
-        Ok(self.text(&r))
     }
 
     /// The files holding `token` and its counts in each, by entry, or
     /// nothing when no file does.
     ///
     /// # Errors
-    /// [`Corrupt`] when its postings fail their checksum or do not decode.
+    /// [`Corrupt`] when the block or the postings fail their checksums or
+    /// do not decode.
     pub fn postings(&self, token: &str) -> Result<Vec<(u32, TermStats)>, Corrupt> {
-        let (mut lo, mut hi) = (0, self.terms);
+        let token = token.as_bytes();
+        // The last block whose first term is not after the token.
+        let (mut lo, mut hi) = (0, self.blocks);
         while lo < hi {
             let mid = lo + (hi - lo) / 2;
-            let r = self.record(mid)?;
-            match self.text(&r).cmp(token.as_bytes()) {
+            let r = self.block_record(mid)?;
+            if self.first_term(&r) <= token {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        let Some(b) = lo.checked_sub(1) else {
+            return Ok(Vec::new());
+        };
+        let br = self.block_record(b)?;
+        let at = HEADER_LEN as u64 + self.postings_len + br.post.0;
+        let block = Block::check(
+            read_at(&self.file, at, br.post.1).map_err(|_| Corrupt)?,
+            &br,
+        )?;
+        let (mut lo, mut hi) = (0, block.count);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            let r = block.record(mid, self.postings_len)?;
+            match block.text(&r).cmp(token) {
                 std::cmp::Ordering::Less => lo = mid + 1,
                 std::cmp::Ordering::Greater => hi = mid,
                 std::cmp::Ordering::Equal => {
-                    let block = read_at(&self.file, HEADER_LEN as u64 + r.post.0, r.post.1)
+                    let bytes = read_at(&self.file, HEADER_LEN as u64 + r.post.0, r.post.1)
                         .map_err(|_| Corrupt)?;
-                    return self.decode(&r, &block);
+                    return self.decode(&r, &bytes);
                 }
             }
         }
         Ok(Vec::new())
     }
 
-    /// Every postings block, in one read: for rewriting the index.
-    fn all_postings(&self) -> Result<Vec<u8>, Corrupt> {
+    /// Every postings block and every term, in one read each: for
+    /// rewriting the index. The terms come in order, each with its record.
+    fn everything(&self) -> Result<(Vec<u8>, Terms), Corrupt> {
         let len = usize::try_from(self.postings_len).map_err(|_| Corrupt)?;
-        read_at(&self.file, HEADER_LEN as u64, len).map_err(|_| Corrupt)
+        let postings = read_at(&self.file, HEADER_LEN as u64, len).map_err(|_| Corrupt)?;
+        let len = usize::try_from(self.dictionary_len).map_err(|_| Corrupt)?;
+        let dictionary =
+            read_at(&self.file, HEADER_LEN as u64 + self.postings_len, len).map_err(|_| Corrupt)?;
+        let mut terms = Vec::with_capacity(self.terms);
+        for b in 0..self.blocks {
+            let br = self.block_record(b)?;
+            let at = usize::try_from(br.post.0).map_err(|_| Corrupt)?;
+            let block = Block::check(dictionary[at..at + br.post.1].to_vec(), &br)?;
+            for i in 0..block.count {
+                let r = block.record(i, self.postings_len)?;
+                terms.push((block.text(&r).to_vec(), r));
+            }
+        }
+        if terms.len() != self.terms || terms.windows(2).any(|w| w[0].0 >= w[1].0) {
+            return Err(Corrupt);
+        }
+        Ok((postings, terms))
     }
 
     fn decode(&self, r: &Record, block: &[u8]) -> Result<Vec<(u32, TermStats)>, Corrupt> {
@@ -434,9 +544,9 @@ pub fn write(
     fresh: &Fresh,
 ) -> io::Result<()> {
     let corrupt = |_| io::Error::other("the old index is corrupt");
-    let old_postings = match old {
-        Some((index, _)) => Some(index.all_postings().map_err(corrupt)?),
-        None => None,
+    let (old_postings, old_terms) = match old {
+        Some((index, _)) => index.everything().map_err(corrupt)?,
+        None => (Vec::new(), Vec::new()),
     };
     let tmp = dir.join(fsio::temp_name(name));
     let result = (|| {
@@ -446,33 +556,12 @@ pub fn write(
         let mut fresh_terms: Vec<&String> = fresh.terms.keys().collect();
         fresh_terms.sort_unstable();
         let mut fresh_terms = fresh_terms.into_iter().peekable();
-        let old_terms = old.map_or(0, |(index, _)| index.term_count());
-        let mut records: Vec<u8> = Vec::new();
-        let mut heap: Vec<u8> = Vec::new();
+        let mut old_terms = old_terms.iter().peekable();
+        let mut dictionary = Dictionary::default();
         let mut offset = 0u64;
         let mut block = Postings::default();
-        let mut emit = |token: &[u8], block: &Postings| -> io::Result<()> {
-            if block.df == 0 {
-                return Ok(());
-            }
-            out.write_all(&block.bytes)?;
-            let to32 = |n: usize| u32::try_from(n).map_err(|_| io::Error::other("index too large"));
-            records.extend_from_slice(&to32(heap.len())?.to_le_bytes());
-            records.extend_from_slice(&to32(token.len())?.to_le_bytes());
-            records.extend_from_slice(&offset.to_le_bytes());
-            records.extend_from_slice(&to32(block.bytes.len())?.to_le_bytes());
-            records.extend_from_slice(&block.df.to_le_bytes());
-            records.extend_from_slice(&checksum(&block.bytes).to_le_bytes());
-            heap.extend_from_slice(token);
-            offset += block.bytes.len() as u64;
-            Ok(())
-        };
-        let mut i = 0;
         loop {
-            let old_term = match old {
-                Some((index, _)) if i < old_terms => Some(index.term(i).map_err(corrupt)?),
-                _ => None,
-            };
+            let old_term = old_terms.peek().map(|t| t.0.as_slice());
             let fresh_term = fresh_terms.peek().map(|t| t.as_bytes());
             let token: Vec<u8> = match (old_term, fresh_term) {
                 (None, None) => break,
@@ -482,17 +571,15 @@ pub fn write(
             };
             let mut merged: Vec<(u32, TermStats)> = Vec::new();
             if old_term == Some(token.as_slice())
-                && let (Some((index, remap)), Some(bytes)) = (old, &old_postings)
+                && let (Some((index, remap)), Some((_, r))) = (old, old_terms.next())
             {
-                let r = index.record(i).map_err(corrupt)?;
                 let start = usize::try_from(r.post.0).map_err(|_| corrupt(Corrupt))?;
                 let list = index
-                    .decode(&r, &bytes[start..start + r.post.1])
+                    .decode(r, &old_postings[start..start + r.post.1])
                     .map_err(corrupt)?;
                 merged.extend(list.into_iter().filter_map(|(id, s)| {
                     remap.get(id as usize).copied().flatten().map(|n| (n, s))
                 }));
-                i += 1;
             }
             if fresh_term == Some(token.as_slice())
                 && let Some(t) = fresh_terms.next()
@@ -506,8 +593,15 @@ pub fn write(
             for (id, s) in &merged {
                 block.push(*id, s);
             }
-            emit(&token, &block)?;
+            if block.df == 0 {
+                continue;
+            }
+            out.write_all(&block.bytes)?;
+            dictionary.push(&token, offset, &block)?;
+            offset += block.bytes.len() as u64;
         }
+        let (terms, blocks, dictionary, table) = dictionary.finish()?;
+        out.write_all(&dictionary)?;
         let mut front = Vec::new();
         for e in entries {
             let n = u16::try_from(e.path.len()).map_err(|_| io::Error::other("path too long"))?;
@@ -519,21 +613,19 @@ pub fn write(
                 front.extend_from_slice(&l.to_le_bytes());
             }
         }
-        let terms = records.len() / RECORD_LEN;
-        front.extend_from_slice(&records);
-        front.extend_from_slice(&heap);
+        front.extend_from_slice(&table);
         out.write_all(&front)?;
         out.flush()?;
         drop(out);
         let mut header = Vec::with_capacity(HEADER_LEN);
         header.extend_from_slice(&MAGIC);
         header.extend_from_slice(&VERSION.to_le_bytes());
-        let count = |n: usize| u32::try_from(n).map_err(|_| io::Error::other("index too large"));
-        header.extend_from_slice(&count(entries.len())?.to_le_bytes());
+        header.extend_from_slice(&to_u32(entries.len())?.to_le_bytes());
         header.extend_from_slice(&built_at.to_le_bytes());
-        header.extend_from_slice(&count(terms)?.to_le_bytes());
-        header.extend_from_slice(&0u32.to_le_bytes());
+        header.extend_from_slice(&to_u32(terms)?.to_le_bytes());
+        header.extend_from_slice(&to_u32(blocks)?.to_le_bytes());
         header.extend_from_slice(&offset.to_le_bytes());
+        header.extend_from_slice(&(dictionary.len() as u64).to_le_bytes());
         header.extend_from_slice(&(front.len() as u64).to_le_bytes());
         header.extend_from_slice(&checksum(&front).to_le_bytes());
         let sum = checksum(&header);
@@ -551,6 +643,99 @@ pub fn write(
     result?;
     fsio::sync_dir(dir);
     Ok(())
+}
+
+fn to_u32(n: usize) -> io::Result<u32> {
+    u32::try_from(n).map_err(|_| io::Error::other("index too large"))
+}
+
+/// A 32-byte record: text offset and length, a range (offset, length),
+/// a count and a checksum.
+fn put_record(
+    out: &mut Vec<u8>,
+    text: (usize, usize),
+    range: (u64, usize),
+    count: u32,
+    sum: u64,
+) -> io::Result<()> {
+    out.extend_from_slice(&to_u32(text.0)?.to_le_bytes());
+    out.extend_from_slice(&to_u32(text.1)?.to_le_bytes());
+    out.extend_from_slice(&range.0.to_le_bytes());
+    out.extend_from_slice(&to_u32(range.1)?.to_le_bytes());
+    out.extend_from_slice(&count.to_le_bytes());
+    out.extend_from_slice(&sum.to_le_bytes());
+    Ok(())
+}
+
+/// The dictionary being written, a block at a time, and its block table.
+#[derive(Default)]
+struct Dictionary {
+    /// Finished blocks.
+    bytes: Vec<u8>,
+    /// The block table's records, then (in `first`) their first terms.
+    table: Vec<u8>,
+    first: Vec<u8>,
+    /// The block being filled: its records and its terms' text.
+    records: Vec<u8>,
+    text: Vec<u8>,
+    /// Its first term, and how many terms it holds.
+    head: Vec<u8>,
+    count: usize,
+    terms: usize,
+}
+
+impl Dictionary {
+    /// Add `token`, whose postings `block` start at `offset`.
+    fn push(&mut self, token: &[u8], offset: u64, block: &Postings) -> io::Result<()> {
+        if self.count == 0 {
+            self.head = token.to_vec();
+        }
+        put_record(
+            &mut self.records,
+            (self.text.len(), token.len()),
+            (offset, block.bytes.len()),
+            block.df,
+            checksum(&block.bytes),
+        )?;
+        self.text.extend_from_slice(token);
+        self.count += 1;
+        self.terms += 1;
+        if self.count == BLOCK_TERMS {
+            self.close()?;
+        }
+        Ok(())
+    }
+
+    /// Finish the block being filled (its records' text offsets count
+    /// from the end of its records, as the block table's from the end of
+    /// the table).
+    fn close(&mut self) -> io::Result<()> {
+        if self.count == 0 {
+            return Ok(());
+        }
+        let mut block = std::mem::take(&mut self.records);
+        block.append(&mut self.text);
+        put_record(
+            &mut self.table,
+            (self.first.len(), self.head.len()),
+            (self.bytes.len() as u64, block.len()),
+            to_u32(self.count)?,
+            checksum(&block),
+        )?;
+        self.first.extend_from_slice(&self.head);
+        self.bytes.extend_from_slice(&block);
+        self.count = 0;
+        Ok(())
+    }
+
+    /// The term and block counts, the dictionary's bytes, and the block
+    /// table with its text.
+    fn finish(mut self) -> io::Result<(usize, usize, Vec<u8>, Vec<u8>)> {
+        self.close()?;
+        let blocks = self.table.len() / RECORD_LEN;
+        self.table.append(&mut self.first);
+        Ok((self.terms, blocks, self.bytes, self.table))
+    }
 }
 
 #[cfg(test)]
@@ -572,6 +757,96 @@ mod tests {
             assert_ne!(checksum(&base[..n]), sum, "cut at {n}");
         }
         assert_ne!(checksum(&[0; 8]), checksum(&[0; 7]));
+    }
+
+    fn stats(i: u32) -> TermStats {
+        TermStats {
+            tf: [i % 2, i % 3, i + 1],
+            lines: i % 5 + 1,
+        }
+    }
+
+    fn entry(i: u32) -> Entry {
+        Entry {
+            path: format!("notes/n{i}.md"),
+            sig: Sig {
+                len: u64::from(i),
+                mtime_ns: 1,
+            },
+            lengths: [i, i, i],
+        }
+    }
+
+    /// Every term of a dictionary of several blocks is found, with its
+    /// postings, after a build and after a merge that drops a file; words
+    /// before the first, between two, and after the last are not.
+    #[test]
+    fn lookups_find_every_term_across_blocks_and_merges() {
+        let dir = tempfile::tempdir().unwrap();
+        let guard = fsio::lock(dir.path(), fsio::LockPolicy::default()).unwrap();
+        let terms = BLOCK_TERMS * 3 + 5;
+        let token = |t: usize| format!("w{:05}", t * 2);
+        let mut fresh = Fresh::default();
+        for id in 0..3u32 {
+            let mut f = FileStats::default();
+            for t in (0..terms).filter(|t| t % 3 != id as usize) {
+                f.terms.push((token(t), stats(t as u32 + id)));
+            }
+            fresh.add(id, &f);
+        }
+        let entries: Vec<Entry> = (0..3).map(entry).collect();
+        write(dir.path(), "a.idx", &guard, 7, &entries, None, &fresh).unwrap();
+        let index = Index::load(&dir.path().join("a.idx")).unwrap();
+        assert_eq!((index.terms, index.blocks), (terms, 4));
+        assert_eq!(index.entries, entries);
+        for t in 0..terms {
+            let want: Vec<(u32, TermStats)> = (0..3u32)
+                .filter(|&id| t % 3 != id as usize)
+                .map(|id| (id, stats(t as u32 + id)))
+                .collect();
+            assert_eq!(index.postings(&token(t)).unwrap(), want, "{}", token(t));
+            assert_eq!(
+                index.postings(&format!("w{:05}", t * 2 + 1)).unwrap(),
+                vec![]
+            );
+        }
+        for absent in ["", "a", "w", "w99999", "z"] {
+            assert_eq!(index.postings(absent).unwrap(), vec![], "{absent:?}");
+        }
+
+        // File 0 is gone, 1 and 2 become 0 and 1, and a new file 2 holds
+        // one new term and one old.
+        let mut fresh = Fresh::default();
+        let f = FileStats {
+            lengths: [0; FIELDS],
+            terms: vec![(token(1), stats(9)), ("w00001".to_string(), stats(8))],
+        };
+        fresh.add(2, &f);
+        let entries: Vec<Entry> = (1..4).map(entry).collect();
+        let remap = [None, Some(0), Some(1)];
+        write(
+            dir.path(),
+            "a.idx",
+            &guard,
+            8,
+            &entries,
+            Some((&index, &remap)),
+            &fresh,
+        )
+        .unwrap();
+        let merged = Index::load(&dir.path().join("a.idx")).unwrap();
+        assert_eq!(merged.entries, entries);
+        assert_eq!(merged.postings("w00001").unwrap(), vec![(2, stats(8))]);
+        for t in 0..terms {
+            let mut want: Vec<(u32, TermStats)> = (1..3u32)
+                .filter(|&id| t % 3 != id as usize)
+                .map(|id| (id - 1, stats(t as u32 + id)))
+                .collect();
+            if t == 1 {
+                want.push((2, stats(9)));
+            }
+            assert_eq!(merged.postings(&token(t)).unwrap(), want, "{}", token(t));
+        }
     }
 
     #[test]

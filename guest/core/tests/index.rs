@@ -343,9 +343,9 @@ fn planted_and_foreign_indexes_give_no_wrong_results() {
             v
         },
         vec![0xff; good.len()],
-        good[..64]
+        good[..72]
             .iter()
-            .chain(&vec![0; good.len() - 64])
+            .chain(&vec![0; good.len() - 72])
             .copied()
             .collect(),
     ];
