@@ -1181,8 +1181,9 @@ impl Memory {
         // Staleness marks, for every file that may be shown.
         let mut marks = self.stale_marks(ordered.paths());
         let terms = ordered.terms.clone();
+        let mut reader = indexed::HitReader::default();
         let mut next = || {
-            let mut hit = ordered.next_hit(&mut |m| self.read_hit(m))?;
+            let mut hit = ordered.next_hit(&mut |m| reader.read(self, m))?;
             mark_hit(&mut marks, &mut hit);
             Some(hit)
         };

@@ -1043,24 +1043,26 @@ impl Ranker {
         }
         scored.sort_by(|a, b| compare(&self.files, a, b));
         scored.truncate(MAX_HITS);
-        // The best any candidate from `i` on can end with: its phase-one
-        // score plus the most proximity could add (slightly widened, so
-        // rounding can never put a final score above it), compared as the
-        // final order compares; a candidate proximity cannot change keeps
-        // its score, and ties go on to the date and path as always.
-        let mut best_from: Vec<Option<Scored>> = vec![None; scored.len() + 1];
-        for (i, s) in scored.iter().enumerate().rev() {
-            let c = &self.files[s.file];
-            let most = self.proximity_bound(c, &idf) * prior(&c.meta);
-            let mut top = s.clone();
-            if most > 0.0 {
-                top.score += most * (1.0 + 1e-9) + 1e-12;
-            }
-            best_from[i] = match best_from[i + 1].clone() {
-                Some(after) if compare(&self.files, &after, &top) == Ordering::Less => Some(after),
-                _ => Some(top),
-            };
-        }
+        // The best each candidate can end with: its phase-one score plus
+        // the most proximity could add (slightly widened, so rounding can
+        // never put a final score above it), compared as the final order
+        // compares; a candidate proximity cannot change keeps its score,
+        // and ties go on to the date and path as always. Phase two takes
+        // the candidates best bound first.
+        let mut bounds: Vec<(Scored, usize)> = scored
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                let c = &self.files[s.file];
+                let most = self.proximity_bound(c, &idf) * prior(&c.meta);
+                let mut top = s.clone();
+                if most > 0.0 {
+                    top.score += most * (1.0 + 1e-9) + 1e-12;
+                }
+                (top, i)
+            })
+            .collect();
+        bounds.sort_by(|a, b| compare(&self.files, &a.0, &b.0));
         let mut terms: Vec<(usize, String, usize)> = plan
             .terms
             .iter()
@@ -1079,7 +1081,7 @@ impl Ranker {
             terms: terms.into_iter().map(|(_, t, n)| (t, n)).collect(),
             idf,
             scored,
-            best_from,
+            bounds,
             next: 0,
             ready: Vec::new(),
             tok: Tokenizer::default(),
@@ -1263,9 +1265,11 @@ fn prior(meta: &FileMeta) -> f64 {
 /// gives the hits in their final order, re-reading only as many files as
 /// that order needs. Proximity only ever adds to a phase-one score, and
 /// a bound from its word counts says by how much at most, so a hit is
-/// final once it beats every later candidate's best possible score. With
-/// no query pairs, phase-one order is final and only the hits taken are
-/// read.
+/// final once it beats the best possible score of every candidate not
+/// re-read yet. Candidates are re-read best bound first: a file that
+/// could rise far (many occurrences of the words) is settled before the
+/// ones it could pass, not after every file between. With no query
+/// pairs, phase-one order is final and only the hits taken are read.
 #[derive(Debug)]
 pub struct Ordered {
     /// Each term and its matching lines across all files (the summary).
@@ -1274,10 +1278,10 @@ pub struct Ordered {
     idf: Vec<f64>,
     /// The best [`MAX_HITS`] by phase one, in its order.
     scored: Vec<Scored>,
-    /// For each `i`, the best `scored[i..]` can end with (`None` past the
-    /// end).
-    best_from: Vec<Option<Scored>>,
-    /// The first candidate not yet re-read.
+    /// The best each of them can end with, and which it is, best first:
+    /// the order they are re-read in.
+    bounds: Vec<(Scored, usize)>,
+    /// The first of `bounds` not yet re-read.
     next: usize,
     /// Re-read, final score known, not yet given out.
     ready: Vec<(Scored, SearchHit)>,
@@ -1291,7 +1295,7 @@ impl Ordered {
             ranker,
             idf: Vec::new(),
             scored: Vec::new(),
-            best_from: vec![None],
+            bounds: Vec::new(),
             next: 0,
             ready: Vec::new(),
             tok: Tokenizer::default(),
@@ -1335,18 +1339,16 @@ impl Ordered {
             let best = (0..self.ready.len())
                 .min_by(|&a, &b| compare(files, &self.ready[a].0, &self.ready[b].0));
             if let Some(b) = best {
-                let beats = match &self.best_from[self.next] {
+                let beats = match self.bounds.get(self.next) {
                     None => true,
-                    Some(later) => compare(files, &self.ready[b].0, later) == Ordering::Less,
+                    Some(later) => compare(files, &self.ready[b].0, &later.0) == Ordering::Less,
                 };
                 if beats {
                     return Some(self.ready.swap_remove(b).1);
                 }
             }
-            if self.next == self.scored.len() {
-                return None;
-            }
-            let s = self.scored[self.next].clone();
+            let &(_, i) = self.bounds.get(self.next)?;
+            let s = self.scored[i].clone();
             self.next += 1;
             if let Some(hit) = self.settle(s, read) {
                 self.ready.push(hit);

@@ -877,6 +877,57 @@ fn taking_the_first_hits_reads_only_those_files() {
     assert_eq!(reads, 3);
 }
 
+/// Files are re-read best bound first: one far down the phase-one order
+/// whose many occurrences could lift it past the leader is read right
+/// after the leader, not after the 30 files between them, which cannot
+/// pass it. (Read in phase-one order, the first hit took all 32.)
+#[test]
+fn a_file_that_could_rise_far_is_read_before_the_ones_between() {
+    let filler = |n: usize| "word ".repeat(n);
+    let mut files: Vec<(String, String)> = vec![(
+        "projects/p/notes/deploy-staging-leader.md".to_string(),
+        format!(
+            "deploy staging\n{}",
+            "deploy word word word word word staging\n".repeat(2)
+        ),
+    )];
+    // Named for the words, so they come before the riser by phase one.
+    for i in 0..30 {
+        files.push((
+            format!("projects/p/notes/deploy-staging-{i:02}.md"),
+            format!("deploy {} staging\n", filler(20 + i)),
+        ));
+    }
+    // Many of both words, far apart, in a long file: a low phase-one
+    // score and a large bound.
+    files.push((
+        "projects/p/notes/riser.md".to_string(),
+        format!("deploy {} staging {}\n", filler(30), filler(30)).repeat(12),
+    ));
+    let mut r = Ranker::new("deploy staging", d(TODAY));
+    for (path, text) in &files {
+        r.add_file(meta(path), text);
+    }
+    let mut o = r.order();
+    let name = |s: &Scored| o.ranker.files[s.file].meta.path.clone();
+    // The riser comes last by phase one, right after the leader by bound.
+    assert_eq!(name(&o.scored[0]), files[0].0);
+    assert_eq!(name(o.scored.last().unwrap()), files[31].0);
+    let order: Vec<String> = o.bounds.iter().map(|b| name(&b.0)).collect();
+    assert_eq!(order[..2], [files[0].0.clone(), files[31].0.clone()]);
+    let mut reads = Vec::new();
+    let mut read = |m: &FileMeta| {
+        reads.push(m.path.clone());
+        files
+            .iter()
+            .find(|(p, _)| *p == m.path)
+            .map(|(_, t)| t.to_string())
+    };
+    let first = o.next_hit(&mut read).unwrap();
+    assert_eq!(first.path, files[0].0);
+    assert_eq!(reads, [files[0].0.clone(), files[31].0.clone()]);
+}
+
 /// A note whose name holds a date is dated like a log of that day: in a
 /// time word's range it comes before files that only match the words.
 #[test]

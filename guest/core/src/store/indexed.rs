@@ -22,8 +22,9 @@
 //! its modification time put back is not seen until its entry is
 //! replaced; no cheaper check than reading it can tell.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fs;
+use std::path::PathBuf;
 use std::time::Duration;
 
 use super::Memory;
@@ -81,8 +82,8 @@ impl Memory {
     }
 
     /// Ranked search through the index up to phase one: the hits then come
-    /// one at a time, in order, from [`Ordered::next_hit`] with
-    /// [`Memory::read_hit`].
+    /// one at a time, in order, from [`Ordered::next_hit`] with a
+    /// [`HitReader`].
     pub(super) fn search_ranked_order(&self, query: &str) -> Result<Ordered> {
         let old = Index::load(&self.abs(&self.index_rel()));
         match self.ranked_pass(query, old) {
@@ -95,17 +96,10 @@ impl Memory {
         }
     }
 
-    /// The text phase two reads of a hit.
-    pub(super) fn read_hit(&self, meta: &FileMeta) -> Option<String> {
-        fsio::read_head(&self.abs(&meta.path), MAX_SEARCH_FILE_BYTES)
-            .ok()
-            .flatten()
-            .map(|(text, _)| text)
-    }
-
     /// Every hit of `ordered`, as results.
     pub(super) fn drain(&self, ordered: Ordered) -> SearchResults {
-        ordered.results(&mut |m| self.read_hit(m))
+        let mut reader = HitReader::default();
+        ordered.results(&mut |m| reader.read(self, m))
     }
 
     fn ranked_pass(
@@ -291,5 +285,32 @@ impl Memory {
                 let _ = fs::remove_file(dir.join(&name));
             }
         });
+    }
+}
+
+/// Reads the text phase two needs of a hit through its folder, each folder
+/// opened once per search: then a hit costs a stat and an open of one
+/// name, where a whole path costs the sandbox three opens (a stat, the
+/// inode number wasi-libc makes up, the open).
+#[derive(Debug, Default)]
+pub(crate) struct HitReader {
+    dirs: HashMap<PathBuf, Option<fsio::Dir>>,
+}
+
+impl HitReader {
+    /// The text of the hit `meta` (its first [`MAX_SEARCH_FILE_BYTES`]),
+    /// or `None` when it is no longer a regular file that can be read.
+    pub(crate) fn read(&mut self, memory: &Memory, meta: &FileMeta) -> Option<String> {
+        let path = memory.abs(&meta.path);
+        let (parent, name) = (path.parent()?, path.file_name()?.to_str()?);
+        let dir = self
+            .dirs
+            .entry(parent.to_path_buf())
+            .or_insert_with(|| fsio::Dir::open(parent).ok().flatten());
+        let (text, _) = dir
+            .as_ref()?
+            .read_head(name, MAX_SEARCH_FILE_BYTES)
+            .ok()??;
+        Some(text)
     }
 }
