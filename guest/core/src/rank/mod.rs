@@ -33,7 +33,9 @@
 //! A plain word also brings its derivational relatives (see
 //! [`stem::relatives`]: `escalating` → `escalation`, `renewing` →
 //! `renewal`, `flakes` → `flaky`), extra terms named in the summary only
-//! when some file holds them. The stemmer keeps such words apart, so a
+//! when some file holds them; so does a word's short form or the word it
+//! stands for (see [`stem::short_forms`]: `prod` and `production`, `db`
+//! and `database`). The stemmer keeps such words apart, so a
 //! relative is weaker evidence: it scores [`RELATED_WEIGHT`] of itself (the
 //! best relative of each word), and only in a file without the word itself,
 //! so a file is never ranked up for holding both.
@@ -483,9 +485,10 @@ impl Plan {
 
     /// Add the derivational relatives of each query word (see
     /// [`stem::relatives`]): a question says `escalating` or `renewing`
-    /// where the note says `escalation` or `renewal`. Only plain words of
-    /// letters have relatives; a relative that is already a query token is
-    /// left out.
+    /// where the note says `escalation` or `renewal`; and the other side of
+    /// its short form ([`stem::short_forms`]: `prod`, `production`). Only
+    /// plain words have relatives; a relative that is already a query token
+    /// is left out.
     fn add_related(&mut self) {
         for index in 0..self.terms.len() {
             let term = &self.terms[index];
@@ -494,7 +497,9 @@ impl Plan {
             }
             let at = term.at;
             let word = term.shown.to_ascii_lowercase();
-            for (form, token) in stem::relatives(&word) {
+            let mut related = stem::relatives(&word);
+            related.extend(stem::short_forms(&word));
+            for (form, token) in related {
                 if self.terms.len() == MAX_QUERY_TERMS {
                     return;
                 }

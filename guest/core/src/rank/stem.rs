@@ -310,6 +310,52 @@ pub fn relatives(word: &str) -> Vec<(String, String)> {
     out
 }
 
+/// Short forms and the words they stand for, as engineers write both:
+/// `prod` in a standup, `production` in a runbook. Only pairs where the
+/// short form means nothing else in a software team's notes.
+const SHORT_FORMS: &[(&str, &str)] = &[
+    ("admin", "administrator"),
+    ("app", "application"),
+    ("auth", "authentication"),
+    ("auth", "authorization"),
+    ("config", "configuration"),
+    ("db", "database"),
+    ("dep", "dependency"),
+    ("dev", "development"),
+    ("doc", "documentation"),
+    ("env", "environment"),
+    ("impl", "implementation"),
+    ("infra", "infrastructure"),
+    ("msg", "message"),
+    ("perf", "performance"),
+    ("prod", "production"),
+    ("repo", "repository"),
+    ("spec", "specification"),
+];
+
+/// The other side of `word`'s short-form pairs (see [`SHORT_FORMS`]):
+/// `prod` gives `production`, `databases` gives `db`. Each comes with its
+/// stem, as [`relatives`] gives them.
+pub fn short_forms(word: &str) -> Vec<(String, String)> {
+    let mut own = word.to_ascii_lowercase();
+    stem(&mut own);
+    let mut out: Vec<(String, String)> = Vec::new();
+    for &(short, long) in SHORT_FORMS {
+        for (this, other) in [(short, long), (long, short)] {
+            let mut s = this.to_string();
+            stem(&mut s);
+            if s == own {
+                let mut t = other.to_string();
+                stem(&mut t);
+                if !out.iter().any(|o| o.1 == t) {
+                    out.push((other.to_string(), t));
+                }
+            }
+        }
+    }
+    out
+}
+
 /// English function words: a query word in this list is not searched when
 /// the query has other words. Sorted, for the binary search.
 const STOP_WORDS: &[&str] = &[
@@ -339,6 +385,27 @@ mod tests {
         let mut s = w.to_string();
         stem(&mut s);
         s
+    }
+
+    #[test]
+    fn short_forms_go_both_ways_through_inflections() {
+        let forms = |w: &str| short_forms(w).into_iter().map(|f| f.0).collect::<Vec<_>>();
+        assert_eq!(forms("prod"), ["production"]);
+        assert_eq!(forms("Production"), ["prod"]);
+        assert_eq!(forms("databases"), ["db"]);
+        assert_eq!(forms("docs"), ["documentation"]);
+        assert_eq!(forms("auth"), ["authentication", "authorization"]);
+        assert_eq!(forms("dependencies"), ["dep"]);
+        for none in ["product", "deploy", "data", "develop"] {
+            assert_eq!(forms(none), Vec::<String>::new(), "{none}");
+        }
+        // Every pair's two sides stem apart, so neither is the other.
+        for (short, long) in SHORT_FORMS {
+            let (mut a, mut b) = (short.to_string(), long.to_string());
+            stem(&mut a);
+            stem(&mut b);
+            assert_ne!(a, b, "{short} {long}");
+        }
     }
 
     #[test]
