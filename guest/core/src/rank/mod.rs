@@ -79,9 +79,11 @@
 //! `YYYY-MM-DD` in a note's name (`incident-2026-09-14-cert-expiry`): the
 //! writer's own label for when it happened. Dated files whose date falls in
 //! a time expression's range come first: those matching at least half of
-//! the query's other words, then (when there are other words, and the range
-//! is shorter than [`NARROW_DAYS`]) those matching none, then everything
-//! else that matches, by relevance; a year of logs that hold none of the
+//! the query's other words; then files that name the range's month (`in
+//! October`, `last month`; not May, an English word too) and match as many
+//! words, as a cost review saying "October bill" does; then (when there are
+//! other words, and the range is shorter than [`NARROW_DAYS`]) dated files
+//! matching none, then everything else that matches, by relevance; a year of logs that hold none of the
 //! words is no answer to "who got paged this year". A log of last week
 //! that says only `data` is no answer to "the cost of the data warehouse
 //! last week", and no better than a note on warehouse costs.
@@ -316,6 +318,9 @@ struct Plan {
     pairs: Vec<Pair>,
     /// Spans (bit per span) of fewer than [`NARROW_DAYS`] days.
     narrow: u32,
+    /// The name of each span that is one calendar month, as a token, with
+    /// the span's bit: a file that says it is about that month too.
+    months: Vec<(u16, u32)>,
 }
 
 /// A query token: its text, position and span in the query.
@@ -374,6 +379,7 @@ impl Plan {
             keys: vec![0; 1024],
             pairs: Vec::new(),
             narrow: 0,
+            months: Vec::new(),
         };
         plan.narrow = plan
             .spans
@@ -414,6 +420,7 @@ impl Plan {
         if !plan.terms.is_empty() {
             plan.add_joined(&parsed.words);
             plan.add_related();
+            plan.add_months();
         }
         plan.dedup_needles();
         for w in sequence.windows(2) {
@@ -520,6 +527,36 @@ impl Plan {
                 });
             }
         }
+    }
+
+    /// Look up the name of each span that is one calendar month (`in
+    /// October`, `last month`): a note that says `October` (the October
+    /// bill in a cost review) is about that month, though its name holds no
+    /// date. Only with other words; see [`Plan::mentions`].
+    fn add_months(&mut self) {
+        for i in 0..self.spans.len() {
+            let Some(name) = self.spans[i].month_name() else {
+                continue;
+            };
+            if let Some((token, _)) = name_tokens(name).pop() {
+                let id = self.token_id(&token);
+                self.months.push((id, 1 << i));
+            }
+        }
+    }
+
+    /// The month spans a file holding the tokens `stats` names, when it
+    /// also holds half the query's words (`matched`): such a file counts as
+    /// in the span, as a log of that month would. A month's name alone
+    /// makes nothing an answer.
+    fn mentions(&self, stats: &[(u16, TermStats)], matched: u64) -> u32 {
+        if self.months.is_empty() || matched == 0 || !self.holds_half(matched) {
+            return 0;
+        }
+        self.months
+            .iter()
+            .filter(|(id, _)| stats.binary_search_by_key(id, |s| s.0).is_ok())
+            .fold(0, |m, (_, bit)| m | bit)
     }
 
     /// Search each identifier no file holds by its parts instead, all
@@ -867,12 +904,15 @@ pub struct Ranker {
 struct Scored {
     file: usize,
     /// 0: a dated file in a time range matching half the query's words
-    /// (or there are none); 1: one in a short time range, no word; 2: any
-    /// other match; 3: one in a long time range, no word.
+    /// (or there are none); 1: a file naming a range's month, matching half
+    /// the words; 2: a dated file in a short time range, no word; 3: any
+    /// other match; 4: a dated file in a long time range, no word.
     tier: u8,
     score: f64,
     /// Terms matched (bit per term).
     matched: u64,
+    /// Spans (bit per span) it is in: by its date, or by naming the month.
+    spans: u32,
 }
 
 impl Ranker {
@@ -1029,14 +1069,17 @@ impl Ranker {
                 && c.stats.iter().any(|(_, s)| s.tf[NAME] > 0)
                 && plan.names(&c.meta.stem);
             let score = score * prior(&c.meta) * if named { NAMED_WEIGHT } else { 1.0 };
+            let named_month = plan.mentions(&c.stats, matched) & !c.spans;
+            let spans = c.spans | named_month;
             for (i, count) in span_files.iter_mut().enumerate() {
-                *count += usize::from(c.spans & 1 << i != 0);
+                *count += usize::from(spans & 1 << i != 0);
             }
             let tier = match (c.spans != 0, matched != 0 || plan.terms.is_empty()) {
                 (true, true) if plan.holds_half(matched) => 0,
-                (true, false) if c.spans & plan.narrow != 0 => 1,
-                (_, true) => 2,
-                (true, false) => 3,
+                _ if named_month != 0 => 1,
+                (true, false) if c.spans & plan.narrow != 0 => 2,
+                (_, true) => 3,
+                (true, false) => 4,
                 (false, false) => continue,
             };
             scored.push(Scored {
@@ -1044,6 +1087,7 @@ impl Ranker {
                 tier,
                 score,
                 matched,
+                spans,
             });
         }
         scored.sort_by(|a, b| compare(&self.files, a, b));
@@ -1404,7 +1448,7 @@ impl Ordered {
             plan.spans
                 .iter()
                 .enumerate()
-                .filter(|(i, _)| c.spans & 1 << i != 0)
+                .filter(|(i, _)| s.spans & 1 << i != 0)
                 .map(|(_, sp)| (sp.at, sp.phrase.clone())),
         );
         matched.sort_by_key(|m| m.0);

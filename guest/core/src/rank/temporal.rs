@@ -60,6 +60,15 @@ impl Span {
     pub fn contains(&self, date: Date) -> bool {
         self.first <= date && date <= self.last
     }
+
+    /// The name of the one calendar month the range is (from its first day,
+    /// to its last or to today), lowercase; none for any other range, and
+    /// for May, which is also an English word.
+    pub fn month_name(&self) -> Option<&'static str> {
+        let (a, b) = (self.first, self.last);
+        let whole = a.day() == 1 && a.year() == b.year() && a.month() == b.month();
+        (whole && a.month() != 5).then(|| MONTHS[a.month() as usize - 1])
+    }
 }
 
 /// A query split into time expressions and the words left.
@@ -797,6 +806,22 @@ mod tests {
             &["last 1 months 2026-02-28..2026-03-31"],
             &[],
         );
+    }
+
+    #[test]
+    fn a_span_names_its_month_only_when_it_is_one_whole_month() {
+        let wed = d("2026-05-13");
+        let name = |q: &str| parse(q, wed).spans[0].month_name();
+        assert_eq!(name("in March"), Some("march"));
+        assert_eq!(name("last month"), Some("april"));
+        assert_eq!(name("in April 2025"), Some("april"));
+        assert_eq!(name("since January"), None);
+        assert_eq!(name("last week"), None);
+        assert_eq!(name("past month"), None);
+        assert_eq!(name("2026-04-03"), None);
+        // May is an English word too; this month is May.
+        assert_eq!(name("this month"), None);
+        assert_eq!(name("in May"), None);
     }
 
     #[test]

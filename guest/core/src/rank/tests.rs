@@ -1218,3 +1218,54 @@ fn a_join_counts_as_the_words_it_spells_not_on_top_of_them() {
     assert_eq!(r.hits[1].matched_terms, ["cloud", "cloudsql", "sql"]);
     assert_eq!(r.hits[0].matched_terms, ["cloud", "sql"]);
 }
+
+/// A note that names the month a query asks about, and matches its words,
+/// comes after the logs of that month that match them, and before those
+/// that match nothing; naming the month alone makes nothing a hit.
+#[test]
+fn a_note_naming_the_month_asked_about_is_in_it() {
+    let files = [
+        ("p/daily/2026-04-10.md", "Lunch with the team.\n"),
+        ("p/daily/2026-04-20.md", "The cloud bill went up.\n"),
+        (
+            "p/notes/cloud-costs.md",
+            "# Cloud costs\nApril 2026 bill: $40k.\n",
+        ),
+        (
+            "p/notes/cloud-pricing.md",
+            "# Cloud pricing\nThe bill per hour.\n",
+        ),
+        (
+            "p/notes/holidays.md",
+            "# Holidays\nTwo days off in April.\n",
+        ),
+    ];
+    let expected = [
+        "p/daily/2026-04-20.md",
+        "p/notes/cloud-costs.md",
+        "p/daily/2026-04-10.md",
+        "p/notes/cloud-pricing.md",
+    ];
+    // Today is in May: `last month` is April too.
+    for query in ["what was the cloud bill in April", "cloud bill last month"] {
+        let r = rank(&files, query);
+        assert_eq!(paths(&r), expected, "{query}");
+        let note = &r.hits[1];
+        assert_eq!(
+            note.matched_terms.len(),
+            3,
+            "{query}: {:?}",
+            note.matched_terms
+        );
+        assert_eq!(r.hits[3].matched_terms, ["cloud", "bill"], "{query}");
+    }
+    // A week is not a month: the note is an ordinary match.
+    let r = rank(&files, "cloud bill last week");
+    let note = r
+        .hits
+        .iter()
+        .find(|h| h.path == "p/notes/cloud-costs.md")
+        .unwrap();
+    assert_eq!(note.matched_terms, ["cloud", "bill"]);
+    assert!(!paths(&r).contains(&"p/notes/holidays.md"));
+}
