@@ -17,8 +17,8 @@ fn sets_of(dir: &Path) -> (Vec<Question>, Vec<Question>) {
     )
 }
 
-/// A set written later by someone else next to set A: `eval-b` (set B) or
-/// `eval-c` (set C), each split 50/50.
+/// A set written later by someone else next to set A: `eval-b` (set B),
+/// `eval-c` (set C) or `eval-d` (set D), each split 50/50.
 fn sibling(name: &str) -> PathBuf {
     default_dir().with_file_name(name)
 }
@@ -44,6 +44,7 @@ fn every_answer_exists_and_every_category_is_in_both_sets() {
         (default_dir(), 0.5..=0.7),
         (sibling("eval-b"), 0.4..=0.6),
         (sibling("eval-c"), 0.4..=0.6),
+        (sibling("eval-d"), 0.4..=0.6),
     ] {
         answers_exist_and_categories_split(&dir, &shares);
     }
@@ -129,6 +130,7 @@ fn the_holdout_sets_are_unchanged() {
         (default_dir(), HOLDOUT_SHA256),
         (sibling("eval-b"), HOLDOUT_B_SHA256),
         (sibling("eval-c"), HOLDOUT_C_SHA256),
+        (sibling("eval-d"), HOLDOUT_D_SHA256),
     ] {
         let bytes = fs::read(dir.join("questions-holdout.json")).unwrap();
         let text: Vec<u8> = bytes.into_iter().filter(|&b| b != b'\r').collect();
@@ -143,6 +145,7 @@ fn the_holdout_sets_are_unchanged() {
 const HOLDOUT_SHA256: &str = "e74a52e431c057d4996fd0fe2646fe69bed5ad2ea224877555b646db1d1383aa";
 const HOLDOUT_B_SHA256: &str = "6f09440f2119251b20f1ef33f0cd617edbc2eca6de5f4978e30a29170c9ab0cd";
 const HOLDOUT_C_SHA256: &str = "e009d53a611758dfa7ad1281627b1fc5a9aab388183189f31f216c84174c968f";
+const HOLDOUT_D_SHA256: &str = "4874cb9e159f408a379fdc197d219b0339ae8b63bfc5c131109634b4029f9bcb";
 
 #[test]
 fn set_all_scores_the_sets_a_directory_has() {
