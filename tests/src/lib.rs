@@ -5,7 +5,9 @@
 use std::path::Path;
 
 use agent_memory_core as core;
-pub use core::{MAX_READ_BYTES, ReadSource, SearchHit, SearchResults, WriteMode, WriteTarget};
+pub use core::{
+    MAX_READ_BYTES, ReadSource, SearchHit, SearchMode, SearchResults, WriteMode, WriteTarget,
+};
 
 /// A pinned local time: Unix seconds and the UTC offset in minutes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -191,10 +193,23 @@ pub trait Backend: Sized {
     fn list(&mut self) -> Outcome<Vec<(String, u64)>>;
     /// `memory.append-daily`.
     fn append_daily(&mut self, heading: &str, body: &str) -> Outcome<WriteReceipt>;
-    /// `memory.search`.
-    fn search(&mut self, query: &str) -> Outcome<SearchResults>;
-    /// `memory.search` then `memory.render-search` on its results.
-    fn search_render(&mut self, query: &str, max_bytes: Option<u32>) -> Outcome<String>;
+    /// `memory.search` in the seeds' `literal` mode.
+    fn search(&mut self, query: &str) -> Outcome<SearchResults> {
+        self.search_in(query, SearchMode::Literal)
+    }
+    /// `memory.search` in `mode`.
+    fn search_in(&mut self, query: &str, mode: SearchMode) -> Outcome<SearchResults>;
+    /// `memory.search` (literal) then `memory.render-search` on its results.
+    fn search_render(&mut self, query: &str, max_bytes: Option<u32>) -> Outcome<String> {
+        self.search_render_in(query, max_bytes, SearchMode::Literal)
+    }
+    /// `memory.search` in `mode` then `memory.render-search`.
+    fn search_render_in(
+        &mut self,
+        query: &str,
+        max_bytes: Option<u32>,
+        mode: SearchMode,
+    ) -> Outcome<String>;
     /// `memory.context-block`.
     fn context(&mut self) -> Outcome<Option<String>>;
     /// `memory.flush-compaction`.
@@ -290,11 +305,16 @@ impl Backend for Native {
     fn append_daily(&mut self, heading: &str, body: &str) -> Outcome<WriteReceipt> {
         native(self.0.append_daily(heading, body)).map(Into::into)
     }
-    fn search(&mut self, query: &str) -> Outcome<SearchResults> {
-        native(self.0.search(query))
+    fn search_in(&mut self, query: &str, mode: SearchMode) -> Outcome<SearchResults> {
+        native(self.0.search_with(query, mode))
     }
-    fn search_render(&mut self, query: &str, max_bytes: Option<u32>) -> Outcome<String> {
-        let results = native(self.0.search(query))?;
+    fn search_render_in(
+        &mut self,
+        query: &str,
+        max_bytes: Option<u32>,
+        mode: SearchMode,
+    ) -> Outcome<String> {
+        let results = native(self.0.search_with(query, mode))?;
         Ok(results.render(max_bytes.map_or(self.0.limits().max_read_bytes, |m| m as usize)))
     }
     fn context(&mut self) -> Outcome<Option<String>> {
@@ -469,11 +489,16 @@ impl Backend for Component {
     fn append_daily(&mut self, heading: &str, body: &str) -> Outcome<WriteReceipt> {
         component(self.0.append_daily(heading, body)).map(host_receipt)
     }
-    fn search(&mut self, query: &str) -> Outcome<SearchResults> {
-        component(self.0.search_with(query, agent_memory::SearchMode::Literal)).map(core_results)
+    fn search_in(&mut self, query: &str, mode: SearchMode) -> Outcome<SearchResults> {
+        component(self.0.search_with(query, mode)).map(core_results)
     }
-    fn search_render(&mut self, query: &str, max_bytes: Option<u32>) -> Outcome<String> {
-        let results = component(self.0.search_with(query, agent_memory::SearchMode::Literal))?;
+    fn search_render_in(
+        &mut self,
+        query: &str,
+        max_bytes: Option<u32>,
+        mode: SearchMode,
+    ) -> Outcome<String> {
+        let results = component(self.0.search_with(query, mode))?;
         component(self.0.render_search(&results, max_bytes))
     }
     fn context(&mut self) -> Outcome<Option<String>> {

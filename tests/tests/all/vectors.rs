@@ -8,8 +8,8 @@ use std::fs;
 use std::path::{Component as PathPart, Path, PathBuf};
 
 use agent_memory_tests::{
-    Backend, CapsOverride, Component, Failure, Native, Now, Outcome, ReadSource, SearchResults,
-    WriteMode, WriteReceipt, WriteTarget,
+    Backend, CapsOverride, Component, Failure, Native, Now, Outcome, ReadSource, SearchMode,
+    SearchResults, WriteMode, WriteReceipt, WriteTarget,
 };
 use serde_json::{Map, Value, json};
 
@@ -351,13 +351,20 @@ fn execute<B: Backend>(s: &mut Session<B>, step: &Value) -> Result<Outcome<Value
                 .collect())
         }),
         "append_daily" => m.append_daily(&arg("heading")?, &arg("body")?).map(receipt),
-        "search" => m.search(&arg("query")?).map(results),
+        // The vectors pin the seeds' behaviour: literal unless a step
+        // names the mode.
+        "search" => {
+            let mode = search_mode(opt("mode")?)?;
+            m.search_in(&arg("query")?, mode).map(results)
+        }
         "render_search" => {
             let max = match step.get("max_bytes") {
                 None | Some(Value::Null) => None,
                 Some(v) => Some(u32::try_from(number(v)?).map_err(|e| e.to_string())?),
             };
-            m.search_render(&arg("query")?, max).map(Value::from)
+            let mode = search_mode(opt("mode")?)?;
+            m.search_render_in(&arg("query")?, max, mode)
+                .map(Value::from)
         }
         "context" => m.context().map(Value::from),
         "flush" => {
@@ -505,6 +512,16 @@ fn results(r: SearchResults) -> Value {
             }))
             .collect::<Vec<_>>(),
     })
+}
+
+/// A step's search mode: the seeds' `literal` unless it names one.
+fn search_mode(word: Option<String>) -> Result<SearchMode, String> {
+    match word.as_deref() {
+        None => Ok(SearchMode::Literal),
+        Some(w) => {
+            SearchMode::from_tool_word(w).ok_or_else(|| format!("unknown search mode {w:?}"))
+        }
+    }
 }
 
 fn write_target(word: &str) -> Result<WriteTarget, String> {
