@@ -83,8 +83,9 @@
 //! October`, `last month`; not May, an English word too) and match as many
 //! words, as a cost review saying "October bill" does; then (when there are
 //! other words, and the range is shorter than [`NARROW_DAYS`]) dated files
-//! matching none, then everything else that matches, by relevance; a year of logs that hold none of the
-//! words is no answer to "who got paged this year". A log of last week
+//! matching none, then everything else that matches, by relevance; a year
+//! of logs that hold none of the words is no answer to "who got paged this
+//! year". A log of last week
 //! that says only `data` is no answer to "the cost of the data warehouse
 //! last week", and no better than a note on warehouse costs.
 //! Nothing is hidden. Ties go to the newer file, then the path.
