@@ -1060,10 +1060,13 @@ impl Ranker {
             })
             .collect();
         let mut term_lines = vec![0usize; plan.terms.len()];
+        // Terms some file holds (bit per term), in any field.
+        let mut held = 0u64;
         let mut span_files = vec![0usize; plan.spans.len()];
         let mut scored = Vec::new();
         for (file, c) in self.files.iter().enumerate() {
             let (score, matched) = self.phase_one(c, &avg, &idf, &mut term_lines);
+            held |= matched;
             // Only a name holding some query token can be named by the query.
             let named = c.meta.date.is_none()
                 && !c.meta.is_memory_md
@@ -1117,8 +1120,9 @@ impl Ranker {
             .terms
             .iter()
             .zip(term_lines)
-            .filter(|(t, n)| !(t.joined || t.origin.is_some()) || *n > 0)
-            .map(|(t, n)| (t.at, t.shown.clone(), n))
+            .enumerate()
+            .filter(|(i, (t, _))| !(t.joined || t.origin.is_some()) || held & 1 << i != 0)
+            .map(|(_, (t, n))| (t.at, t.shown.clone(), n))
             .collect();
         terms.extend(
             plan.spans
