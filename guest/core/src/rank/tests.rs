@@ -1073,9 +1073,12 @@ fn a_word_finds_its_derivational_relatives_below_itself() {
     assert_eq!(r.hits[0].matched_terms, ["renewal"]);
     // A relative only a note's name holds is named too, with no lines, as
     // the hit that matched it says.
-    let files = [("n/escalation-policy.md", "# Policy
+    let files = [(
+        "n/escalation-policy.md",
+        "# Policy
 Page the lead.
-")];
+",
+    )];
     let r = rank(&files, "escalating");
     assert_eq!(r.hits[0].matched_terms, ["escalation"]);
     assert_eq!(
