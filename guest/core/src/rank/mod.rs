@@ -85,9 +85,9 @@
 //! other words, and the range is shorter than [`NARROW_DAYS`]) dated files
 //! matching none, then everything else that matches, by relevance; a year
 //! of logs that hold none of the words is no answer to "who got paged this
-//! year". A log of last week
-//! that says only `data` is no answer to "the cost of the data warehouse
-//! last week", and no better than a note on warehouse costs.
+//! year". A log of last week that says only `data` is no answer to "the
+//! cost of the data warehouse last week", and no better than a note on
+//! warehouse costs.
 //! Nothing is hidden. Ties go to the newer file, then the path.
 //!
 //! # Two phases
@@ -547,11 +547,11 @@ impl Plan {
     }
 
     /// The month spans a file holding the tokens `stats` names, when it
-    /// also holds half the query's words (`matched`): such a file counts as
-    /// in the span, as a log of that month would. A month's name alone
-    /// makes nothing an answer.
-    fn mentions(&self, stats: &[(u16, TermStats)], matched: u64) -> u32 {
-        if self.months.is_empty() || matched == 0 || !self.holds_half(matched) {
+    /// also holds half the query's words (`half`): such a file counts as in
+    /// the span, as a log of that month would. A month's name alone makes
+    /// nothing an answer.
+    fn mentions(&self, stats: &[(u16, TermStats)], half: bool) -> u32 {
+        if !half {
             return 0;
         }
         self.months
@@ -1073,13 +1073,14 @@ impl Ranker {
                 && c.stats.iter().any(|(_, s)| s.tf[NAME] > 0)
                 && plan.names(&c.meta.stem);
             let score = score * prior(&c.meta) * if named { NAMED_WEIGHT } else { 1.0 };
-            let named_month = plan.mentions(&c.stats, matched) & !c.spans;
+            let half = plan.holds_half(matched);
+            let named_month = plan.mentions(&c.stats, half) & !c.spans;
             let spans = c.spans | named_month;
             for (i, count) in span_files.iter_mut().enumerate() {
                 *count += usize::from(spans & 1 << i != 0);
             }
             let tier = match (c.spans != 0, matched != 0 || plan.terms.is_empty()) {
-                (true, true) if plan.holds_half(matched) => 0,
+                (true, true) if half => 0,
                 _ if named_month != 0 => 1,
                 (true, false) if c.spans & plan.narrow != 0 => 2,
                 (_, true) => 3,
