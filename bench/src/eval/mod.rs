@@ -21,9 +21,11 @@ use serde::Deserialize;
 use self::bm25::Bm25;
 use self::metrics::{Judgements, ndcg_at, recall_at, reciprocal_rank};
 
-/// The project whose memory the eval store holds (only hashed into the slug).
+/// The project whose memory an eval store holds (only hashed into the slug),
+/// unless the set's `eval.json` names another.
 pub const PROJECT: &str = "/home/maya/src/tidewater";
-/// The eval store's "now": Friday 2026-11-20, late afternoon, UTC.
+/// An eval store's "now", unless the set's `eval.json` names another:
+/// Friday 2026-11-20, late afternoon, UTC.
 pub const NOW: &str = "2026-11-20T17:30:00+00:00";
 /// The categories, in table order; a question of any other is refused.
 pub const CATEGORIES: [&str; 6] = [
@@ -157,13 +159,56 @@ pub fn store_root(dir: &Path) -> PathBuf {
     dir.join("store")
 }
 
-/// The store opened natively with the clock pinned at [`NOW`].
+/// Where an eval set's store lives and when its questions are asked: the
+/// set's `eval.json` (`{"project": ..., "now": ...}`), or [`PROJECT`] and
+/// [`NOW`] when it has none.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Setting {
+    /// The project path, hashed into the slug.
+    pub project: String,
+    /// RFC 3339 with an offset: the host's local now for every question.
+    pub now: String,
+}
+
+impl Setting {
+    /// The setting of the eval set under `dir`.
+    ///
+    /// # Errors
+    /// When `eval.json` exists but cannot be read or parsed, or its `now`
+    /// is not RFC 3339.
+    pub fn of(dir: &Path) -> Result<Setting> {
+        let path = dir.join("eval.json");
+        let setting = if path.is_file() {
+            let text = fs::read_to_string(&path)
+                .with_context(|| format!("cannot read `{}`", path.display()))?;
+            serde_json::from_str(&text)
+                .with_context(|| format!("cannot parse `{}`", path.display()))?
+        } else {
+            Setting {
+                project: PROJECT.to_string(),
+                now: NOW.to_string(),
+            }
+        };
+        DateTime::parse_from_rfc3339(&setting.now).with_context(|| {
+            format!(
+                "`now` {:?} of the eval set `{}` is not RFC 3339 with an offset",
+                setting.now,
+                dir.display()
+            )
+        })?;
+        Ok(setting)
+    }
+}
+
+/// The store opened natively with the set's project and the clock pinned at
+/// its now.
 ///
 /// # Errors
-/// When [`NOW`] does not parse or the options are refused.
-pub fn open_store(root: &Path) -> Result<core::Memory> {
-    let now = DateTime::parse_from_rfc3339(NOW)?;
-    let mut options = core::Options::new(PROJECT);
+/// When the setting's now does not parse or the options are refused.
+pub fn open_store(root: &Path, setting: &Setting) -> Result<core::Memory> {
+    let now = DateTime::parse_from_rfc3339(&setting.now)?;
+    let mut options = core::Options::new(&setting.project);
     options.clock = core::Clock {
         utc_offset_minutes: now.offset().local_minus_utc() / 60,
         fixed_unix_seconds: Some(now.timestamp()),
@@ -176,8 +221,8 @@ pub fn open_store(root: &Path) -> Result<core::Memory> {
 ///
 /// # Errors
 /// When the store cannot be listed or a file read.
-pub fn searchable_files(root: &Path) -> Result<Vec<(String, String)>> {
-    let memory = open_store(root)?;
+pub fn searchable_files(root: &Path, setting: &Setting) -> Result<Vec<(String, String)>> {
+    let memory = open_store(root, setting)?;
     let scratchpad = format!("{}/SCRATCHPAD.md", memory.project_dir());
     let mut out = Vec::new();
     for file in memory.list_files()? {
@@ -198,13 +243,13 @@ pub struct Literal {
 }
 
 impl Literal {
-    /// Open the store at `root` with the pinned clock.
+    /// Open the store at `root` with the set's project and clock.
     ///
     /// # Errors
     /// As [`open_store`].
-    pub fn open(root: &Path) -> Result<Literal> {
+    pub fn open(root: &Path, setting: &Setting) -> Result<Literal> {
         Ok(Literal {
-            memory: open_store(root)?,
+            memory: open_store(root, setting)?,
         })
     }
 }
@@ -227,13 +272,13 @@ pub struct Ranked {
 }
 
 impl Ranked {
-    /// Open the store at `root` with the pinned clock.
+    /// Open the store at `root` with the set's project and clock.
     ///
     /// # Errors
     /// As [`open_store`].
-    pub fn open(root: &Path) -> Result<Ranked> {
+    pub fn open(root: &Path, setting: &Setting) -> Result<Ranked> {
         Ok(Ranked {
-            memory: open_store(root)?,
+            memory: open_store(root, setting)?,
         })
     }
 }
@@ -259,8 +304,8 @@ impl Bm25System {
     ///
     /// # Errors
     /// As [`searchable_files`].
-    pub fn open(root: &Path) -> Result<Bm25System> {
-        let files = searchable_files(root)?;
+    pub fn open(root: &Path, setting: &Setting) -> Result<Bm25System> {
+        let files = searchable_files(root, setting)?;
         Ok(Bm25System {
             index: Bm25::new(files.iter().map(|(p, t)| (p.clone(), t.as_str()))),
         })
@@ -281,11 +326,11 @@ impl System for Bm25System {
 ///
 /// # Errors
 /// When a system cannot open the store.
-pub fn systems(root: &Path) -> Result<Vec<Box<dyn System>>> {
+pub fn systems(root: &Path, setting: &Setting) -> Result<Vec<Box<dyn System>>> {
     Ok(vec![
-        Box::new(Ranked::open(root)?),
-        Box::new(Literal::open(root)?),
-        Box::new(Bm25System::open(root)?),
+        Box::new(Ranked::open(root, setting)?),
+        Box::new(Literal::open(root, setting)?),
+        Box::new(Bm25System::open(root, setting)?),
     ])
 }
 
@@ -381,6 +426,8 @@ pub fn evaluate(system: &mut dyn System, questions: &[Question]) -> Result<Syste
 pub struct SetReport {
     /// `tune` or `holdout`.
     pub set: String,
+    /// The project and now the questions were asked with.
+    pub setting: Setting,
     /// The questions, as scored.
     pub questions: Vec<Question>,
     /// In [`systems`] order.
@@ -406,7 +453,8 @@ pub fn run(dir: &Path, set: Set) -> Result<Vec<SetReport>> {
             root.display()
         );
     }
-    let mut systems = systems(&root)?;
+    let setting = Setting::of(dir)?;
+    let mut systems = systems(&root, &setting)?;
     let mut out = Vec::new();
     for (name, questions) in loaded {
         let reports = systems
@@ -415,6 +463,7 @@ pub fn run(dir: &Path, set: Set) -> Result<Vec<SetReport>> {
             .collect::<Result<Vec<_>>>()?;
         out.push(SetReport {
             set: name.to_string(),
+            setting: setting.clone(),
             questions,
             systems: reports,
         });
@@ -508,10 +557,10 @@ pub fn to_json(reports: &[SetReport]) -> serde_json::Value {
                     })
                 })
                 .collect();
-            serde_json::json!({"set": r.set, "questions": r.questions.len(), "systems": systems})
+            serde_json::json!({"set": r.set, "now": r.setting.now, "questions": r.questions.len(), "systems": systems})
         })
         .collect();
-    serde_json::json!({ "k": K, "now": NOW, "sets": sets })
+    serde_json::json!({ "k": K, "sets": sets })
 }
 
 #[cfg(test)]

@@ -30,7 +30,7 @@ fn searchable() -> BTreeSet<String> {
 
 fn searchable_in(dir: &Path) -> BTreeSet<String> {
     let root = store_root(dir);
-    searchable_files(&root)
+    searchable_files(&root, &Setting::of(dir).unwrap())
         .unwrap()
         .into_iter()
         .map(|(p, _)| p)
@@ -93,7 +93,7 @@ fn the_second_tuning_set_names_real_files_and_new_ids() {
 #[test]
 fn the_store_has_the_layout_and_size_of_the_brief() {
     let root = store_root(&default_dir());
-    let memory = open_store(&root).unwrap();
+    let memory = open_store(&root, &Setting::of(&default_dir()).unwrap()).unwrap();
     assert_eq!(memory.project_dir(), "projects/tidewater-3be31366");
     let files = memory.list_files().unwrap();
     let count = |prefix: &str| {
@@ -226,7 +226,12 @@ fn a_perfect_system_scores_one_and_an_empty_one_zero() {
 #[test]
 fn the_two_systems_return_store_paths() {
     let searchable = searchable();
-    for mut system in systems(&store_root(&default_dir())).unwrap() {
+    for mut system in systems(
+        &store_root(&default_dir()),
+        &Setting::of(&default_dir()).unwrap(),
+    )
+    .unwrap()
+    {
         let hits = system.search("acquire_timeout").unwrap();
         assert!(!hits.is_empty(), "{}", system.name());
         assert!(hits.iter().all(|p| searchable.contains(p)), "{hits:?}");
@@ -243,6 +248,7 @@ fn the_table_has_a_row_per_category_and_system() {
     let (tune, _) = both_sets();
     let report = SetReport {
         set: "tune".into(),
+        setting: Setting::of(&default_dir()).unwrap(),
         systems: vec![
             evaluate(&mut Nothing, &tune).unwrap(),
             evaluate(&mut Nothing, &tune).unwrap(),
@@ -254,4 +260,31 @@ fn the_table_has_a_row_per_category_and_system() {
     assert_eq!(table.lines().count(), 2 + 7 * 2);
     assert!(table.lines().nth(2).unwrap().starts_with("identifiers"));
     assert!(table.lines().nth(14).unwrap().starts_with("overall"));
+}
+
+#[test]
+fn a_set_names_its_own_project_and_now_or_takes_the_defaults() {
+    let dir = tempfile::tempdir().unwrap();
+    assert_eq!(
+        Setting::of(dir.path()).unwrap(),
+        Setting {
+            project: PROJECT.into(),
+            now: NOW.into()
+        }
+    );
+    let own = r#"{"project": "/home/sam/code/lighthouse", "now": "2026-12-02T10:15:00+00:00"}"#;
+    fs::write(dir.path().join("eval.json"), own).unwrap();
+    let setting = Setting::of(dir.path()).unwrap();
+    assert_eq!(setting.project, "/home/sam/code/lighthouse");
+    let memory = open_store(&dir.path().join("store"), &setting).unwrap();
+    assert_eq!(memory.today().to_string(), "2026-12-02");
+    assert_eq!(memory.project_dir(), "projects/lighthouse-28495fcc");
+
+    fs::write(
+        dir.path().join("eval.json"),
+        r#"{"project": "/p", "now": "Wednesday"}"#,
+    )
+    .unwrap();
+    let err = format!("{:#}", Setting::of(dir.path()).unwrap_err());
+    assert!(err.contains("\"Wednesday\" of the eval set"), "{err}");
 }
