@@ -10,7 +10,13 @@
 //!   is 30 days, `past year` 365). `last`/`past N days|weeks|months`: that
 //!   many, ending today. `recently`/`lately`: the last 14 days.
 //! - `this weekend`: this week's Saturday and Sunday; `last weekend`: the
-//!   week before's.
+//!   week before's; `the weekend` (`over the weekend`): the latest one that
+//!   has begun. `last night`: yesterday and today (a night's entries may
+//!   carry either date). `the week before last`: the calendar week two
+//!   weeks back.
+//! - Quarters are calendar quarters: `Q3` (the latest Q3 that has begun),
+//!   `Q3 2026`, `this quarter` (its first day to today), `last`/`previous
+//!   quarter`, `past quarter` (91 days).
 //! - A weekday (`Monday`, `on Monday`, `last Friday`): the most recent such
 //!   day *before* today, so `on Monday` said on a Monday is a week ago (one
 //!   says `today` for today). `this Monday`: the Monday of this week, which
@@ -20,8 +26,11 @@
 //!   week`, `on Thursday two weeks ago`, `Monday of last week`, `this week
 //!   on Monday`) is that day of that week, once the week has reached it.
 //! - `N days ago`: that day; `N weeks ago`: the calendar week holding the
-//!   day 7N days back; `N months ago`: that calendar month (N a number or
-//!   `a`, `an`, `one` to `ten`).
+//!   day 7N days back; `N months ago`: that calendar month (N a number,
+//!   `a`, `an`, `one` to `ten`, or `a couple (of)`, which is 2). `a few` or
+//!   `several` is 3 after `last`/`past` (`the last few days`: three days,
+//!   today included) and, before `ago`, anything from 2 to 4: `a few weeks
+//!   ago` runs from the week four weeks back to the one two weeks back.
 //! - `2026-05-03`, `2026/05/03`: that day; `2026-05`: that month.
 //!   `May 3`, `May 3rd`, `3 May`, with or without a year after: that day;
 //!   without a year, the most recent one not after today. A day that does
@@ -31,8 +40,9 @@
 //!   `last May` in May is a year ago; `May 2025` that one. Bare month names
 //!   that are also English words (`March`, `May`) and abbreviations need a
 //!   preposition, a number or `last`/`this`; `in 2025` is the year.
-//! - `since X`: from the start of X to today. `on`, `in`, `during`, `from`
-//!   before an expression belong to it.
+//! - `since X`: from the start of X to today. `on`, `in`, `during`, `from`,
+//!   `over` before an expression belong to it, and so does `the` before
+//!   `last`/`past` (`over the past week`).
 //!
 //! Words are compared lowercased with surrounding punctuation and a
 //! possessive `'s` dropped (`yesterday's`).
@@ -141,6 +151,46 @@ fn count(word: &str) -> Option<i64> {
     None
 }
 
+/// A count before a unit: exact, or `a few` (about three).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Amount {
+    Exact(i64),
+    Few,
+}
+
+impl Amount {
+    /// The one number it stands for after `last`/`past`.
+    fn n(self) -> i64 {
+        match self {
+            Amount::Exact(n) => n,
+            Amount::Few => 3,
+        }
+    }
+
+    /// The nearest and farthest it can be before `ago`.
+    fn reach(self) -> (i64, i64) {
+        match self {
+            Amount::Exact(n) => (n, n),
+            Amount::Few => (2, 4),
+        }
+    }
+}
+
+/// The quarter (1-4) named by `q1`..`q4`.
+fn quarter(word: &str) -> Option<u32> {
+    let q = word.strip_prefix('q')?;
+    (q.len() == 1).then_some(())?;
+    let q: u32 = q.parse().ok()?;
+    (1..=4).contains(&q).then_some(q)
+}
+
+/// The first and last day of quarter `q` of `year`.
+fn quarter_range(year: i32, q: u32) -> Option<(Date, Date)> {
+    let (first, _) = month_range(year, 3 * q - 2)?;
+    let (_, last) = month_range(year, 3 * q)?;
+    Some((first, last))
+}
+
 /// A day of the month: `3`, `03`, `3rd`, `21st`.
 fn day_of_month(word: &str) -> Option<u32> {
     let digits = word
@@ -207,6 +257,25 @@ impl Parser<'_> {
             "day" if self.w(i + 1) == "before" && self.w(i + 2) == "yesterday" => {
                 return Some((3, days(t, -2), days(t, -2)));
             }
+            "week" if self.w(i + 1) == "before" && self.w(i + 2) == "last" => {
+                let mon = days(monday_of(t), -14);
+                return Some((3, mon, days(mon, 6)));
+            }
+            "the" => {
+                return match self.w(i + 1) {
+                    "weekend" => {
+                        // Saturday is 5: today if it is the weekend, else the
+                        // last one.
+                        let back = i64::from(t.weekday()) - 5;
+                        let sat = days(t, if back >= 0 { -back } else { -back - 7 });
+                        Some((2, sat, days(sat, 1).min(t)))
+                    }
+                    "week" | "last" | "past" | "previous" => {
+                        self.expr(i + 1, led).map(|(n, a, b)| (n + 1, a, b))
+                    }
+                    _ => None,
+                };
+            }
             "this" | "last" | "previous" | "past" => {
                 if let Some(r) = self.relative(i) {
                     return Some(r);
@@ -228,6 +297,18 @@ impl Parser<'_> {
         }
         if let Some(r) = self.month_day(i, led) {
             return Some(r);
+        }
+        if let Some(q) = quarter(self.w(i)) {
+            if let Some(y) = year(self.w(i + 1)) {
+                let (a, b) = quarter_range(y, q)?;
+                return Some((2, a, b));
+            }
+            let (a, b) = quarter_range(t.year(), q)?;
+            if a <= t {
+                return Some((1, a, b));
+            }
+            let (a, b) = quarter_range(t.year() - 1, q)?;
+            return Some((1, a, b));
         }
         if led && let Some(y) = year(self.w(i)) {
             return Some((1, Date::new(y, 1, 1)?, Date::new(y, 12, 31)?));
@@ -252,6 +333,19 @@ impl Parser<'_> {
         let r = |first: Date, last: Date| Some((2, first, last));
         match next {
             "morning" | "afternoon" | "evening" if this => return r(t, t),
+            "night" if which == "last" => return r(days(t, -1), t),
+            "quarter" => {
+                let q = (t.month() - 1) / 3 + 1;
+                let (first, _) = quarter_range(t.year(), q)?;
+                return if this {
+                    r(first, t)
+                } else if past {
+                    r(days(t, -90), t)
+                } else {
+                    let (a, b) = quarter_range(days(first, -1).year(), (q + 2) % 4 + 1)?;
+                    r(a, b)
+                };
+            }
             "week" if this => return r(mon, t),
             "week" if past => return r(days(t, -6), t),
             "week" => return r(days(mon, -7), days(mon, -1)),
@@ -296,37 +390,57 @@ impl Parser<'_> {
         if which == "this" {
             return None;
         }
-        let n = count(next)?;
-        let (first, used) = match self.w(i + 2) {
-            "day" | "days" => (days(t, -(n - 1)), 3),
-            "week" | "weeks" => (days(t, -(7 * n - 1)), 3),
+        let (amount, k) = self.amount(i + 1)?;
+        let n = amount.n();
+        let first = match self.w(i + 1 + k) {
+            "day" | "days" => days(t, -(n - 1)),
+            "week" | "weeks" => days(t, -(7 * n - 1)),
             "month" | "months" => {
                 let (y, m) = months_back(t, n)?;
                 let d = t.day().min(Date::new(y, m, 1)?.days_in_month());
-                (Date::new(y, m, d)?, 3)
+                Date::new(y, m, d)?
             }
             _ => return None,
         };
-        Some((used, first, t))
+        Some((k + 2, first, t))
+    }
+
+    /// A count starting at word `i` and the words it takes: a number or
+    /// number word, `a couple (of)`, `a few`, `several`.
+    fn amount(&self, i: usize) -> Option<(Amount, usize)> {
+        let a = usize::from(matches!(self.w(i), "a" | "an"));
+        let of = |k: usize| k + usize::from(self.w(i + k) == "of");
+        match self.w(i + a) {
+            "couple" => Some((Amount::Exact(2), of(a + 1))),
+            "few" => Some((Amount::Few, a + 1)),
+            "several" if a == 0 => Some((Amount::Few, 1)),
+            // `a week`: `a` is the count; `a 3` is no count.
+            _ if a == 1 => Some((Amount::Exact(1), 1)),
+            w => Some((Amount::Exact(count(w)?), 1)),
+        }
     }
 
     /// `N days|weeks|months ago`.
     fn ago(&self, i: usize) -> Option<(usize, Date, Date)> {
-        if self.w(i + 2) != "ago" {
+        let (amount, k) = self.amount(i)?;
+        if self.w(i + k + 1) != "ago" {
             return None;
         }
-        let n = count(self.w(i))?;
+        let (near, far) = amount.reach();
         let t = self.today;
-        match self.w(i + 1) {
-            "day" | "days" => Some((3, days(t, -n), days(t, -n))),
+        let used = k + 2;
+        match self.w(i + k) {
+            "day" | "days" => Some((used, days(t, -far), days(t, -near))),
             "week" | "weeks" => {
-                let mon = monday_of(days(t, -7 * n));
-                Some((3, mon, days(mon, 6)))
+                let mon = monday_of(days(t, -7 * far));
+                Some((used, mon, days(monday_of(days(t, -7 * near)), 6)))
             }
             "month" | "months" => {
-                let (y, m) = months_back(t, n)?;
-                let (a, b) = month_range(y, m)?;
-                Some((3, a, b))
+                let (y, m) = months_back(t, far)?;
+                let (a, _) = month_range(y, m)?;
+                let (y, m) = months_back(t, near)?;
+                let (_, b) = month_range(y, m)?;
+                Some((used, a, b))
             }
             _ => None,
         }
@@ -459,7 +573,7 @@ pub fn parse(query: &str, today: Date) -> Parsed {
         } else {
             match p.w(i) {
                 "since" => p.expr(i + 1, true).map(|(n, a, _)| (n + 1, a, today)),
-                "on" | "in" | "during" | "from" => {
+                "on" | "in" | "during" | "from" | "over" => {
                     p.expr(i + 1, true).map(|(n, a, b)| (n + 1, a, b))
                 }
                 _ => p.expr(i, false),
@@ -804,6 +918,129 @@ mod tests {
             "last 1 months",
             "2026-03-31",
             &["last 1 months 2026-02-28..2026-03-31"],
+            &[],
+        );
+    }
+
+    #[test]
+    fn weekends_nights_vague_counts_and_quarters() {
+        // 2026-12-02 is a Wednesday: a week that crosses a month.
+        let wed = "2026-12-02";
+        assert_eq!(d(wed).weekday(), 2);
+        check(
+            "what broke over the weekend",
+            wed,
+            &["over the weekend 2026-11-28..2026-11-29"],
+            &["what", "broke"],
+        );
+        check(
+            "the weekend",
+            "2026-11-28",
+            &["the weekend 2026-11-28..2026-11-28"],
+            &[],
+        );
+        check(
+            "the weekend",
+            "2026-11-29",
+            &["the weekend 2026-11-28..2026-11-29"],
+            &[],
+        );
+        check("weekend deploys", wed, &[], &["weekend", "deploys"]);
+        check("the deploy", wed, &[], &["the", "deploy"]);
+        check("the last deploy", wed, &[], &["the", "last", "deploy"]);
+        check(
+            "last night",
+            wed,
+            &["last night 2026-12-01..2026-12-02"],
+            &[],
+        );
+        check(
+            "the week before last",
+            wed,
+            &["the week before last 2026-11-16..2026-11-22"],
+            &[],
+        );
+        check(
+            "a couple of weeks ago",
+            wed,
+            &["a couple of weeks ago 2026-11-16..2026-11-22"],
+            &[],
+        );
+        check(
+            "couple days ago",
+            wed,
+            &["couple days ago 2026-11-30..2026-11-30"],
+            &[],
+        );
+        check(
+            "a few days ago",
+            wed,
+            &["a few days ago 2026-11-28..2026-11-30"],
+            &[],
+        );
+        check(
+            "a few weeks ago",
+            wed,
+            &["a few weeks ago 2026-11-02..2026-11-22"],
+            &[],
+        );
+        check(
+            "several months ago",
+            wed,
+            &["several months ago 2026-08-01..2026-10-31"],
+            &[],
+        );
+        check(
+            "the last few days",
+            wed,
+            &["the last few days 2026-11-30..2026-12-02"],
+            &[],
+        );
+        check(
+            "over the past couple of weeks",
+            wed,
+            &["over the past couple of weeks 2026-11-19..2026-12-02"],
+            &[],
+        );
+        check("a few tests", wed, &[], &["a", "few", "tests"]);
+        check(
+            "a 3 days ago",
+            wed,
+            &["3 days ago 2026-11-29..2026-11-29"],
+            &["a"],
+        );
+        check("Q3", wed, &["Q3 2026-07-01..2026-09-30"], &[]);
+        check("q4", wed, &["q4 2026-10-01..2026-12-31"], &[]);
+        check("Q3", "2026-05-13", &["Q3 2025-07-01..2025-09-30"], &[]);
+        check(
+            "in Q1 2025",
+            wed,
+            &["in Q1 2025 2025-01-01..2025-03-31"],
+            &[],
+        );
+        check("Q5 q10", wed, &[], &["Q5", "q10"]);
+        check(
+            "last quarter",
+            wed,
+            &["last quarter 2026-07-01..2026-09-30"],
+            &[],
+        );
+        check(
+            "last quarter",
+            "2026-02-10",
+            &["last quarter 2025-10-01..2025-12-31"],
+            &[],
+        );
+        check(
+            "this quarter",
+            wed,
+            &["this quarter 2026-10-01..2026-12-02"],
+            &[],
+        );
+        check(
+            "past quarter",
+            wed,
+            &["past quarter 2026-09-03..2026-12-02"],
             &[],
         );
     }

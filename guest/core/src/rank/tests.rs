@@ -1004,6 +1004,27 @@ fn a_log_in_range_comes_first_when_it_holds_half_the_words() {
     assert_eq!(paths(&r)[0], "p/daily/2026-05-06.md");
 }
 
+/// `over the weekend` is Saturday and Sunday before today, so a weekend
+/// log holding the word comes before a weekday's that says it more often.
+#[test]
+fn the_weekend_is_the_last_one_before_today() {
+    let files = [
+        ("p/daily/2026-05-09.md", "Pager: the queue broke.\n"),
+        (
+            "p/daily/2026-05-08.md",
+            "Queue broke. Queue broke again. Queue.\n",
+        ),
+        (
+            "p/daily/2026-05-02.md",
+            "Queue broke on the other weekend.\n",
+        ),
+    ];
+    let r = rank(&files, "what broke over the weekend");
+    assert_eq!(r.terms[1], ("over the weekend".to_string(), 1));
+    assert_eq!(paths(&r)[0], "p/daily/2026-05-09.md");
+    assert_eq!(r.hits.len(), 3);
+}
+
 /// A note whose whole name the query says comes before a near namesake
 /// that says the words as often, and stop words in a name do not count.
 #[test]
