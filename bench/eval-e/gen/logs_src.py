@@ -142,7 +142,7 @@ KEY = {
 - paused phased release at 50%. Android not affected, stays at 50%. LH-2388"""),
  ("14:00", "fix for family sharing", """- `EntitlementStore` kept only `.purchased`; now counts `.familyShared` too. PR #5188 (Mei, Jonas review)
 - added family-shared product to `Lighthouse.storekit` + test case""")],
-"2026-11-25": [("10:20", "5.19.1 submitted (expedited)", """- hotfix 5.19.1 (5190102) from the `v5.19.0` tag, expedited review requested: paying family members lose access
+"2026-11-25": [("10:20", "5.19.1 submitted (expedited)", """- hotfix 5.19.1 (5190102) from the `v5.19.0` tag, expedited review requested (first one since September): paying family members lose access
 - Priya: release to all users at once when approved. incident note: incident-2026-11-24-family-sharing-restore""")],
 "2026-11-26": [
  ("08:20", "5.19.1 live", """- approved 08:10, released to all users. Kemal closing tickets with a canned reply"""),
@@ -161,11 +161,12 @@ KEY = {
 - v2.31.0 dropped the `page_token` alias on `/v2/offers/nearby` (only `cursor` now); Android < 5.20 still sends `page_token`. canary didn't catch it (4xx/200s not checked)"""),
  ("12:05", "BFF rolled back", """- Dmitri rolled back to v2.30.4 (`kubectl argo rollouts undo`). fixed at 12:08. LH-2402, post-mortem Thursday
 - alias stays until 5.20 is at 95%+ of Android sessions; LH-2404 contract tests vs last 3 app versions"""),
- ("16:30", "5.20.0 uploaded", """- `fastlane ios release` uploaded 5.20.0 (5200004); Android 5.20.0 promoted at 5%"""),
+ ("16:30", "5.20.0 uploaded", """- `fastlane ios release` uploaded 5.20.0 (5200004); Android 5.20.0 promoted at 5%
+- `rn_help_center` native at 25% since Monday: no new crashes, 2 support tickets about search in help"""),
  ("18:10", "ITMS-90683 — build invalid", """- ASC mail: "ITMS-90683: Missing purpose string in Info.plist" — `NSLocationWhenInUseUsageDescription`, in `LighthouseWidgets.appex`
 - build 5200004 invalid, not submitted. fix tomorrow morning""")],
 "2026-12-02": [
- ("09:20", "widget purpose string fixed", """- added `NSLocationWhenInUseUsageDescription` to the widget's Info.plist (translated via Crowdin `InfoPlist.xcstrings`), LH-2407
+ ("09:20", "widget purpose string fixed", """- yesterday's ITMS-90683: added `NSLocationWhenInUseUsageDescription` to the widget's Info.plist (translated via Crowdin `InfoPlist.xcstrings`), LH-2407
 - asc-errors note updated"""),
- ("10:05", "5.20.0 (5200005) submitted", """- re-uploaded as 5200005, processed, submitted for review with phased release. Android stays 5%, next step Wed""")],
+ ("10:05", "5.20.0 (5200005) submitted", """- re-uploaded as 5200005, processed, submitted for review with phased release. Android 5.20.0 stays at 5% until the BFF post-mortem Thursday""")],
 }

@@ -63,7 +63,7 @@ NOTES["experiment-log"] = ("experiment log 2026", "table of 2026 experiments wit
 | paywall v2 vs v3 | `paywall_v3_enabled` | 2026-06-16 .. 07-06 | v2 / v3 (plan cards, annual default) | trial starts +8.1%, refunds flat | ship v3 (07-07) |
 | annual first | `paywall_v3_annual_first` | 2026-07-20 .. 08-10 | monthly first / annual first | annual share 41% -> 55%, revenue/user +6% | ship |
 | onboarding push prompt timing | `onboarding_push_prompt_late` | 2026-08-17 .. 09-07 | prompt at launch / after first save | opt-in 48% -> 61% | ship |
-| trial length | `paywall_trial_14d` | 2026-10-20 .. 11-10 | 7-day / 14-day trial | trial->paid 38.2% vs 36.9%, not significant on revenue | keep 7-day |
+| trial length | `paywall_trial_14d` | 2026-10-21 .. 11-10 | 7-day / 14-day trial | trial->paid 38.2% vs 36.9%, not significant on revenue | keep 7-day |
 | map clustering | `offers_map_clustering` | 2026-03-10 .. 03-31 | off / on | offer_viewed from map +12% | ship |
 """)
 
@@ -184,5 +184,5 @@ NOTES["react-native-legacy"] = ("react native leftovers", "what RN is still in t
 - bundle built in CI by `scripts/rn_bundle.sh`, shipped inside the app (no CodePush)
 - JS errors -> Sentry project `lighthouse-rn`
 - local: `cd rn && yarn && yarn start`; Node 20 (`.nvmrc`)
-- when `rn_help_center` hits 100% native for 2 trains: delete `rn/`, saves ~4 MB on iOS download size
+- when `rn_help_center` hits 100% native for 2 trains: delete `rn/`, saves ~11 MB on iOS download size (RN + Hermes + bundle)
 """)

@@ -175,7 +175,7 @@ iOS: `ios/Lighthouse/PrivacyInfo.xcprivacy` + one per package that touches a req
 NOTES["asc-errors"] = ("App Store Connect errors", "upload/processing errors from App Store Connect and Play Console and their fixes", """
 | error | meaning | fix |
 |---|---|---|
-| `ITMS-90683: Missing purpose string in Info.plist` | a used API has no `NS...UsageDescription` (also in extensions!) | add the key to the target's Info.plist; hit 2026-12-02 (widget extension, location) |
+| `ITMS-90683: Missing purpose string in Info.plist` | a used API has no `NS...UsageDescription` (also in extensions!) | add the key to the target's Info.plist; hit 2026-12-01 (widget extension, location) |
 | `ITMS-91053: Missing API declaration` | required-reason API without reason | privacy-manifest |
 | `ITMS-90189: Redundant Binary Upload` | build number already used | new build number (`fastlane/lib/build_number.rb`) |
 | `ITMS-90478: Invalid Version` | marketing version not higher than the live one | `fastlane bump` |

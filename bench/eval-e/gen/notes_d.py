@@ -254,6 +254,7 @@ BrowserStack App Automate.
 """)
 
 NOTES["widgets"] = ("iOS widgets", "WidgetKit nearby offers widget (5.20): timeline, location, limits", """
+- new in 5.20 (first version with a widget), dark until approved
 - target `LighthouseWidgets`, bundle `com.lighthouseapp.ios.widgets`, package `LHWidgets`, flag `widget_nearby_offers`
 - small + medium; shows 1 / 3 nearest offers
 - timeline refresh every 30 min (system decides), reload on app foreground via `WidgetCenter.shared.reloadAllTimelines()`
