@@ -18,7 +18,8 @@ fn sets_of(dir: &Path) -> (Vec<Question>, Vec<Question>) {
 }
 
 /// A set written later by someone else next to set A: `eval-b` (set B),
-/// `eval-c` (set C) or `eval-d` (set D), each split 50/50.
+/// `eval-c` (set C), `eval-d` (set D) or `eval-e` (set E, with its own
+/// clock in `eval.json`), each split 50/50.
 fn sibling(name: &str) -> PathBuf {
     default_dir().with_file_name(name)
 }
@@ -45,6 +46,7 @@ fn every_answer_exists_and_every_category_is_in_both_sets() {
         (sibling("eval-b"), 0.4..=0.6),
         (sibling("eval-c"), 0.4..=0.6),
         (sibling("eval-d"), 0.4..=0.6),
+        (sibling("eval-e"), 0.4..=0.6),
     ] {
         answers_exist_and_categories_split(&dir, &shares);
     }
@@ -131,6 +133,7 @@ fn the_holdout_sets_are_unchanged() {
         (sibling("eval-b"), HOLDOUT_B_SHA256),
         (sibling("eval-c"), HOLDOUT_C_SHA256),
         (sibling("eval-d"), HOLDOUT_D_SHA256),
+        (sibling("eval-e"), HOLDOUT_E_SHA256),
     ] {
         let bytes = fs::read(dir.join("questions-holdout.json")).unwrap();
         let text: Vec<u8> = bytes.into_iter().filter(|&b| b != b'\r').collect();
@@ -146,6 +149,7 @@ const HOLDOUT_SHA256: &str = "e74a52e431c057d4996fd0fe2646fe69bed5ad2ea224877555
 const HOLDOUT_B_SHA256: &str = "6f09440f2119251b20f1ef33f0cd617edbc2eca6de5f4978e30a29170c9ab0cd";
 const HOLDOUT_C_SHA256: &str = "e009d53a611758dfa7ad1281627b1fc5a9aab388183189f31f216c84174c968f";
 const HOLDOUT_D_SHA256: &str = "4874cb9e159f408a379fdc197d219b0339ae8b63bfc5c131109634b4029f9bcb";
+const HOLDOUT_E_SHA256: &str = "29ced4f09c90479c92d9584d2493275e96434734ed4d04e33670a77748f8bd2a";
 
 #[test]
 fn set_all_scores_the_sets_a_directory_has() {
@@ -260,6 +264,26 @@ fn the_table_has_a_row_per_category_and_system() {
     assert_eq!(table.lines().count(), 2 + 7 * 2);
     assert!(table.lines().nth(2).unwrap().starts_with("identifiers"));
     assert!(table.lines().nth(14).unwrap().starts_with("overall"));
+}
+
+/// Set E is asked on a Wednesday in another project: its questions about
+/// `yesterday` and `this week` have logs to answer them only with its own
+/// clock.
+#[test]
+fn set_e_is_read_with_its_own_clock() {
+    let dir = sibling("eval-e");
+    let memory = open_store(&store_root(&dir), &Setting::of(&dir).unwrap()).unwrap();
+    assert_eq!(memory.today().to_string(), "2026-12-02");
+    assert_eq!(memory.project_dir(), "projects/lighthouse-28495fcc");
+    let files = memory.list_files().unwrap();
+    for day in ["2026-12-02", "2026-12-01", "2026-11-30"] {
+        assert!(
+            files
+                .iter()
+                .any(|f| f.path == format!("projects/lighthouse-28495fcc/daily/{day}.md")),
+            "{day}"
+        );
+    }
 }
 
 #[test]
