@@ -422,7 +422,21 @@ pub fn render_hits(
         );
     }
     let Some(first) = next() else {
-        return truncate_with_marker(&format!("No matches for {counts}."), max_bytes, TRUNCATED);
+        // Ranked search names a query of only stop words back unsearched.
+        let only_stops = terms
+            .iter()
+            .all(|(t, c)| *c == 0 && crate::rank::stem::is_stop_word(&t.to_lowercase()));
+        let why = if only_stops {
+            ": stop words never match alone. Add a word that says what to look for, \
+             or search with mode literal for the exact text."
+        } else {
+            "."
+        };
+        return truncate_with_marker(
+            &format!("No matches for {counts}{why}"),
+            max_bytes,
+            TRUNCATED,
+        );
     };
     let total = total.max(1);
     let summary = |shown: usize| {

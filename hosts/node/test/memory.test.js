@@ -144,7 +144,7 @@ test('two handles on two roots in one instance stay independent', () => {
   assert.equal(b.read('note', 'plans'), null);
   assert.throws(() => b.callTool('memory_read', { source: 'note', name: 'plans' }), (e) => e.kind === 'not-found');
   assert.deepEqual(b.search('secret').hits, []);
-  assert.equal(b.search('only').hits[0].body, 'only in b');
+  assert.equal(b.search('only', 'literal').hits[0].body, 'only in b');
   assert.deepEqual(b.listFiles().map((f) => f.path), ['MEMORY.md']);
   assert.equal(readFileSync(join(rootA, 'MEMORY.md'), 'utf8'), 'only');
   assert.equal(readFileSync(join(rootB, 'MEMORY.md'), 'utf8'), 'only in b');

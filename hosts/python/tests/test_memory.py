@@ -206,7 +206,7 @@ def test_two_handles_on_two_roots_in_one_instance_stay_independent(tmp_path):
     with pytest.raises(am.MemoryError) as info:
         b.call_tool("memory_read", {"source": "note", "name": "plans"})
     assert info.value.kind == "not-found"
-    assert b.search("secret").hits == [] and b.search("only").hits[0].body == "only in b"
+    assert b.search("secret").hits == [] and b.search("only", "literal").hits[0].body == "only in b"
     assert [f.path for f in b.list_files()] == ["MEMORY.md"]
     assert (tmp_path / "a" / "MEMORY.md").read_text() == "only"
     assert (tmp_path / "b" / "MEMORY.md").read_text() == "only in b"

@@ -11,9 +11,10 @@
 //! A term is one token per name (see [`tokenize`]): `getUserName` is the
 //! identifier in any spelling, `rank/mod.rs` needs `rank`, `mod` and `rs` in
 //! the same file. Terms that are stop words (`what did we`) are dropped, and
-//! repeats (`deploy deploying`). A query of only stop words searches them as
-//! ordinary words instead, so `to do` or `it` still finds something; a query
-//! of only time words lists the daily logs of those dates, newest first.
+//! repeats (`deploy deploying`): a stop word never matches alone, so a query
+//! of only stop words (`what is it`) finds nothing: the summary names them,
+//! each with 0, and the rendering says why; a query of only time words lists
+//! the daily logs of those dates, newest first.
 //! At most [`MAX_QUERY_TERMS`] terms are searched (the first ones, the
 //! summary line names them) and a term keeps its first [`MAX_TERM_NAMES`]
 //! names.
@@ -322,6 +323,9 @@ struct Plan {
     /// The name of each span that is one calendar month, as a token, with
     /// the span's bit: a file that says it is about that month too.
     months: Vec<(u16, u32)>,
+    /// The query's words when every one is a stop word (and there is no
+    /// time word): none is searched, the summary names them.
+    stops: Vec<String>,
 }
 
 /// A query token: its text, position and span in the query.
@@ -368,8 +372,19 @@ impl Plan {
                 found.push((term, stop, toks, identifier_parts(piece)));
             }
         }
-        // Stop words are searched only when nothing else is.
+        // A stop word never matches alone: a query of nothing else is named
+        // back, unsearched.
         let only_stops = parsed.spans.is_empty() && found.iter().all(|f| f.1);
+        let mut stops: Vec<String> = Vec::new();
+        if only_stops {
+            for (term, ..) in &found {
+                let lower = term.shown.to_lowercase();
+                if stops.len() < MAX_QUERY_TERMS && !stops.iter().any(|s| s.to_lowercase() == lower)
+                {
+                    stops.push(term.shown.clone());
+                }
+            }
+        }
         let mut plan = Plan {
             terms: Vec::new(),
             spans: parsed.spans,
@@ -381,6 +396,7 @@ impl Plan {
             pairs: Vec::new(),
             narrow: 0,
             months: Vec::new(),
+            stops,
         };
         plan.narrow = plan
             .spans
@@ -392,7 +408,7 @@ impl Plan {
         // The query's tokens in order, for proximity: (id, position, span).
         let mut sequence: Vec<(u16, u32, u32)> = Vec::new();
         for (term, stop, toks, parts) in &found {
-            if (*stop && !only_stops) || plan.terms.len() == MAX_QUERY_TERMS {
+            if *stop || plan.terms.len() == MAX_QUERY_TERMS {
                 continue;
             }
             let key: Vec<&str> = toks.iter().map(|t| t.0.as_str()).collect();
@@ -1346,7 +1362,7 @@ pub struct Ordered {
 impl Ordered {
     fn empty(ranker: Ranker) -> Ordered {
         Ordered {
-            terms: Vec::new(),
+            terms: ranker.plan.stops.iter().map(|s| (s.clone(), 0)).collect(),
             ranker,
             idf: Vec::new(),
             scored: Vec::new(),

@@ -304,10 +304,16 @@ fn stop_words_never_match_alone() {
     let r = rank(&files, "what is the release");
     assert_eq!(r.terms, [("release".to_string(), 2)]);
     assert_eq!(r.hits.len(), 2);
-    // Only stop words: they are searched as words.
-    let r = rank(&files, "what is");
-    assert_eq!(r.terms, [("what".to_string(), 1), ("is".to_string(), 1)]);
-    assert_eq!(paths(&r), ["n/a.md"]);
+    // Only stop words: none is searched, each is named with 0.
+    let r = rank(&files, "what is What");
+    assert_eq!(r.terms, [("what".to_string(), 0), ("is".to_string(), 0)]);
+    assert!(r.hits.is_empty());
+    assert!(
+        r.render(500)
+            .starts_with("No matches for what(0) is(0): stop words never match alone."),
+        "{}",
+        r.render(500)
+    );
     // Nothing searchable at all.
     assert_eq!(rank(&files, " ?! "), SearchResults::default());
 }
