@@ -49,11 +49,12 @@ use crate::rank::{FIELDS, FileStats, TermStats};
 
 /// The first eight bytes of an index file.
 pub const MAGIC: [u8; 8] = *b"AMIDX\0\r\n";
-/// The format version; any other is rebuilt. 5: the dictionary in
-/// blocks outside the front (4 kept it whole in the front; 4 also began
-/// counting a list item's or table row's leading code span in the heading
-/// field).
-pub const VERSION: u32 = 5;
+/// The format version; any other is rebuilt. 6: Han, Hiragana and
+/// Katakana split at Unicode word boundaries (5 kept a run of them as one
+/// token). 5: the dictionary in blocks outside the front (4 kept it whole in
+/// the front; 4 also began counting a list item's or table row's leading
+/// code span in the heading field).
+pub const VERSION: u32 = 6;
 /// How much older than the build a file's modification time must be for
 /// its entry to be trusted: covers file systems with coarse timestamps
 /// (FAT keeps two seconds).

@@ -1010,6 +1010,22 @@ fn a_log_in_range_comes_first_when_it_holds_half_the_words() {
     assert_eq!(paths(&r)[0], "p/daily/2026-05-06.md");
 }
 
+/// Japanese has no spaces: its words are found by Unicode's word
+/// boundaries, an ideograph at a time, the adjacent pair first.
+#[test]
+fn words_are_found_in_text_without_spaces() {
+    let files = [
+        ("n/meeting.md", "# 会議\nミーティングは東京で行います。\n"),
+        ("n/kyoto.md", "京都の東にある寺。\n"),
+        ("n/english.md", "Meeting in Tokyo.\n"),
+    ];
+    let r = rank(&files, "東京");
+    assert_eq!(paths(&r), ["n/meeting.md", "n/kyoto.md"]);
+    let r = rank(&files, "ミーティング");
+    assert_eq!(paths(&r), ["n/meeting.md"]);
+    assert_eq!(r.terms, [("ミーティング".to_string(), 1)]);
+}
+
 /// `over the weekend` is Saturday and Sunday before today, so a weekend
 /// log holding the word comes before a weekday's that says it more often.
 #[test]

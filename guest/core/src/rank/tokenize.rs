@@ -12,8 +12,12 @@
 //! the parts lowercased, joined and stemmed as one word, so `getUserNames`,
 //! `get_user_name`, `GetUserName` and `getusername` all give `getusernam`,
 //! while `user` and `name` still find the parts. Letters are what `char::is_alphanumeric`
-//! says, in any script; a script without case or spaces (Chinese, Japanese)
-//! is one part per run.
+//! says, in any script. Scripts written without spaces follow Unicode's word
+//! boundaries (UAX #29): each Han ideograph and each Hiragana character is a
+//! name of its own, and a run of Katakana (`ミーティング`) is one name, so
+//! `東京` finds `ミーティングは東京で` (as the names `東` and `京`, next to
+//! each other). A letter without case in any other script (Hangul, Thai)
+//! joins the run it is in, one part per run.
 //!
 //! Positions count parts; a whole sits at its first part's position and
 //! spans its parts, so `max_retries count` puts `count` right after the
@@ -27,8 +31,12 @@ enum Class {
     Upper,
     Lower,
     Digit,
-    /// A letter without case (CJK, titlecase digraphs).
+    /// A letter without case (Hangul, Thai, titlecase digraphs).
     Letter,
+    /// A Han ideograph or a Hiragana character: a name on its own.
+    Ideograph,
+    /// Katakana (with its prolonged sound mark): a name of its own run.
+    Katakana,
     /// Joins the parts of a name: `_`, `-`, `'`, `’`.
     Joiner,
     /// Ends a name.
@@ -47,6 +55,8 @@ fn class(c: char) -> Class {
     }
     if c == '\u{2019}' {
         Class::Joiner
+    } else if let Some(k) = spaceless(c) {
+        k
     } else if !c.is_alphanumeric() {
         Class::Break
     } else if c.is_uppercase() {
@@ -57,6 +67,22 @@ fn class(c: char) -> Class {
         Class::Digit
     } else {
         Class::Letter
+    }
+}
+
+/// The class of a character of a script written without spaces, by its
+/// block: Han ideographs (the unified blocks, their extensions and the
+/// compatibility block) and Hiragana are each a name; Katakana (full and
+/// half width, with `ー`) runs are names.
+fn spaceless(c: char) -> Option<Class> {
+    match u32::from(c) {
+        0x3040..=0x309F
+        | 0x3400..=0x4DBF
+        | 0x4E00..=0x9FFF
+        | 0xF900..=0xFAFF
+        | 0x20000..=0x3134F => Some(Class::Ideograph),
+        0x30A0..=0x30FF | 0x31F0..=0x31FF | 0xFF66..=0xFF9F => Some(Class::Katakana),
+        _ => None,
     }
 }
 
@@ -248,17 +274,32 @@ fn names_unicode(
                 split_run(run, parts);
                 run.clear();
             }
-            Class::Break => {
-                split_run(run, parts);
-                run.clear();
-                if !parts.is_empty() {
-                    on_name(line, parts);
-                    parts.clear();
-                }
+            Class::Break => end_name(line, run, parts, &mut on_name),
+            // A name on its own: what came before ends, and so does it.
+            Class::Ideograph => {
+                end_name(line, run, parts, &mut on_name);
+                on_name(line, &[(i, i + c.len_utf8())]);
             }
-            k => run.push((i, c, k)),
+            k => {
+                // Katakana and any other letter never share a name.
+                let katakana = |k: Class| k == Class::Katakana;
+                if run.last().is_some_and(|r| katakana(r.2) != katakana(k)) {
+                    end_name(line, run, parts, &mut on_name);
+                }
+                run.push((i, c, k));
+            }
         }
     }
+    end_name(line, run, parts, &mut on_name);
+}
+
+/// End the name being built from `run` and `parts`, if any.
+fn end_name(
+    line: &str,
+    run: &mut Vec<(usize, char, Class)>,
+    parts: &mut Vec<(usize, usize)>,
+    on_name: &mut impl FnMut(&str, &[(usize, usize)]),
+) {
     split_run(run, parts);
     run.clear();
     if !parts.is_empty() {
@@ -484,7 +525,15 @@ mod tests {
             // Joiners at the edges and doubled belong to no name.
             ("-a--b- _c_", &["a", "b", "ab", "c"]),
             ("ÉCOLE École", &["école", "école"]),
-            ("日本語テキスト", &["日本語テキスト"]),
+            // UAX #29: an ideograph or Hiragana alone, a Katakana run.
+            ("日本語テキスト", &["日", "本", "語", "テキスト"]),
+            (
+                "ミーティングは東京で",
+                &["ミーティング", "は", "東", "京", "で"],
+            ),
+            ("ﾃｽﾄ2回", &["ﾃｽﾄ", "2", "回"]),
+            ("Rustのcrate", &["rust", "の", "crate"]),
+            ("한국어 텍스트", &["한국어", "텍스트"]),
             ("naïveBayes", &["naïve", "bay", "naïvebayes"]),
             ("ΟΔΟΣ", &["οδος"]),
             ("a.b", &["a", "b"]),
