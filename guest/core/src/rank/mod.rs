@@ -678,9 +678,14 @@ impl Plan {
 
     /// Might the token written as `raw` (a part, or a whole name with its
     /// joiners) be a query token? Says no only when its lowercase form,
-    /// joiners left out, cannot start with any needle; anything not ASCII is
-    /// checked in full.
+    /// joiners left out, cannot start with any needle. A token with any
+    /// byte that is not ASCII is checked in full: lowercasing may change a
+    /// character's length (the Kelvin sign `K` is three bytes, its `k` one),
+    /// so no byte of it can be compared in place.
     fn may_want(&self, raw: &[u8]) -> bool {
+        if !raw.is_ascii() {
+            return true;
+        }
         let mut bytes = raw
             .iter()
             .filter(|&&c| !matches!(c, b'_' | b'-' | b'\''))
@@ -688,11 +693,7 @@ impl Plan {
         let (Some(b0), b1) = (bytes.next(), bytes.next()) else {
             return false;
         };
-        let b1 = b1.unwrap_or(0);
-        if !b0.is_ascii() || !b1.is_ascii() {
-            return true;
-        }
-        let bit = key_bit(b0, b1);
+        let bit = key_bit(b0, b1.unwrap_or(0));
         if self.keys[bit / 64] & (1 << (bit % 64)) == 0 {
             return false;
         }
@@ -701,8 +702,7 @@ impl Plan {
                 .iter()
                 .filter(|&&c| !matches!(c, b'_' | b'-' | b'\''))
                 .map(|c| c.to_ascii_lowercase());
-            n.iter()
-                .all(|&x| bytes.next().is_some_and(|y| y == x || !y.is_ascii()))
+            n.iter().all(|&x| bytes.next() == Some(x))
         })
     }
 }

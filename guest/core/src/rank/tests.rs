@@ -1324,3 +1324,22 @@ fn a_note_naming_the_month_asked_about_is_in_it() {
     assert_eq!(note.matched_terms, ["cloud", "bill"]);
     assert!(!paths(&r).contains(&"p/notes/holidays.md"));
 }
+
+/// Lowercasing can change a character's length: the Kelvin sign `K` (three
+/// bytes) is `k` (one). A name holding one is still its token, from the
+/// text as from the statistics an index keeps (a fuzz find).
+#[test]
+fn a_character_that_shrinks_when_lowercased_still_matches() {
+    let text = "y-ks3\u{212A}3ù and \u{212A}elvin\n";
+    for q in ["y-ks3k3ù", "kelvin"] {
+        let m = meta("p/notes/a.md");
+        let mut a = Ranker::new(q, d(TODAY));
+        let mut b = Ranker::new(q, d(TODAY));
+        a.add_file(m.clone(), text);
+        b.add_stats(m.clone(), &FileStats::from_text(&m.stem, text));
+        let read = |_: &FileMeta| Some(text.to_string());
+        let (x, y) = (a.finish(read), b.finish(read));
+        assert_eq!(x.terms, [(q.to_string(), 1)], "{q}");
+        assert_eq!(x, y, "{q}");
+    }
+}
