@@ -335,6 +335,30 @@ impl Memory {
         }
     }
 
+    /// After an append to `path` of text starting at byte `start`: when
+    /// that is within the [`MAX_SCAN_BYTES`] scanned for mentions, anchor
+    /// afresh as after a write; past it, only the file's stamp moves (its
+    /// mentions are where they were), so a large file's append costs what
+    /// it adds.
+    pub(crate) fn anchor_appended(&self, lock: &LockGuard, path: &str, start: u64) {
+        if !self.is_anchored(path) {
+            return;
+        }
+        if start < MAX_SCAN_BYTES as u64 {
+            self.anchor_written(lock, path, None);
+            return;
+        }
+        let mut side = self.load_side();
+        let Some(entry) = side.files.get_mut(path) else {
+            return;
+        };
+        if let Ok(Some(stamp)) = fsio::file_stamp(&self.abs(path)) {
+            entry.size = stamp.len;
+            entry.mtime_ns = stamp.mtime_ns;
+            let _ = self.save_side(lock, &mut side);
+        }
+    }
+
     /// Anchor the mentions of `path` afresh. `Ok(None)` when the project
     /// directory cannot be opened (the old anchors are dropped).
     fn reanchor(

@@ -88,8 +88,10 @@ use serde_json::{Map, Value};
 
 use crate::dupes;
 use crate::error::{Error, ErrorKind, Result};
+use crate::fsio::Kind;
+use crate::history::Operation;
 use crate::names::{MAX_NOTE_SEGMENTS, check_segment, note_name};
-use crate::store::Memory;
+use crate::store::{Committed, Memory, Step};
 use crate::tools::{parse_object, req_str, type_name};
 
 /// The tool's name.
@@ -603,22 +605,32 @@ fn check_size(memory: &Memory, path: &str, what: &str, text: &str) -> Result<()>
     Ok(())
 }
 
-/// The reference's text, then our duplicate notes after a blank line.
-fn with_notes(text: String, new: &str, added: std::ops::Range<usize>, path: &str) -> String {
-    let dups = dupes::in_text(new, added);
-    if dups.is_empty() {
+/// The reference's text, then our notes after a blank line: lines the
+/// change repeats, values redacted (`guarded`: as the tool's own guard
+/// saw them), and what history could not record. Nothing the change
+/// reported is dropped.
+fn with_notes(
+    text: String,
+    done: &Committed,
+    guarded: Option<&crate::secrets::Guarded<'_>>,
+    path: &str,
+) -> String {
+    let mut notes = Vec::new();
+    if !done.duplicates.is_empty() {
+        let dups: Vec<dupes::Duplicate> = done.duplicates.iter().map(|(_, d)| *d).collect();
+        notes.push(dupes::warning_text(&dups, path));
+    }
+    match guarded.and_then(crate::secrets::Guarded::note) {
+        Some(note) => notes.push(note),
+        None => notes.extend(done.redactions.iter().cloned()),
+    }
+    for w in &done.history {
+        notes.push(format!("Warning: {w}."));
+    }
+    if notes.is_empty() {
         return text;
     }
-    format!("{text}\n\n{}", dupes::warning_text(&dups, path))
-}
-
-/// Our note on redacted values follows the reference's text after a blank
-/// line.
-fn redaction_note(text: String, guarded: &crate::secrets::Guarded<'_>) -> String {
-    match guarded.note() {
-        Some(note) => format!("{text}\n\n{note}"),
-        None => text,
-    }
+    format!("{text}\n\n{}", notes.join("\n"))
 }
 
 fn create(memory: &Memory, path: &str, text: &str) -> Result<String> {
@@ -632,27 +644,25 @@ fn create(memory: &Memory, path: &str, text: &str) -> Result<String> {
         )
     };
     let place = at(memory, &loc);
-    let lock = memory.lock()?;
-    match &loc {
-        Loc::Note(_) => {}
-        // The reference tries to create a file where a folder is.
-        _ if place.entry(memory)? != Entry::Missing => return Err(exists()),
-        _ => return Err(not_md(path)),
-    }
-    check_size(memory, path, "file_text", text)?;
-    memory.ensure_dir(&place.parent, true)?;
-    if place.entry(memory)? != Entry::Missing {
-        return Err(exists());
-    }
-    memory.replace_file_locked(&lock, &place.store_rel(), text.as_bytes())?;
-    Ok(redaction_note(
-        with_notes(
-            format!("File created successfully at: {path}"),
-            text,
-            0..text.len(),
-            path,
-        ),
-        &guarded,
+    let ((), done) = memory.change(Operation::Write, |tx| {
+        match &loc {
+            Loc::Note(_) => {}
+            // The reference tries to create a file where a folder is.
+            _ if place.entry(memory)? != Entry::Missing => return Err(exists()),
+            _ => return Err(not_md(path)),
+        }
+        check_size(memory, path, "file_text", text)?;
+        if place.entry(memory)? != Entry::Missing {
+            return Err(exists());
+        }
+        tx.put(place.store_rel(), text);
+        Ok(())
+    })?;
+    Ok(with_notes(
+        format!("File created successfully at: {path}"),
+        &done,
+        Some(&guarded),
+        path,
     ))
 }
 
@@ -669,65 +679,68 @@ fn str_replace(memory: &Memory, path: &str, old: &str, new: &str) -> Result<Stri
     check_size(memory, path, "new_str", new)?;
     let guarded = memory.guard(new, path)?;
     let new = guarded.text.as_ref();
-    let lock = memory.lock()?;
-    let place = existing_note(memory, path)?;
-    let content = read_text(memory, &place, path)?;
-    let count = content.matches(old).count();
-    if count == 0 {
-        return Err(err(
-            ErrorKind::NotFound,
-            format!(
-                "No replacement was performed, old_str `{old}` did not appear verbatim in {path}."
-            ),
-        ));
-    }
-    if count > 1 {
-        // The reference lists overlapping matches: it searches again one
-        // character after each.
-        let mut lines = Vec::new();
-        let (mut from, mut line, mut counted) = (0, 1usize, 0);
-        while let Some(found) = content[from..].find(old) {
-            let pos = from + found;
-            line += content[counted..pos]
-                .bytes()
-                .filter(|&b| b == b'\n')
-                .count();
-            counted = pos;
-            lines.push(line.to_string());
-            from = pos + content[pos..].chars().next().map_or(1, char::len_utf8);
+    let (snippet, done) = memory.change(Operation::Edit, |tx| {
+        let place = existing_note(memory, path)?;
+        let content = read_text(memory, &place, path)?;
+        let count = content.matches(old).count();
+        if count == 0 {
+            return Err(err(
+                ErrorKind::NotFound,
+                format!(
+                    "No replacement was performed, old_str `{old}` did not appear verbatim in {path}."
+                ),
+            ));
         }
-        return Err(err(
-            ErrorKind::Ambiguous,
-            format!(
-                "No replacement was performed. Multiple occurrences of old_str `{old}` in lines: {}. Please ensure it is unique",
-                lines.join(", ")
-            ),
-        ));
-    }
-    let pos = content.find(old).unwrap_or(0);
-    let changed = content[..pos].bytes().filter(|&b| b == b'\n').count();
-    let mut updated = String::with_capacity(content.len() - old.len() + new.len());
-    updated.push_str(&content[..pos]);
-    updated.push_str(new);
-    updated.push_str(&content[pos + old.len()..]);
-    memory.replace_file_locked(&lock, &place.store_rel(), updated.as_bytes())?;
-    let lines: Vec<&str> = updated.split('\n').collect();
-    let first = changed.saturating_sub(2);
-    let last = (changed + 3).min(lines.len());
-    let snippet: Vec<String> = (first + 1..=last)
-        .map(|n| numbered(n, lines[n - 1]))
-        .collect();
-    Ok(redaction_note(
-        with_notes(
-            format!(
-                "The memory file has been edited. Here is the snippet showing the change (with line numbers):\n{}",
-                snippet.join("\n")
-            ),
-            &updated,
-            pos..pos + new.len(),
-            path,
+        if count > 1 {
+            // The reference lists overlapping matches: it searches again one
+            // character after each.
+            let mut lines = Vec::new();
+            let (mut from, mut line, mut counted) = (0, 1usize, 0);
+            while let Some(found) = content[from..].find(old) {
+                let pos = from + found;
+                line += content[counted..pos]
+                    .bytes()
+                    .filter(|&b| b == b'\n')
+                    .count();
+                counted = pos;
+                lines.push(line.to_string());
+                from = pos + content[pos..].chars().next().map_or(1, char::len_utf8);
+            }
+            return Err(err(
+                ErrorKind::Ambiguous,
+                format!(
+                    "No replacement was performed. Multiple occurrences of old_str `{old}` in lines: {}. Please ensure it is unique",
+                    lines.join(", ")
+                ),
+            ));
+        }
+        let pos = content.find(old).unwrap_or(0);
+        let changed = content[..pos].bytes().filter(|&b| b == b'\n').count();
+        let mut updated = String::with_capacity(content.len() - old.len() + new.len());
+        updated.push_str(&content[..pos]);
+        updated.push_str(new);
+        updated.push_str(&content[pos + old.len()..]);
+        let lines: Vec<&str> = updated.split('\n').collect();
+        let first = changed.saturating_sub(2);
+        let last = (changed + 3).min(lines.len());
+        let snippet: Vec<String> = (first + 1..=last)
+            .map(|n| numbered(n, lines[n - 1]))
+            .collect();
+        tx.push(Step::Put {
+            rel: place.store_rel(),
+            added: pos..pos + new.len(),
+            bytes: updated.into_bytes(),
+        });
+        Ok(snippet)
+    })?;
+    Ok(with_notes(
+        format!(
+            "The memory file has been edited. Here is the snippet showing the change (with line numbers):\n{}",
+            snippet.join("\n")
         ),
-        &guarded,
+        &done,
+        Some(&guarded),
+        path,
     ))
 }
 
@@ -735,40 +748,43 @@ fn insert(memory: &Memory, path: &str, line: i64, text: &str) -> Result<String> 
     check_size(memory, path, "insert_text", text)?;
     let guarded = memory.guard(text, path)?;
     let text = guarded.text.as_ref();
-    let lock = memory.lock()?;
-    let place = existing_note(memory, path)?;
-    let content = read_text(memory, &place, path)?;
-    let mut lines: Vec<&str> = content.split('\n').collect();
-    if lines.last() == Some(&"") {
-        lines.pop();
-    }
-    if line < 0 || line as u64 > lines.len() as u64 {
-        return Err(err(
-            ErrorKind::InvalidArguments,
-            format!(
-                "Invalid `insert_line` parameter: {line}. It should be within the range [0, {}].",
-                lines.len()
-            ),
-        ));
-    }
-    let at_line = line as usize;
-    let inserted = text.trim_end_matches('\n');
-    // Where the inserted text starts in the new file.
-    let start: usize = lines[..at_line].iter().map(|l| l.len() + 1).sum();
-    lines.insert(at_line, inserted);
-    let mut updated = lines.join("\n");
-    if !updated.ends_with('\n') {
-        updated.push('\n');
-    }
-    memory.replace_file_locked(&lock, &place.store_rel(), updated.as_bytes())?;
-    Ok(redaction_note(
-        with_notes(
-            format!("The file {path} has been edited."),
-            &updated,
-            start..start + inserted.len(),
-            path,
-        ),
-        &guarded,
+    let ((), done) = memory.change(Operation::Edit, |tx| {
+        let place = existing_note(memory, path)?;
+        let content = read_text(memory, &place, path)?;
+        let mut lines: Vec<&str> = content.split('\n').collect();
+        if lines.last() == Some(&"") {
+            lines.pop();
+        }
+        if line < 0 || line as u64 > lines.len() as u64 {
+            return Err(err(
+                ErrorKind::InvalidArguments,
+                format!(
+                    "Invalid `insert_line` parameter: {line}. It should be within the range [0, {}].",
+                    lines.len()
+                ),
+            ));
+        }
+        let at_line = line as usize;
+        let inserted = text.trim_end_matches('\n');
+        // Where the inserted text starts in the new file.
+        let start: usize = lines[..at_line].iter().map(|l| l.len() + 1).sum();
+        lines.insert(at_line, inserted);
+        let mut updated = lines.join("\n");
+        if !updated.ends_with('\n') {
+            updated.push('\n');
+        }
+        tx.push(Step::Put {
+            rel: place.store_rel(),
+            added: start..start + inserted.len(),
+            bytes: updated.into_bytes(),
+        });
+        Ok(())
+    })?;
+    Ok(with_notes(
+        format!("The file {path} has been edited."),
+        &done,
+        Some(&guarded),
+        path,
     ))
 }
 
@@ -787,48 +803,67 @@ fn delete(memory: &Memory, path: &str) -> Result<String> {
             format!("The path {path} does not exist"),
         )
     };
-    let lock = memory.lock()?;
-    match place.entry(memory)? {
-        Entry::Missing => return Err(gone()),
-        Entry::File(_) if matches!(loc, Loc::Note(_)) => {
-            memory.remove_file_locked(&lock, &place.store_rel())?;
-        }
-        Entry::Dir(_) if matches!(loc, Loc::Dir(_)) => {
-            // Look at the whole tree before removing anything.
-            let mut files = Vec::new();
-            let mut dirs = Vec::new();
-            walk_tree(memory, &place.rel, 0, &mut files, &mut dirs).map_err(|why| {
-                err(
-                    ErrorKind::InvalidArguments,
-                    format!("The folder {path} {why}; delete what is inside it first"),
-                )
-            })?;
-            for file in &files {
-                let (dir, name) = file.rsplit_once('/').unwrap_or(("", file));
-                memory.remove_file_locked(
-                    &lock,
-                    &crate::store::Rel {
-                        dir: dir.to_string(),
-                        file: name.to_string(),
-                    },
-                )?;
+    let (dirs, done) = memory.change(Operation::Delete, |tx| {
+        match place.entry(memory)? {
+            Entry::Missing => Err(gone()),
+            Entry::File(_) if matches!(loc, Loc::Note(_)) => {
+                // As the reference: the folder it was in stays.
+                tx.push(Step::Remove {
+                    rel: place.store_rel(),
+                    prune: false,
+                });
+                Ok(Vec::new())
             }
-            // Deepest first: `walk_tree` lists a folder before its own.
-            for dir in dirs.iter().rev() {
-                memory.remove_dir_locked(&lock, dir)?;
+            Entry::Dir(_) if matches!(loc, Loc::Dir(_)) => {
+                // Look at the whole tree before removing anything.
+                let mut files = Vec::new();
+                let mut dirs = Vec::new();
+                walk_tree(memory, &place.rel, 0, &mut files, &mut dirs).map_err(|why| {
+                    err(
+                        ErrorKind::InvalidArguments,
+                        format!("The folder {path} {why}; delete what is inside it first"),
+                    )
+                })?;
+                for file in &files {
+                    let rel = crate::store::rel_of(file);
+                    match tx.kind(&rel)? {
+                        Kind::File(_) => tx.push(Step::Remove { rel, prune: false }),
+                        // Not memory: unlinked with the folder below.
+                        _ => dirs.push(file.clone()),
+                    }
+                }
+                dirs.insert(0, place.rel.clone());
+                Ok(dirs)
             }
-            memory.remove_dir_locked(&lock, &place.rel)?;
-        }
-        _ => {
-            return Err(err(
+            _ => Err(err(
                 ErrorKind::NotAFile,
                 format!(
                     "The path {path} is not a regular file or folder; memory does not delete it"
                 ),
-            ));
+            )),
         }
+    })?;
+    // The folders (deepest first: `walk_tree` lists a folder before its
+    // own) and whatever else was in them, now that the notes are recorded
+    // and gone.
+    for dir in dirs.iter().rev() {
+        let abs = memory.abs(dir);
+        let _ = fs::remove_dir(&abs).or_else(|_| fs::remove_file(&abs));
     }
-    Ok(format!("Successfully deleted {path}"))
+    if let Some(dir) = dirs.first()
+        && fs::symlink_metadata(memory.abs(dir)).is_ok()
+    {
+        return Err(err(
+            ErrorKind::Io,
+            format!("The notes in {path} were deleted, but the folder could not be removed"),
+        ));
+    }
+    Ok(with_notes(
+        format!("Successfully deleted {path}"),
+        &done,
+        None,
+        path,
+    ))
 }
 
 /// Everything under the store-relative folder `dir`, links and special
@@ -898,70 +933,73 @@ fn rename(memory: &Memory, old_path: &str, new_path: &str) -> Result<String> {
     }
     let from = at(memory, &from_loc);
     let to = at(memory, &to_loc);
-    let lock = memory.lock()?;
-    if to_loc == Loc::Root || to.entry(memory)? != Entry::Missing {
-        return Err(err(
-            ErrorKind::AlreadyExists,
-            format!("The destination {new_path} already exists"),
-        ));
-    }
-    let source = from.entry(memory)?;
-    match (&from_loc, &to_loc, source) {
-        (_, _, Entry::Missing) => {}
-        (Loc::Note(_), Loc::Note(_), Entry::File(_)) => {}
-        (Loc::Dir(a), Loc::Dir(b), Entry::Dir(_)) => {
-            if b.starts_with(&format!("{a}/")) {
-                return Err(err(
-                    ErrorKind::InvalidArguments,
-                    format!("Cannot move {old_path} into itself ({new_path})"),
-                ));
-            }
-            let below = tree_depth(memory, &from.rel, 1);
-            let segments = b.split('/').count();
-            if segments + below > MAX_NOTE_SEGMENTS {
-                return Err(err(
-                    ErrorKind::InvalidName,
-                    format!(
-                        "Cannot rename {old_path} to {new_path}: notes inside would be more than {MAX_NOTE_SEGMENTS} levels deep (e.g. /memories/a/b/c/d.md is the limit)"
-                    ),
-                ));
-            }
-        }
-        (Loc::Note(_), _, Entry::File(_)) => return Err(not_md(new_path)),
-        (Loc::Dir(_), _, Entry::Dir(_)) => {
+    let ((), done) = memory.change(Operation::Rename, |tx| {
+        if to_loc == Loc::Root || to.entry(memory)? != Entry::Missing {
             return Err(err(
+                ErrorKind::AlreadyExists,
+                format!("The destination {new_path} already exists"),
+            ));
+        }
+        let source = from.entry(memory)?;
+        match (&from_loc, &to_loc, source) {
+            (_, _, Entry::Missing) => Err(err(
+                ErrorKind::NotFound,
+                format!("The path {old_path} does not exist"),
+            )),
+            // Unlike the reference, a refused rename makes no folders: the
+            // destination's are made only when the note moves.
+            (Loc::Note(_), Loc::Note(_), Entry::File(_)) => {
+                tx.push(Step::Move {
+                    from: from.store_rel(),
+                    to: to.store_rel(),
+                    prune: false,
+                });
+                Ok(())
+            }
+            (Loc::Dir(a), Loc::Dir(b), Entry::Dir(_)) => {
+                if b.starts_with(&format!("{a}/")) {
+                    return Err(err(
+                        ErrorKind::InvalidArguments,
+                        format!("Cannot move {old_path} into itself ({new_path})"),
+                    ));
+                }
+                let below = tree_depth(memory, &from.rel, 1);
+                let segments = b.split('/').count();
+                if segments + below > MAX_NOTE_SEGMENTS {
+                    return Err(err(
+                        ErrorKind::InvalidName,
+                        format!(
+                            "Cannot rename {old_path} to {new_path}: notes inside would be more than {MAX_NOTE_SEGMENTS} levels deep (e.g. /memories/a/b/c/d.md is the limit)"
+                        ),
+                    ));
+                }
+                tx.push(Step::MoveDir {
+                    from: from.rel.clone(),
+                    to: to.rel.clone(),
+                });
+                Ok(())
+            }
+            (Loc::Note(_), _, Entry::File(_)) => Err(not_md(new_path)),
+            (Loc::Dir(_), _, Entry::Dir(_)) => Err(err(
                 ErrorKind::InvalidName,
                 format!(
                     "Cannot rename the folder {old_path} to {new_path}: a folder name has no extension; only notes end in .md"
                 ),
-            ));
-        }
-        _ => {
-            return Err(err(
+            )),
+            _ => Err(err(
                 ErrorKind::NotAFile,
                 format!(
                     "The path {old_path} is not a regular file or folder; memory does not move it"
                 ),
-            ));
+            )),
         }
-    }
-    // As the reference: the destination's folders are made before the
-    // source is looked for, and stay.
-    memory.ensure_dir(&to.parent, true)?;
-    match source {
-        Entry::Missing => Err(err(
-            ErrorKind::NotFound,
-            format!("The path {old_path} does not exist"),
-        )),
-        Entry::File(_) => {
-            memory.rename_file_locked(&lock, &from.store_rel(), &to.store_rel())?;
-            Ok(format!("Successfully renamed {old_path} to {new_path}"))
-        }
-        _ => {
-            memory.rename_dir_locked(&lock, &from.rel, &to.rel)?;
-            Ok(format!("Successfully renamed {old_path} to {new_path}"))
-        }
-    }
+    })?;
+    Ok(with_notes(
+        format!("Successfully renamed {old_path} to {new_path}"),
+        &done,
+        None,
+        new_path,
+    ))
 }
 
 #[cfg(test)]
@@ -1218,8 +1256,8 @@ mod tests {
             )
         );
         // The reference makes the destination's folder before it looks for
-        // the source; so does this.
-        assert!(notes.join("e").is_dir());
+        // the source; a refused command here changes nothing.
+        assert!(!notes.join("e").exists());
         assert_eq!(
             ok(
                 &mem,

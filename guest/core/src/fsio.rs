@@ -802,6 +802,21 @@ pub fn read_range(file: &File, offset: u64, wanted: usize) -> io::Result<Vec<u8>
     Ok(bytes)
 }
 
+/// How many `\n` the first `len` bytes of the file at `path` hold, read a
+/// block at a time.
+pub fn count_newlines(path: &Path, len: u64) -> io::Result<usize> {
+    let mut file = File::open(path)?.take(len);
+    let mut buf = vec![0u8; 256 * 1024];
+    let mut count = 0;
+    loop {
+        let n = file.read(&mut buf)?;
+        if n == 0 {
+            return Ok(count);
+        }
+        count += memchr::memchr_iter(b'\n', &buf[..n]).count();
+    }
+}
+
 /// Does the regular file at `path` end with `\n`? `false` when empty.
 pub fn ends_with_newline(path: &Path, len: u64) -> io::Result<bool> {
     if len == 0 {

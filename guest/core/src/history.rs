@@ -102,7 +102,6 @@ use sha2::{Digest, Sha256};
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::fsio::{self, Kind, LockGuard};
-use crate::store::{Memory, ReadSource, WriteReceipt};
 use crate::time::{Clock, MAX_OFFSET_MINUTES};
 
 /// Where history lives, relative to the root.
@@ -260,6 +259,30 @@ pub(crate) enum Prior<'a> {
     TooLarge(u64),
 }
 
+/// One file of a change, as the store hands it to history.
+pub(crate) struct Item<'a> {
+    /// The store-relative path.
+    pub(crate) path: &'a str,
+    /// The change.
+    pub(crate) op: Operation,
+    /// For a rename: the path on the other side.
+    pub(crate) other: Option<&'a str>,
+    /// What the file held before.
+    pub(crate) prior: Prior<'a>,
+}
+
+/// What [`History::record_change`] did.
+#[derive(Debug, Default)]
+pub(crate) struct Recorded {
+    /// The id of the change's first entry, when anything was recorded.
+    pub(crate) first_id: Option<u64>,
+    /// The journal's length before (`Some(None)`: it did not exist), when
+    /// anything was recorded.
+    journal_before: Option<Option<u64>>,
+    /// What could not be saved, for the receipt.
+    pub(crate) warnings: Vec<String>,
+}
+
 #[derive(Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Header {
@@ -286,6 +309,8 @@ struct Record {
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     prefix: bool,
     src: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    chg: Option<u64>,
 }
 
 /// A parsed, checked journal entry.
@@ -301,6 +326,9 @@ struct Entry {
     sha: Option<[u8; 32]>,
     prefix: bool,
     source: String,
+    /// The id of the first entry of the change this entry is part of, when
+    /// that change touched several files (they are undone together).
+    change: Option<u64>,
     line_bytes: u64,
 }
 
@@ -338,6 +366,7 @@ impl Entry {
             sha: self.sha.map(|s| hex(&s)),
             prefix: self.prefix,
             src: self.source.clone(),
+            chg: self.change,
         };
         // Plain strings and numbers: serializing cannot fail.
         let json = serde_json::to_string(&record).unwrap_or_default();
@@ -356,6 +385,7 @@ impl Entry {
             && (!r.prefix || r.size.is_some())
             && valid_store_path(&r.path)
             && r.to.as_deref().is_none_or(valid_store_path)
+            && r.chg.is_none_or(|c| c > 0 && c <= r.id)
             && validate_source(&r.src).is_ok();
         if !consistent {
             return None;
@@ -371,6 +401,7 @@ impl Entry {
             sha,
             prefix: r.prefix,
             source: r.src,
+            change: r.chg,
             line_bytes,
         })
     }
@@ -720,53 +751,62 @@ impl History {
         }
     }
 
-    /// Record `prior`, what `path` held before a change `op`, under the
-    /// store's write lock. Returns a warning for the receipt when nothing
-    /// could be recorded; the change goes ahead either way.
-    pub(crate) fn record(
+    /// Record what each file of one change held before it, under the
+    /// store's write lock, as one change: when it touches several files,
+    /// every entry names the first one's id, and they are restored together.
+    /// Nothing is pruned here (see [`History::settle`]), so a change that
+    /// then fails can take its entries back with [`History::rollback`].
+    /// A file whose version cannot be saved gets a warning for the receipt;
+    /// the change goes ahead either way.
+    pub(crate) fn record_change(
         &self,
         lock: &LockGuard,
         clock: &Clock,
-        path: &str,
-        op: Operation,
-        other: Option<&str>,
-        prior: Prior<'_>,
-    ) -> Option<String> {
-        if self.retention.is_off() {
-            return None;
+        items: &[Item<'_>],
+    ) -> Recorded {
+        let mut recorded = Recorded::default();
+        if self.retention.is_off() || items.is_empty() {
+            return recorded;
         }
-        let warn = |why: String| {
-            Some(format!(
-                "history did not save the previous version of {path} ({why}); the change was made anyway"
-            ))
-        };
         let largest = self.retention.largest_version();
-        let (size, sha, prefix, object) = match prior {
-            Prior::Missing => (None, None, false, None),
-            Prior::Content(bytes) => (
-                Some(bytes.len() as u64),
-                Some(sha256(bytes)),
-                false,
-                Some(bytes),
-            ),
-            Prior::Prefix(bytes) => (Some(bytes.len() as u64), Some(sha256(bytes)), true, None),
-            Prior::PrefixUnread(len) if len <= largest => match self.hash_file(path, len) {
-                Ok(sha) => (Some(len), Some(sha), true, None),
-                Err(e) => return warn(format!("reading it failed: {e}")),
-            },
-            Prior::PrefixUnread(len) | Prior::TooLarge(len) => {
-                return warn(format!(
-                    "it is {len} bytes, more than the {largest} bytes a saved version may have"
-                ));
+        let mut prepared = Vec::with_capacity(items.len());
+        for item in items {
+            let path = item.path;
+            let warn = |why: String| {
+                format!(
+                    "history did not save the previous version of {path} ({why}); the change was made anyway"
+                )
+            };
+            let too_large = |len: u64| {
+                format!("it is {len} bytes, more than the {largest} bytes a saved version may have")
+            };
+            let fields = match item.prior {
+                Prior::Missing => Ok((None, None, false, None)),
+                Prior::Content(bytes) if bytes.len() as u64 > largest => {
+                    Err(too_large(bytes.len() as u64))
+                }
+                Prior::Content(bytes) => Ok((
+                    Some(bytes.len() as u64),
+                    Some(sha256(bytes)),
+                    false,
+                    Some(bytes),
+                )),
+                Prior::Prefix(bytes) => {
+                    Ok((Some(bytes.len() as u64), Some(sha256(bytes)), true, None))
+                }
+                Prior::PrefixUnread(len) if len <= largest => match self.hash_file(path, len) {
+                    Ok(sha) => Ok((Some(len), Some(sha), true, None)),
+                    Err(e) => Err(format!("reading it failed: {e}")),
+                },
+                Prior::PrefixUnread(len) | Prior::TooLarge(len) => Err(too_large(len)),
+            };
+            match fields {
+                Ok(fields) => prepared.push((item, fields)),
+                Err(why) => recorded.warnings.push(warn(why)),
             }
-        };
-        if let Some(bytes) = object
-            && bytes.len() as u64 > largest
-        {
-            return warn(format!(
-                "it is {} bytes, more than the {largest} bytes a saved version may have",
-                bytes.len()
-            ));
+        }
+        if prepared.is_empty() {
+            return recorded;
         }
         let mut index = self.index();
         let result = (|| {
@@ -782,48 +822,97 @@ impl History {
                 fsio::remove_leftovers(&self.dir());
                 fsio::remove_leftovers(&self.objects());
             }
-            if let (Some(bytes), Some(sha)) = (object, sha) {
-                match self.write_object(&sha, bytes) {
-                    Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                        self.ensure_dirs()?;
-                        self.write_object(&sha, bytes)?;
+            for (_, (_, sha, _, object)) in &prepared {
+                if let (Some(bytes), Some(sha)) = (object, sha) {
+                    match self.write_object(sha, bytes) {
+                        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                            self.ensure_dirs()?;
+                            self.write_object(sha, bytes)?;
+                        }
+                        other => other?,
                     }
-                    other => other?,
                 }
             }
-            let mut entry = Entry {
-                id: index.next,
-                time: clock.unix_seconds(),
-                offset: clock.utc_offset_minutes,
-                op,
-                path: path.to_string(),
-                other: other.map(str::to_string),
-                size,
-                sha,
-                prefix,
-                source: self.source.clone(),
-                line_bytes: 0,
+            let first = index.next;
+            let change = (prepared.len() > 1).then_some(first);
+            let entries: Vec<Entry> = prepared
+                .iter()
+                .enumerate()
+                .map(|(n, (item, (size, sha, prefix, _)))| Entry {
+                    id: first + n as u64,
+                    time: clock.unix_seconds(),
+                    offset: clock.utc_offset_minutes,
+                    op: item.op,
+                    path: item.path.to_string(),
+                    other: item.other.map(str::to_string),
+                    size: *size,
+                    sha: *sha,
+                    prefix: *prefix,
+                    source: self.source.clone(),
+                    change,
+                    line_bytes: 0,
+                })
+                .collect();
+            let before = match journal {
+                Journal::Missing => None,
+                Journal::Known(len) | Journal::Reloaded(len) => Some(len),
             };
-            self.append(lock, &mut index, &mut entry, journal)
+            self.append(lock, &mut index, entries, journal)?;
+            Ok::<_, io::Error>((first, before))
         })();
-        let result = result.map(|()| {
-            // The version is saved; pruning can fail on its own.
-            self.prune_if_due(lock, &mut index).err().map(|e| {
-                *index = Index::default();
-                format!(
-                    "history saved the previous version of {path} but could not prune older versions ({e})"
-                )
-            })
-        });
         match result {
-            Ok(warning) => warning,
+            Ok((first, before)) => {
+                recorded.first_id = Some(first);
+                recorded.journal_before = Some(before);
+            }
             Err(e) => {
                 // Reread everything next time rather than trust a half-done
                 // update.
                 *index = Index::default();
-                warn(e.to_string())
+                let paths: Vec<&str> = prepared.iter().map(|(item, _)| item.path).collect();
+                recorded.warnings.push(format!(
+                    "history did not save the previous version of {} ({e}); the change was made anyway",
+                    paths.join(", ")
+                ));
             }
         }
+        recorded
+    }
+
+    /// Take back the entries `recorded` appended, for a change that then
+    /// failed: history never lists a change that did not happen. The
+    /// objects it saved stay until the next prune removes them.
+    pub(crate) fn rollback(&self, lock: &LockGuard, recorded: &Recorded) {
+        let Some(before) = recorded.journal_before else {
+            return;
+        };
+        let mut index = self.index();
+        *index = Index::default();
+        if lock.check().is_err() {
+            return;
+        }
+        let path = self.dir().join(JOURNAL_FILE);
+        let _ = match before {
+            None => fs::remove_file(&path),
+            Some(len) => OpenOptions::new()
+                .write(true)
+                .open(&path)
+                .and_then(|f| f.set_len(len).and_then(|()| f.sync_data())),
+        };
+    }
+
+    /// After a change was applied: prune when retention is due. Returns a
+    /// warning for the receipt when pruning failed (the versions are saved).
+    pub(crate) fn settle(&self, lock: &LockGuard, recorded: &Recorded) -> Option<String> {
+        recorded.first_id?;
+        let mut index = self.index();
+        if self.refresh(&mut index).is_err() {
+            return None;
+        }
+        self.prune_if_due(lock, &mut index).err().map(|e| {
+            *index = Index::default();
+            format!("history saved the previous versions but could not prune older versions ({e})")
+        })
     }
 
     /// SHA-256 of the first `len` bytes of the store file `path`, streamed.
@@ -857,22 +946,27 @@ impl History {
         fsio::replace_content_addressed(&self.objects(), &name, bytes)
     }
 
-    /// Append `entry` to the journal (creating it with a header) and sync.
+    /// Append `entries` to the journal (creating it with a header) in one
+    /// write, and sync.
     fn append(
         &self,
         lock: &LockGuard,
         index: &mut Index,
-        entry: &mut Entry,
+        mut entries: Vec<Entry>,
         journal: Journal,
     ) -> io::Result<()> {
         let dir = self.dir();
         let path = dir.join(JOURNAL_FILE);
-        let line = entry.line();
-        entry.line_bytes = line.len() as u64;
+        let mut lines = String::new();
+        for entry in &mut entries {
+            let line = entry.line();
+            entry.line_bytes = line.len() as u64;
+            lines.push_str(&line);
+        }
         match journal {
             Journal::Missing => {
-                let header = header_line(&random_token(), entry.id, 0);
-                let bytes = format!("{header}{line}");
+                let header = header_line(&random_token(), entries[0].id, 0);
+                let bytes = format!("{header}{lines}");
                 fsio::replace(&dir, JOURNAL_FILE, bytes.as_bytes(), lock)?;
                 // Read back what was written, so the index holds the header.
                 *index = Index::default();
@@ -884,10 +978,12 @@ impl History {
                 let lead = if len > index.parsed { "\n" } else { "" };
                 lock.check()?;
                 let mut file = OpenOptions::new().append(true).open(&path)?;
-                file.write_all(format!("{lead}{line}").as_bytes())?;
+                file.write_all(format!("{lead}{lines}").as_bytes())?;
                 file.sync_data()?;
-                index.parsed = len + (lead.len() + line.len()) as u64;
-                index.push(entry.clone());
+                index.parsed = len + (lead.len() + lines.len()) as u64;
+                for entry in entries {
+                    index.push(entry);
+                }
                 Ok(())
             }
         }
@@ -1180,74 +1276,40 @@ fn unknown_version(id: u64) -> Error {
     )
 }
 
-impl Memory {
-    /// Is `path` a file this project sees: the global `MEMORY.md` (shared by
-    /// every project, so its history is too) or one of its own?
-    fn in_view(&self, path: &str) -> bool {
-        if self.is_team() {
-            return path.starts_with(crate::store::TEAM_PREFIX);
-        }
-        path == "MEMORY.md"
-            || path
-                .strip_prefix(&self.project_dir())
-                .is_some_and(|rest| rest.starts_with('/'))
-    }
-
-    /// The recorded versions of one file, newest first: at most `limit`
+impl History {
+    /// The recorded versions of `path`, newest first: at most `limit`
     /// (default and ceiling: the retention's versions per file). Versions
-    /// whose content can no longer be read are left out.
-    ///
-    /// # Errors
-    /// `missing-name`, `invalid-name`, `invalid-date` as [`Memory::read`];
-    /// `invalid-arguments` for a limit of 0. A missing or corrupt journal is
-    /// an empty history, not an error.
-    pub fn history(
-        &self,
-        source: ReadSource,
-        name: Option<&str>,
-        limit: Option<u32>,
-    ) -> Result<Vec<Version>> {
-        if limit == Some(0) {
-            return Err(Error::new(
-                ErrorKind::InvalidArguments,
-                "history limit is 0; it must be at least 1",
-            ));
+    /// whose content can no longer be read are left out. A missing or
+    /// corrupt journal is an empty history.
+    pub(crate) fn versions(&self, path: &str, limit: Option<u32>) -> Vec<Version> {
+        let mut index = self.index();
+        if self.refresh(&mut index).is_err() {
+            return Vec::new();
         }
-        let path = self.source_rel(source, name)?.path();
-        let history = self.history_store();
-        let mut index = history.index();
-        if history.refresh(&mut index).is_err() {
-            return Ok(Vec::new());
-        }
-        let positions = index.positions(&path);
-        let shown = history.shown();
+        let positions = index.positions(path);
+        let shown = self.shown();
         let limit = limit.map_or(shown, |l| (l as usize).min(shown));
         let visible: Vec<usize> = (0..positions.len()).rev().take(shown).collect();
-        let readable = history.readable(&index, &positions, &visible);
-        Ok(visible
+        let readable = self.readable(&index, &positions, &visible);
+        visible
             .into_iter()
             .filter(|&i| readable[i])
             .take(limit)
             .map(|i| index.entries[positions[i]].version())
-            .collect())
+            .collect()
     }
 
-    /// The most recent change this project can see (its own files and
-    /// `MEMORY.md`): the version to restore to undo it. `None` when there is
-    /// none.
-    ///
-    /// # Errors
-    /// None in practice: an unreadable journal is an empty history.
-    pub fn last_change(&self) -> Result<Option<Version>> {
-        let history = self.history_store();
-        let mut index = history.index();
-        if history.refresh(&mut index).is_err() {
-            return Ok(None);
+    /// The most recent change to a file `in_view`: the version to restore
+    /// to undo it. `None` when there is none.
+    pub(crate) fn last_change(&self, in_view: impl Fn(&str) -> bool) -> Option<Version> {
+        let mut index = self.index();
+        if self.refresh(&mut index).is_err() {
+            return None;
         }
         let mut tried = HashSet::new();
         for p in (0..index.entries.len()).rev() {
             let path = &index.entries[p].path;
-            if !self.in_view(path) || !tried.insert(path.clone()) {
+            if !in_view(path) || !tried.insert(path.clone()) {
                 continue;
             }
             // Each file tried costs a pass over the journal: past this many
@@ -1257,198 +1319,118 @@ impl Memory {
             }
             let positions = index.positions(path);
             let i = positions.len() - 1;
-            if history.readable(&index, &positions, &[i])[i] {
-                return Ok(Some(index.entries[p].version()));
+            if self.readable(&index, &positions, &[i])[i] {
+                return Some(index.entries[p].version());
             }
         }
-        Ok(None)
+        None
     }
 
-    /// What a file held at version `id`: `Some(text)` (invalid UTF-8 shown
-    /// as U+FFFD) or `None` when the file did not exist then.
+    /// What the file of version `id` held then: its path, and `None` for
+    /// content when the file did not exist.
     ///
     /// # Errors
-    /// `not-found` for an id that is malformed, unknown, pruned, another
-    /// project's, or whose content can no longer be read.
-    pub fn version_text(&self, id: &str) -> Result<Option<String>> {
+    /// `not-found` for an id that is malformed, unknown, pruned, not
+    /// `in_view`, or whose content can no longer be read.
+    pub(crate) fn version_content(
+        &self,
+        id: &str,
+        in_view: impl Fn(&str) -> bool,
+    ) -> Result<(String, Option<Vec<u8>>)> {
         let n = parse_version_id(id)?;
-        let history = self.history_store();
-        let mut index = history.index();
-        let _ = history.refresh(&mut index);
-        let (positions, i) = self.find_version(&index, n)?;
-        let content = history
+        let mut index = self.index();
+        let _ = self.refresh(&mut index);
+        let (positions, i) = self.find_version(&index, n, &in_view)?;
+        let path = index.entries[positions[i]].path.clone();
+        let content = self
             .content(&index, &positions, i)
-            .ok_or_else(|| unreadable_version(n, &index.entries[positions[i]].path))?;
-        Ok(content.map(|b| String::from_utf8_lossy(&b).into_owned()))
+            .ok_or_else(|| unreadable_version(n, &path))?;
+        Ok((path, content))
     }
 
-    /// The entry with id `n` if this project may see it and retention still
-    /// lists it: the positions of its file's entries and its place among
-    /// them.
-    fn find_version(&self, index: &Index, n: u64) -> Result<(Vec<usize>, usize)> {
+    /// Every file of the change version `id` belongs to (one file, or all
+    /// the files of a change that touched several, in the order recorded),
+    /// each with what it held before that change.
+    ///
+    /// # Errors
+    /// As [`History::version_content`], for any of the files.
+    pub(crate) fn change_content(
+        &self,
+        id: &str,
+        in_view: impl Fn(&str) -> bool,
+    ) -> Result<Vec<ChangedFile>> {
+        let n = parse_version_id(id)?;
+        let mut index = self.index();
+        let _ = self.refresh(&mut index);
+        let (positions, i) = self.find_version(&index, n, &in_view)?;
+        let entry = &index.entries[positions[i]];
+        let Some(change) = entry.change else {
+            let content = self
+                .content(&index, &positions, i)
+                .ok_or_else(|| unreadable_version(n, &entry.path))?;
+            return Ok(vec![ChangedFile {
+                version: n,
+                path: entry.path.clone(),
+                content,
+            }]);
+        };
+        let members: Vec<u64> = index
+            .entries
+            .iter()
+            .filter(|e| e.change == Some(change))
+            .map(|e| e.id)
+            .collect();
+        let mut out = Vec::with_capacity(members.len());
+        for m in members {
+            let (positions, i) = self.find_version(&index, m, &in_view)?;
+            let path = index.entries[positions[i]].path.clone();
+            let content = self
+                .content(&index, &positions, i)
+                .ok_or_else(|| unreadable_version(m, &path))?;
+            out.push(ChangedFile {
+                version: m,
+                path,
+                content,
+            });
+        }
+        Ok(out)
+    }
+
+    /// The entry with id `n` if it is `in_view` and retention still lists
+    /// it: the positions of its file's entries and its place among them.
+    fn find_version(
+        &self,
+        index: &Index,
+        n: u64,
+        in_view: &impl Fn(&str) -> bool,
+    ) -> Result<(Vec<usize>, usize)> {
         let p = index
             .entries
             .binary_search_by_key(&n, |e| e.id)
             .map_err(|_| unknown_version(n))?;
         let path = &index.entries[p].path;
-        if !self.in_view(path) {
+        if !in_view(path) {
             return Err(unknown_version(n));
         }
         let positions = index.positions(path);
         let i = positions.iter().position(|&q| q == p).unwrap_or(0);
         let newer = positions.len() - 1 - i;
-        if newer >= self.history_store().shown() {
+        if newer >= self.shown() {
             return Err(unknown_version(n));
         }
         Ok((positions, i))
     }
+}
 
-    /// Put a file back to version `id`. A version of a file that did not
-    /// exist deletes the file. The restore is recorded like any change, so
-    /// it can be undone in turn.
-    ///
-    /// # Errors
-    /// `not-found` as [`Memory::version_text`]; `not-a-file` when something
-    /// other than a regular file is at the path now; `busy`, `io`.
-    pub fn restore(&self, id: &str) -> Result<WriteReceipt> {
-        let n = parse_version_id(id)?;
-        let lock = self.lock()?;
-        let history = self.history_store();
-        let (path, content) = {
-            let mut index = history.index();
-            let _ = history.refresh(&mut index);
-            let (positions, i) = self.find_version(&index, n)?;
-            let path = index.entries[positions[i]].path.clone();
-            let content = history
-                .content(&index, &positions, i)
-                .ok_or_else(|| unreadable_version(n, &path))?;
-            (path, content)
-        };
-        let kind = self.file_kind(&path)?;
-        let abs = self.abs(&path);
-        let (dir_rel, file) = match path.rsplit_once('/') {
-            Some(split) => split,
-            None => match path.strip_prefix(crate::store::TEAM_PREFIX) {
-                Some(file) => (crate::store::TEAM_PREFIX, file),
-                None => ("", path.as_str()),
-            },
-        };
-        let dir = self.abs(dir_rel);
-        let Some(bytes) = content else {
-            if kind == Kind::Missing {
-                let budget = self.budget_after(&path, 0..0);
-                let mut message = format!(
-                    "{path} did not exist at version v{n} and does not exist now; nothing changed"
-                );
-                crate::store::push_budget(&mut message, &budget);
-                return Ok(WriteReceipt {
-                    bytes_written: 0,
-                    truncated_from: None,
-                    warnings: Vec::new(),
-                    budget,
-                    message,
-                    path,
-                });
-            }
-            let warning = self.record_previous(&lock, &path, kind, Operation::Restore, None, None);
-            lock.check().map_err(|e| Error::io("delete", &path, &e))?;
-            fs::remove_file(&abs).map_err(|e| Error::io("delete", &path, &e))?;
-            fsio::sync_dir(&dir);
-            self.forget_anchors(&lock, &path);
-            let mut message = format!(
-                "Restored {path} to version v{n}: it did not exist then, so it was deleted"
-            );
-            let warnings = warning.iter().cloned().collect();
-            push_warning(&mut message, warning);
-            let budget = self.budget_after(&path, 0..0);
-            crate::store::push_budget(&mut message, &budget);
-            return Ok(WriteReceipt {
-                path,
-                bytes_written: 0,
-                truncated_from: None,
-                warnings,
-                budget,
-                message,
-            });
-        };
-        fs::create_dir_all(&dir).map_err(|e| Error::io("create directory", dir_rel, &e))?;
-        let warning =
-            self.record_previous(&lock, &path, kind, Operation::Restore, None, Some(&bytes));
-        fsio::replace(&dir, file, &bytes, &lock).map_err(|e| Error::io("restore", &path, &e))?;
-        // The restored text is what the memory says now: anchor it afresh.
-        self.anchor_written(&lock, &path, std::str::from_utf8(&bytes).ok());
-        let mut message = format!("Restored {path} to version v{n} ({} bytes)", bytes.len());
-        let warnings = warning.iter().cloned().collect();
-        push_warning(&mut message, warning);
-        let budget = self.budget_after(&path, 0..bytes.len() as u64);
-        crate::store::push_budget(&mut message, &budget);
-        Ok(WriteReceipt {
-            path,
-            bytes_written: bytes.len() as u64,
-            truncated_from: None,
-            warnings,
-            budget,
-            message,
-        })
-    }
-
-    /// Record what the store file `path` (of `kind`, looked at under the
-    /// lock) holds before a change `op` that saves it whole: write, edit,
-    /// delete, rename, restore, import. `new` is the content about to be
-    /// written, when known: a change to identical content is not recorded.
-    /// Returns a warning for the receipt when the version could not be
-    /// saved; the caller goes ahead with the change either way.
-    pub(crate) fn record_previous(
-        &self,
-        lock: &LockGuard,
-        path: &str,
-        kind: Kind,
-        op: Operation,
-        other: Option<&str>,
-        new: Option<&[u8]>,
-    ) -> Option<String> {
-        let history = self.history_store();
-        if history.retention().is_off() {
-            return None;
-        }
-        let clock = self.clock();
-        match kind {
-            Kind::File(len) if len > history.retention().largest_version() => {
-                history.record(lock, &clock, path, op, other, Prior::TooLarge(len))
-            }
-            Kind::File(len) => {
-                let mut bytes = Vec::with_capacity(len as usize);
-                let read = File::open(self.abs(path))
-                    .and_then(|f| f.take(len + 1).read_to_end(&mut bytes));
-                match read {
-                    Ok(_) if new == Some(bytes.as_slice()) => None,
-                    Ok(_) => history.record(lock, &clock, path, op, other, Prior::Content(&bytes)),
-                    Err(e) => Some(format!(
-                        "history did not save the previous version of {path} (reading it failed: {e}); the change was made anyway"
-                    )),
-                }
-            }
-            _ => history.record(lock, &clock, path, op, other, Prior::Missing),
-        }
-    }
-
-    /// Record what `path` holds before an append: `old` when the caller read
-    /// it, else a file of `len` bytes (or none).
-    pub(crate) fn record_append(
-        &self,
-        lock: &LockGuard,
-        path: &str,
-        len: Option<u64>,
-        old: Option<&[u8]>,
-    ) -> Option<String> {
-        let history = self.history_store();
-        let prior = match (len, old) {
-            (_, Some(bytes)) => Prior::Prefix(bytes),
-            (Some(len), None) => Prior::PrefixUnread(len),
-            (None, None) => Prior::Missing,
-        };
-        history.record(lock, &self.clock(), path, Operation::Append, None, prior)
-    }
+/// One file of a recorded change and what it held before it.
+#[derive(Debug)]
+pub(crate) struct ChangedFile {
+    /// The version id's number.
+    pub(crate) version: u64,
+    /// The store-relative path.
+    pub(crate) path: String,
+    /// The content, `None` when the file did not exist.
+    pub(crate) content: Option<Vec<u8>>,
 }
 
 fn unreadable_version(n: u64, path: &str) -> Error {
@@ -1460,19 +1442,10 @@ fn unreadable_version(n: u64, path: &str) -> Error {
     )
 }
 
-/// Add a history warning to a receipt's one-line message.
-pub(crate) fn push_warning(message: &mut String, warning: Option<String>) {
-    if let Some(w) = warning {
-        message.push_str(" (warning: ");
-        message.push_str(&w);
-        message.push(')');
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::{Options, WriteMode, WriteTarget};
+    use crate::store::{Memory, Options, ReadSource, WriteMode, WriteReceipt, WriteTarget};
 
     const NOW: i64 = 1_780_125_300;
     /// The budget line after a change to a note in a store with nothing

@@ -5,13 +5,10 @@ use std::path::{Path, PathBuf};
 
 use crate::budget::Budget;
 use crate::context::Sources;
-use crate::dupes;
 use crate::error::{Error, ErrorKind, Result};
 use crate::fsio::{self, Kind, LockGuard, LockPolicy};
 use crate::history::{self, History, Operation, Retention};
-use crate::limits::{
-    INDEX_MAX_BYTES, Limits, MAX_QUERY_TERMS, MAX_SEARCH_FILE_BYTES, WHOLE_FILE_APPEND_MAX_BYTES,
-};
+use crate::limits::{INDEX_MAX_BYTES, Limits, MAX_QUERY_TERMS, MAX_SEARCH_FILE_BYTES};
 use crate::listing::{Listed, Listings, now_ns};
 use crate::names::{MAX_NOTE_SEGMENTS, check_segment, daily_date, note_name, project_slug};
 use crate::rank::{Ranker, SearchMode};
@@ -21,13 +18,18 @@ use crate::text::{cut_with_marker, prefix_at_char_boundary};
 use crate::time::{Clock, Date};
 
 mod budget;
+mod change;
 mod curate;
 mod import;
 mod indexed;
 mod team;
+mod versions;
+
+pub(crate) use change::{Committed, Step};
 pub use curate::{DeleteReceipt, EditReceipt, RenameReceipt};
 pub use import::{ImportOutcome, ImportReceipt};
 pub use team::{SnapshotInfo, TEAM_PREFIX, conflict_line};
+pub(crate) use versions::rel_of;
 
 /// Bytes of a scratchpad scanned for open items.
 const MAX_SCRATCHPAD_SCAN_BYTES: u64 = 1024 * 1024;
@@ -441,13 +443,17 @@ impl Memory {
     /// # Errors
     /// [`ErrorKind::SecretDetected`] under [`SecretPolicy::Block`].
     pub(crate) fn guard<'a>(&self, text: &'a str, path: &str) -> Result<secrets::Guarded<'a>> {
-        // Team files are committed and pushed: a secret there is a leak
-        // whatever the host's policy.
-        let policy = match self.layout {
+        secrets::guard(text, self.guard_policy(), path)
+    }
+
+    /// The secret policy this store's writes get: the host's, except in
+    /// team scope, whose files are committed and pushed, where a secret is
+    /// a leak whatever the host's policy.
+    pub(crate) fn guard_policy(&self) -> SecretPolicy {
+        match self.layout {
             Layout::Personal => self.secrets,
             Layout::Team => SecretPolicy::Block,
-        };
-        secrets::guard(text, policy, path)
+        }
     }
 
     /// The secret policy in force.
@@ -624,7 +630,8 @@ impl Memory {
     /// Store `content`. See the WIT `memory.write` for the rules.
     ///
     /// # Errors
-    /// `missing-name`, `invalid-name`, `not-a-file`, `io`.
+    /// `missing-name`, `invalid-name`, `not-a-file`, `secret-detected`,
+    /// `conflict`, `busy`, `io`.
     pub fn write(
         &self,
         target: WriteTarget,
@@ -633,165 +640,51 @@ impl Memory {
         name: Option<&str>,
     ) -> Result<WriteReceipt> {
         let rel = self.target_rel(target, name)?;
-        let lock = self.lock()?;
-        self.write_locked(&lock, target, rel, content, mode)
+        self.write_rel(rel, content, mode, |_| Ok(String::new()))
     }
 
-    fn write_locked(
+    /// Write `content` (cut at the write cap) to `rel` as one change.
+    /// `lead` runs under the lock with the file's kind and returns text to
+    /// put before `content` (a daily entry's blank line).
+    fn write_rel(
         &self,
-        lock: &LockGuard,
-        target: WriteTarget,
         rel: Rel,
         content: &str,
         mode: WriteMode,
+        lead: impl FnOnce(Kind) -> Result<String>,
     ) -> Result<WriteReceipt> {
         let cap = self.limits.max_write_bytes;
         let kept = prefix_at_char_boundary(content, cap);
         let truncated_from = (kept.len() < content.len()).then_some(content.len() as u64);
         let path = rel.path();
-        // Before anything touches the disk: a blocked secret leaves no trace.
-        let guarded = self.guard(kept, &path)?;
-        let kept = guarded.text.as_ref();
-        let dir = self.abs(&rel.dir);
-        if target == WriteTarget::Note {
-            self.ensure_dir(&rel.dir, true)?;
-        } else {
-            fs::create_dir_all(&dir).map_err(|e| Error::io("create directory", &rel.dir, &e))?;
-        }
-        let kind = self.file_kind(&path)?;
-        if self.layout == Layout::Team {
-            self.refuse_conflict_write(&path, kind, mode, kept)?;
-        }
-        // We hold the lock, so no other writer's temp file is in flight here.
-        fsio::remove_leftovers(&dir);
-        let mut dups = Vec::new();
-        let mut written = 0..kept.len() as u64;
-        // History records the previous content first, for every target; a
-        // failure to record becomes a warning, never a failed write.
-        let (mut message, warning) = match mode {
-            WriteMode::Append => {
-                let len = match kind {
-                    Kind::File(len) => Some(len),
-                    _ => None,
-                };
-                let warning = if kept.is_empty() {
-                    written = 0..0;
-                    None
-                } else {
-                    let (start, appended, warning) = self.append_locked(lock, &rel, len, kept)?;
-                    written = start..start + kept.len() as u64;
-                    dups = appended;
-                    warning
-                };
-                (format!("Appended {} bytes to {path}", kept.len()), warning)
+        let ((), done) = self.change(Operation::Write, |tx| {
+            let text = lead(tx.kind(&rel)?)? + kept;
+            match mode {
+                WriteMode::Append => tx.push(Step::Append { rel, text }),
+                WriteMode::Overwrite => tx.put(rel, text),
             }
-            WriteMode::Overwrite => {
-                let warning = self.record_previous(
-                    lock,
-                    &path,
-                    kind,
-                    Operation::Write,
-                    None,
-                    Some(kept.as_bytes()),
-                );
-                fsio::replace(&dir, &rel.file, kept.as_bytes(), lock)
-                    .map_err(|e| Error::io("replace", &path, &e))?;
-                dups = dupes::in_text(kept, 0..kept.len());
-                (
-                    format!("Overwrote {path} with {} bytes", kept.len()),
-                    warning,
-                )
-            }
+            Ok(())
+        })?;
+        let range = &done.written[0];
+        let bytes = range.end - range.start;
+        let mut message = match mode {
+            WriteMode::Append => format!("Appended {bytes} bytes to {path}"),
+            WriteMode::Overwrite => format!("Overwrote {path} with {bytes} bytes"),
         };
-        // An overwrite has the whole text at hand; an append reads it back.
-        let whole = (mode == WriteMode::Overwrite).then_some(kept);
-        self.anchor_written(lock, &path, whole);
         if let Some(original) = truncated_from {
             message.push_str(&format!(
                 " (content truncated from {original} bytes to the {cap}-byte cap; write the rest in another call)"
             ));
         }
-        let mut warnings: Vec<String> = guarded.note().into_iter().collect();
-        for note in &warnings {
-            message.push('\n');
-            message.push_str(note);
-        }
-        let repeated = dupes::warnings(&dups, &path);
-        if !repeated.is_empty() {
-            message.push('\n');
-            message.push_str(&dupes::lines_text(&repeated));
-        }
-        warnings.extend(repeated);
-        warnings.extend(warning.iter().cloned());
-        history::push_warning(&mut message, warning);
-        let budget = self.budget_after(&path, written);
-        push_budget(&mut message, &budget);
+        done.finish(&mut message);
         Ok(WriteReceipt {
             path,
-            bytes_written: kept.len() as u64,
+            bytes_written: bytes,
             truncated_from,
-            warnings,
-            budget,
+            warnings: done.warnings(),
+            budget: done.budget,
             message,
         })
-    }
-
-    /// Append `kept` to the regular file `rel` of `len` bytes (`None`:
-    /// missing), with a `\n` first when the file does not end with one,
-    /// after recording the previous content in history. A file of up to
-    /// [`WHOLE_FILE_APPEND_MAX_BYTES`] is rewritten whole through
-    /// [`fsio::replace`], so a crash mid-append leaves it as before or as
-    /// after and readers never see half an entry; a larger one is appended
-    /// to in place.
-    ///
-    /// Returns the offset where `kept` starts in the file, the added lines
-    /// that repeat lines of the file (a file appended to in place is not
-    /// read, so it gets none) and history's warning, if any.
-    fn append_locked(
-        &self,
-        lock: &LockGuard,
-        rel: &Rel,
-        len: Option<u64>,
-        kept: &str,
-    ) -> Result<(u64, Vec<dupes::Duplicate>, Option<String>)> {
-        let path = rel.path();
-        let file = self.abs(&path);
-        if let Some(len) = len.filter(|&l| l > WHOLE_FILE_APPEND_MAX_BYTES) {
-            let warning = self.record_append(lock, &path, Some(len), None);
-            let newline =
-                !fsio::ends_with_newline(&file, len).map_err(|e| Error::io("read", &path, &e))?;
-            let mut bytes = Vec::with_capacity(kept.len() + 1);
-            if newline {
-                bytes.push(b'\n');
-            }
-            bytes.extend_from_slice(kept.as_bytes());
-            fsio::append(&file, &bytes, lock).map_err(|e| Error::io("append to", &path, &e))?;
-            return Ok((len + u64::from(newline), Vec::new(), warning));
-        }
-        let mut bytes = match len {
-            None | Some(0) => Vec::with_capacity(kept.len()),
-            Some(_) => fs::read(&file).map_err(|e| Error::io("read", &path, &e))?,
-        };
-        let warning = self.record_append(
-            lock,
-            &path,
-            len.map(|_| bytes.len() as u64),
-            len.map(|_| bytes.as_slice()),
-        );
-        if bytes.last().is_some_and(|&b| b != b'\n') {
-            bytes.push(b'\n');
-        }
-        let start = bytes.len();
-        bytes.extend_from_slice(kept.as_bytes());
-        fsio::replace(&self.abs(&rel.dir), &rel.file, &bytes, lock)
-            .map_err(|e| Error::io("append to", &path, &e))?;
-        // A file with invalid UTF-8 is not compared: its lines cannot be
-        // folded faithfully.
-        let dups = match std::str::from_utf8(&bytes) {
-            Ok(text) => dupes::in_text(text, start..text.len()),
-            Err(_) => Vec::new(),
-        };
-        Ok((start as u64, dups, warning))
     }
 
     /// Read a file whole, capped. `Ok(None)` when it does not exist.
@@ -1066,21 +959,24 @@ impl Memory {
                 ),
             ));
         }
+        // The team store has no daily logs: never write the personal
+        // layout into it.
+        self.team_target(ReadSource::Daily)?;
         let now = self.clock.now();
         let rel = self.daily_rel(now.date);
-        let lock = self.lock()?;
-        // A blank line between entries; none before the first.
-        let lead = match fsio::kind(&self.abs(&rel.path())) {
-            Ok(Kind::File(len)) if len > 0 => "\n",
-            _ => "",
-        };
         let body = body.trim();
         let entry = if body.is_empty() {
-            format!("{lead}### {} — {heading}\n", now.hh_mm())
+            format!("### {} — {heading}\n", now.hh_mm())
         } else {
-            format!("{lead}### {} — {heading}\n{body}\n", now.hh_mm())
+            format!("### {} — {heading}\n{body}\n", now.hh_mm())
         };
-        self.write_locked(&lock, WriteTarget::Daily, rel, &entry, WriteMode::Append)
+        // A blank line between entries; none before the first.
+        self.write_rel(rel, &entry, WriteMode::Append, |kind| {
+            Ok(match kind {
+                Kind::File(len) if len > 0 => "\n".to_string(),
+                _ => String::new(),
+            })
+        })
     }
 
     /// Save a compaction summary to today's log.

@@ -9,11 +9,10 @@
 
 use std::fs;
 
-use super::{Memory, Rel, WriteTarget, push_budget};
+use super::{Memory, Rel, Step, WriteTarget};
 use crate::budget::Budget;
-use crate::dupes;
 use crate::error::{Error, ErrorKind, Result};
-use crate::fsio::{self, Kind, LockGuard};
+use crate::fsio::{self, Kind};
 use crate::history::Operation;
 use crate::limits::MAX_SEARCH_FILE_BYTES;
 use crate::names::{daily_date, note_name};
@@ -135,74 +134,74 @@ impl Memory {
                 ),
             ));
         }
+        // The new text is checked before anything is read: a secret is
+        // refused whatever the file holds (the change then checks the
+        // whole result again).
         let guarded = self.guard(new_text, &path)?;
         let new_text = guarded.text.as_ref();
-        let lock = self.lock()?;
-        let Some(text) = self.read_text_locked(&rel)? else {
-            return Err(Error::new(
-                ErrorKind::NotFound,
-                format!(
-                    "cannot edit `{path}`: the file does not exist; list the files to find the right one"
-                ),
-            ));
-        };
-        let (lines, count) = occurrence_lines(&text, old_text);
-        if count == 0 {
-            return Err(Error::new(
-                ErrorKind::NotFound,
-                format!(
-                    "cannot edit `{path}`: old_text was not found; read the file first and copy the text exactly, including whitespace and line breaks"
-                ),
-            ));
-        }
-        if count > 1 {
-            let mut listed: Vec<String> = lines.iter().map(u32::to_string).collect();
-            if lines.len() == MAX_LINES_LISTED {
-                listed.push("…".into());
+        let (line, mut done) = self.change(Operation::Edit, |tx| {
+            let Some(text) = tx.read_text(&rel)? else {
+                return Err(Error::new(
+                    ErrorKind::NotFound,
+                    format!(
+                        "cannot edit `{path}`: the file does not exist; list the files to find the right one"
+                    ),
+                ));
+            };
+            let (lines, count) = occurrence_lines(&text, old_text);
+            if count == 0 {
+                return Err(Error::new(
+                    ErrorKind::NotFound,
+                    format!(
+                        "cannot edit `{path}`: old_text was not found; read the file first and copy the text exactly, including whitespace and line breaks"
+                    ),
+                ));
             }
-            return Err(Error::new(
-                ErrorKind::Ambiguous,
-                format!(
-                    "cannot edit `{path}`: old_text occurs {count} times (lines {}); include more of the surrounding text so that it matches exactly once",
-                    listed.join(", ")
-                ),
-            ));
-        }
-        // `count == 1`, so the search finds it.
-        let start = text.find(old_text).unwrap_or(0);
-        let mut new = String::with_capacity(text.len() - old_text.len() + new_text.len());
-        new.push_str(&text[..start]);
-        new.push_str(new_text);
-        new.push_str(&text[start + old_text.len()..]);
-        let recorded = self.replace_file_locked(&lock, &rel, new.as_bytes())?;
-        let dups = dupes::in_text(&new, start..start + new_text.len());
-        let mut warnings: Vec<String> = guarded.note().into_iter().collect();
-        let line = lines[0];
+            if count > 1 {
+                let mut listed: Vec<String> = lines.iter().map(u32::to_string).collect();
+                if lines.len() == MAX_LINES_LISTED {
+                    listed.push("…".into());
+                }
+                return Err(Error::new(
+                    ErrorKind::Ambiguous,
+                    format!(
+                        "cannot edit `{path}`: old_text occurs {count} times (lines {}); include more of the surrounding text so that it matches exactly once",
+                        listed.join(", ")
+                    ),
+                ));
+            }
+            // `count == 1`, so the search finds it.
+            let start = text.find(old_text).unwrap_or(0);
+            let mut new = String::with_capacity(text.len() - old_text.len() + new_text.len());
+            new.push_str(&text[..start]);
+            new.push_str(new_text);
+            new.push_str(&text[start + old_text.len()..]);
+            let added = start..start + new_text.len();
+            tx.push(Step::Put {
+                rel,
+                bytes: new.into_bytes(),
+                added,
+            });
+            Ok(lines[0])
+        })?;
+        done.redacted_before(&guarded);
+        let range = &done.written[0];
         let mut message = format!(
             "Edited {path}: replaced {} bytes at line {line} with {} bytes",
             old_text.len(),
-            new_text.len()
+            range.end - range.start
         );
-        for note in &warnings {
-            message.push('\n');
-            message.push_str(note);
-        }
-        let repeated = dupes::warnings(&dups, &path);
-        if !repeated.is_empty() {
-            message.push('\n');
-            message.push_str(&dupes::lines_text(&repeated));
-        }
-        warnings.extend(repeated);
-        warnings.extend(recorded.iter().cloned());
-        crate::history::push_warning(&mut message, recorded);
-        let budget = self.budget_after(&path, start as u64..(start + new_text.len()) as u64);
-        push_budget(&mut message, &budget);
+        done.finish(&mut message);
+        let bytes = match self.file_kind(&path) {
+            Ok(Kind::File(len)) => len,
+            _ => 0,
+        };
         Ok(EditReceipt {
             path,
             line,
-            bytes: new.len() as u64,
-            warnings,
-            budget,
+            bytes,
+            warnings: done.warnings(),
+            budget: done.budget,
             message,
         })
     }
@@ -218,38 +217,38 @@ impl Memory {
         let shown = note_name(name)?;
         let rel = self.note_rel(Some(name))?;
         let path = rel.path();
-        let lock = self.lock()?;
-        let kind = if self.ensure_dir(&rel.dir, false)? {
-            self.file_kind(&path)?
-        } else {
-            Kind::Missing
-        };
-        let Kind::File(bytes) = kind else {
-            let budget = self.budget_after(&path, 0..0);
+        let (existed, done) = self.change(Operation::Delete, |tx| {
+            tx.focus(&rel);
+            let kind = tx.kind(&rel)?;
+            if kind != Kind::Missing {
+                tx.push(Step::Remove {
+                    rel: rel.clone(),
+                    prune: true,
+                });
+            }
+            Ok(kind)
+        })?;
+        let Kind::File(bytes) = existed else {
             let mut message = format!("Nothing to delete: note `{shown}` does not exist ({path})");
-            push_budget(&mut message, &budget);
+            done.finish(&mut message);
             return Ok(DeleteReceipt {
                 message,
                 path,
                 existed: false,
                 bytes: 0,
-                budget,
+                budget: done.budget,
             });
         };
-        let recorded = self.remove_file_locked(&lock, &rel)?;
-        self.prune_note_dirs(&rel.dir);
         let mut message = format!(
             "Deleted note `{shown}` ({path}, {bytes} bytes); memory_history and memory_restore can bring it back"
         );
-        crate::history::push_warning(&mut message, recorded);
-        let budget = self.budget_after(&path, 0..0);
-        push_budget(&mut message, &budget);
+        done.finish(&mut message);
         Ok(DeleteReceipt {
             message,
             path,
             existed: true,
             bytes,
-            budget,
+            budget: done.budget,
         })
     }
 
@@ -272,52 +271,38 @@ impl Memory {
             ));
         }
         let (from_path, to_path) = (from.path(), to.path());
-        let lock = self.lock()?;
-        let kind = if self.ensure_dir(&from.dir, false)? {
-            self.file_kind(&from_path)?
-        } else {
-            Kind::Missing
-        };
-        if kind == Kind::Missing {
-            return Err(Error::new(
-                ErrorKind::NotFound,
-                format!(
-                    "cannot rename note `{old_shown}`: it does not exist ({from_path}); list the files to find the right name"
-                ),
-            ));
-        }
-        let target_kind = if self.ensure_dir(&to.dir, false)? {
-            fsio::kind(&self.abs(&to_path)).map_err(|e| Error::io("inspect", &to_path, &e))?
-        } else {
-            Kind::Missing
-        };
-        if target_kind != Kind::Missing {
-            return Err(Error::new(
-                ErrorKind::AlreadyExists,
-                format!(
-                    "cannot rename note `{old_shown}` to `{new_shown}`: {to_path} exists already; pick another name, or merge the two notes by editing one and deleting the other"
-                ),
-            ));
-        }
-        self.ensure_dir(&to.dir, true)?;
-        let recorded = match self.rename_file_locked(&lock, &from, &to) {
-            Ok(recorded) => recorded,
-            Err(e) => {
-                self.prune_note_dirs(&to.dir);
-                return Err(e);
+        let ((), done) = self.change(Operation::Rename, |tx| {
+            if tx.kind(&from)? == Kind::Missing {
+                return Err(Error::new(
+                    ErrorKind::NotFound,
+                    format!(
+                        "cannot rename note `{old_shown}`: it does not exist ({from_path}); list the files to find the right name"
+                    ),
+                ));
             }
-        };
-        self.prune_note_dirs(&from.dir);
+            if tx.kind(&to)? != Kind::Missing {
+                return Err(Error::new(
+                    ErrorKind::AlreadyExists,
+                    format!(
+                        "cannot rename note `{old_shown}` to `{new_shown}`: {to_path} exists already; pick another name, or merge the two notes by editing one and deleting the other"
+                    ),
+                ));
+            }
+            tx.push(Step::Move {
+                from: from.clone(),
+                to: to.clone(),
+                prune: true,
+            });
+            Ok(())
+        })?;
         let mut message =
             format!("Renamed note `{old_shown}` to `{new_shown}` ({from_path} -> {to_path})");
-        crate::history::push_warning(&mut message, recorded);
-        let budget = self.budget_after(&to_path, 0..0);
-        push_budget(&mut message, &budget);
+        done.finish(&mut message);
         Ok(RenameReceipt {
             message,
             from: from_path,
             to: to_path,
-            budget,
+            budget: done.budget,
         })
     }
 
@@ -353,122 +338,6 @@ impl Memory {
         })
     }
 
-    /// Replace the file `rel` with `bytes` atomically, after recording its
-    /// previous content in history (whose warning, if any, is returned).
-    /// Caller holds the lock and has made the directory.
-    pub(crate) fn replace_file_locked(
-        &self,
-        lock: &LockGuard,
-        rel: &Rel,
-        bytes: &[u8],
-    ) -> Result<Option<String>> {
-        let dir = self.abs(&rel.dir);
-        let path = rel.path();
-        fsio::remove_leftovers(&dir);
-        let kind = self.file_kind(&path)?;
-        self.refuse_conflict_text(&path, bytes)?;
-        let op = if kind == Kind::Missing {
-            Operation::Write
-        } else {
-            Operation::Edit
-        };
-        let warning = self.record_previous(lock, &path, kind, op, None, Some(bytes));
-        fsio::replace(&dir, &rel.file, bytes, lock).map_err(|e| Error::io("replace", &path, &e))?;
-        self.anchor_written(lock, &path, std::str::from_utf8(bytes).ok());
-        Ok(warning)
-    }
-
-    /// Remove the regular file `rel`, after recording it in history. Caller
-    /// holds the lock.
-    pub(crate) fn remove_file_locked(&self, lock: &LockGuard, rel: &Rel) -> Result<Option<String>> {
-        let path = rel.path();
-        let kind = self.file_kind(&path)?;
-        let warning = self.record_previous(lock, &path, kind, Operation::Delete, None, None);
-        lock.check().map_err(|e| Error::io("delete", &path, &e))?;
-        fs::remove_file(self.abs(&path)).map_err(|e| Error::io("delete", &path, &e))?;
-        fsio::sync_dir(&self.abs(&rel.dir));
-        self.forget_anchors(lock, &path);
-        Ok(warning)
-    }
-
-    /// Rename the regular file `from` to the free name `to`, whose
-    /// directory exists, recording both paths in history. Caller holds the
-    /// lock.
-    pub(crate) fn rename_file_locked(
-        &self,
-        lock: &LockGuard,
-        from: &Rel,
-        to: &Rel,
-    ) -> Result<Option<String>> {
-        let (from_path, to_path) = (from.path(), to.path());
-        let kind = self.file_kind(&from_path)?;
-        if self.is_team() {
-            let text = fsio::read_head(&self.abs(&from_path), MAX_EDIT_FILE_BYTES)
-                .map_err(|e| Error::io("read", &from_path, &e))?;
-            if let Some((text, _)) = text {
-                self.refuse_conflict_text(&from_path, text.as_bytes())?;
-            }
-        }
-        let warning = self
-            .record_previous(
-                lock,
-                &from_path,
-                kind,
-                Operation::Rename,
-                Some(&to_path),
-                None,
-            )
-            .or(self.record_previous(
-                lock,
-                &to_path,
-                Kind::Missing,
-                Operation::Rename,
-                Some(&from_path),
-                None,
-            ));
-        lock.check()
-            .map_err(|e| Error::io("rename", &format!("{from_path}` to `{to_path}"), &e))?;
-        fs::rename(self.abs(&from_path), self.abs(&to_path))
-            .map_err(|e| Error::io("rename", &format!("{from_path}` to `{to_path}"), &e))?;
-        fsio::sync_dir(&self.abs(&to.dir));
-        if to.dir != from.dir {
-            fsio::sync_dir(&self.abs(&from.dir));
-        }
-        self.move_anchors(lock, &from_path, &to_path, false);
-        Ok(warning)
-    }
-
-    /// Rename the folder `from` (store-relative) to the free name `to`,
-    /// whose parent exists, recording every note it holds as renamed.
-    /// Caller holds the lock.
-    pub(crate) fn rename_dir_locked(&self, lock: &LockGuard, from: &str, to: &str) -> Result<()> {
-        for rel in self.notes_under(from) {
-            let old = rel.path();
-            let new = format!("{to}{}", &old[from.len()..]);
-            let kind = self.file_kind(&old)?;
-            self.record_previous(lock, &old, kind, Operation::Rename, Some(&new), None);
-            self.record_previous(
-                lock,
-                &new,
-                Kind::Missing,
-                Operation::Rename,
-                Some(&old),
-                None,
-            );
-        }
-        lock.check()
-            .map_err(|e| Error::io("rename", &format!("{from}` to `{to}"), &e))?;
-        fs::rename(self.abs(from), self.abs(to))
-            .map_err(|e| Error::io("rename", &format!("{from}` to `{to}"), &e))?;
-        for dir in [to, from] {
-            if let Some((parent, _)) = dir.rsplit_once('/') {
-                fsio::sync_dir(&self.abs(parent));
-            }
-        }
-        self.move_anchors(lock, from, to, true);
-        Ok(())
-    }
-
     /// The notes in the folder `dir` and its topic folders (as deep as a
     /// note name reaches), never through a link; at most 10,000.
     pub(crate) fn notes_under(&self, dir: &str) -> Vec<Rel> {
@@ -502,14 +371,6 @@ impl Memory {
             }
         }
         out
-    }
-
-    /// Remove the empty folder `dir` (store-relative). Caller holds the
-    /// lock.
-    pub(crate) fn remove_dir_locked(&self, lock: &LockGuard, dir: &str) -> Result<()> {
-        lock.check()
-            .map_err(|e| Error::io("delete folder", dir, &e))?;
-        fs::remove_dir(self.abs(dir)).map_err(|e| Error::io("delete folder", dir, &e))
     }
 
     /// Remove the note folder `dir` and its parents while they are empty

@@ -17,12 +17,11 @@
 //! - A missing or blank file is created with the text, byte for byte.
 
 use std::collections::HashSet;
-use std::fs;
 
-use super::{Memory, Rel, WriteTarget};
+use super::{Memory, Rel, Step, WriteTarget};
 use crate::error::{Error, ErrorKind, Result};
-use crate::fsio::{self, Kind};
-use crate::history::{self, Operation};
+use crate::fsio::Kind;
+use crate::history::Operation;
 use crate::limits::MAX_SEARCH_FILE_BYTES;
 use crate::names::daily_date;
 
@@ -114,30 +113,42 @@ impl Memory {
         if dry_run {
             let old = self.existing(&rel, false)?;
             let (outcome, added) = plan(old.as_deref(), text, by_line);
-            return Ok(receipt(path, outcome, added.len(), guarded.note(), None));
+            return Ok(receipt(
+                path,
+                outcome,
+                added.len(),
+                guarded.note().into_iter().collect(),
+                Vec::new(),
+            ));
         }
 
-        let lock = self.lock()?;
-        let old = self.existing(&rel, true)?;
-        let (outcome, added) = plan(old.as_deref(), text, by_line);
-        if outcome == ImportOutcome::Unchanged {
-            return Ok(receipt(path, outcome, 0, guarded.note(), None));
-        }
-        let mut bytes = match outcome {
-            ImportOutcome::Created => Vec::new(),
-            _ => old.unwrap_or_default().into_bytes(),
+        let ((outcome, added), done) = self.change(Operation::Import, |tx| {
+            tx.focus(&rel);
+            let old = self.existing(&rel, false)?;
+            let (outcome, added) = plan(old.as_deref(), text, by_line);
+            if outcome == ImportOutcome::Unchanged {
+                return Ok((outcome, 0));
+            }
+            let mut bytes = match outcome {
+                ImportOutcome::Created => Vec::new(),
+                _ => old.unwrap_or_default().into_bytes(),
+            };
+            let start = bytes.len();
+            bytes.extend_from_slice(added.as_bytes());
+            let end = bytes.len();
+            tx.push(Step::Put {
+                rel: rel.clone(),
+                bytes,
+                added: start..end,
+            });
+            Ok((outcome, added.len()))
+        })?;
+        let redactions = if done.redactions.is_empty() {
+            guarded.note().into_iter().collect()
+        } else {
+            done.redactions
         };
-        bytes.extend_from_slice(added.as_bytes());
-        let dir = self.abs(&rel.dir);
-        fsio::remove_leftovers(&dir);
-        let kind = self.file_kind(&path)?;
-        let warning =
-            self.record_previous(&lock, &path, kind, Operation::Import, None, Some(&bytes));
-        fsio::replace(&dir, &rel.file, &bytes, &lock)
-            .map_err(|e| Error::io("import into", &path, &e))?;
-        // Imported text is what the memory says now, as after a write.
-        self.anchor_written(&lock, &path, std::str::from_utf8(&bytes).ok());
-        Ok(receipt(path, outcome, added.len(), guarded.note(), warning))
+        Ok(receipt(path, outcome, added, redactions, done.history))
     }
 
     /// The file's text, `None` when it is missing. When `create`, the
@@ -155,10 +166,14 @@ impl Memory {
                     "cannot import into `{path}`: it is {len} bytes, over the {MAX_SEARCH_FILE_BYTES}-byte cap of a file an import reads"
                 ),
             )),
-            Kind::File(_) => {
-                let bytes = fs::read(self.abs(&path)).map_err(|e| Error::io("read", &path, &e))?;
-                Ok(Some(String::from_utf8_lossy(&bytes).into_owned()))
-            }
+            // Strict UTF-8, as an edit reads: an import never rewrites a
+            // byte it cannot read faithfully.
+            Kind::File(_) => self.read_text_locked(rel).map_err(|e| {
+                Error::new(
+                    e.kind(),
+                    format!("cannot import into `{path}`: {}", e.message()),
+                )
+            }),
             Kind::Other(what) => Err(Error::new(
                 ErrorKind::NotAFile,
                 format!("`{path}` exists but is {what}, not a regular file the store can use"),
@@ -209,8 +224,8 @@ fn receipt(
     path: String,
     outcome: ImportOutcome,
     added: usize,
-    redacted: Option<String>,
-    warning: Option<String>,
+    redactions: Vec<String>,
+    history: Vec<String>,
 ) -> ImportReceipt {
     let added = if outcome == ImportOutcome::Unchanged {
         0
@@ -222,13 +237,15 @@ fn receipt(
         ImportOutcome::Appended => format!("Imported {added} new bytes into {path}"),
         ImportOutcome::Unchanged => format!("Already in {path}; nothing imported"),
     };
-    let mut warnings: Vec<String> = redacted.into_iter().collect();
-    for note in &warnings {
+    for note in &redactions {
         message.push('\n');
         message.push_str(note);
     }
-    warnings.extend(warning.iter().cloned());
-    history::push_warning(&mut message, warning);
+    for w in &history {
+        message.push_str(&format!(" (warning: {w})"));
+    }
+    let mut warnings = redactions;
+    warnings.extend(history);
     ImportReceipt {
         path,
         outcome,

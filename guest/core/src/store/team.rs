@@ -44,13 +44,13 @@
 use std::fs;
 use std::io::Write;
 
-use super::{Layout, Memory, Rel, WriteMode};
+use super::{Layout, Memory, Rel, Step, WriteMode};
 use crate::error::{Error, ErrorKind, Result};
 use crate::fsio::{self, Kind};
 use crate::history::{History, Operation};
 use crate::limits::INDEX_MAX_BYTES;
 use crate::names::note_name;
-use crate::secrets::{self, SecretPolicy};
+use crate::secrets::SecretPolicy;
 use crate::store::curate::MAX_EDIT_FILE_BYTES;
 use crate::time::LocalTime;
 use agent_memory_vocab::Scope;
@@ -467,9 +467,6 @@ impl Memory {
             let path = rel.path();
             match self.read_text_locked(&rel) {
                 Ok(Some(text)) => {
-                    // Team files are pushed: a secret blocks whatever the
-                    // personal policy.
-                    secrets::guard(&text, SecretPolicy::Block, &path)?;
                     notes.push((path[notes_dir.len() + 1..].to_string(), text));
                 }
                 Ok(None) => {}
@@ -478,35 +475,47 @@ impl Memory {
         }
         let unix = self.clock.unix_seconds();
         let offset = self.clock.utc_offset_minutes;
-        let lock = team.lock()?;
         let base = format!("{TEAM_PREFIX}{SNAPSHOT_DIR}");
         let snap_notes = format!("{base}/notes");
-        // The previous snapshot's notes that this one does not have go.
-        let keep: std::collections::HashSet<String> = notes
-            .iter()
-            .map(|(rel, _)| format!("{snap_notes}/{rel}"))
-            .collect();
-        let mut old = team.notes_under(&snap_notes);
-        old.sort_by_key(Rel::path);
-        for rel in old {
-            if !keep.contains(&rel.path()) {
-                team.remove_file_locked(&lock, &rel)?;
-                team.prune_snapshot_dirs(&rel.dir, &snap_notes);
+        // One change: the previous snapshot's notes this one does not have
+        // go, every note is written, and the stamp last; checked whole
+        // before anything is touched, undone as one.
+        let (removed, _) = team.change(Operation::Write, |tx| {
+            let mut removed = Vec::new();
+            let keep: std::collections::HashSet<String> = notes
+                .iter()
+                .map(|(rel, _)| format!("{snap_notes}/{rel}"))
+                .collect();
+            let mut old = team.notes_under(&snap_notes);
+            old.sort_by_key(Rel::path);
+            for rel in old {
+                if !keep.contains(&rel.path()) {
+                    removed.push(rel.dir.clone());
+                    tx.push(Step::Remove { rel, prune: false });
+                }
             }
+            for (rel, text) in &notes {
+                let full = format!("{snap_notes}/{rel}");
+                let (dir, file) = full.rsplit_once('/').unwrap_or((&snap_notes, rel));
+                let target = Rel {
+                    dir: dir.to_string(),
+                    file: file.to_string(),
+                };
+                tx.put(target, text.as_bytes());
+            }
+            let stamp = format!("{unix} {offset} {}\n", local_text(unix, offset));
+            tx.put(
+                Rel {
+                    dir: base.clone(),
+                    file: TAKEN_FILE.to_string(),
+                },
+                stamp,
+            );
+            Ok(removed)
+        })?;
+        for dir in removed {
+            team.prune_snapshot_dirs(&dir, &snap_notes);
         }
-        for (rel, text) in &notes {
-            let full = format!("{snap_notes}/{rel}");
-            let (dir, file) = full.rsplit_once('/').unwrap_or((&snap_notes, rel));
-            team.ensure_dir(dir, true)?;
-            let target = Rel {
-                dir: dir.to_string(),
-                file: file.to_string(),
-            };
-            team.replace_file_locked(&lock, &target, text.as_bytes())?;
-        }
-        let stamp = format!("{unix} {offset} {}\n", local_text(unix, offset));
-        fsio::replace(&team.abs(&base), TAKEN_FILE, stamp.as_bytes(), &lock)
-            .map_err(|e| Error::io("write", &format!("{base}/{TAKEN_FILE}"), &e))?;
         let mut info = SnapshotInfo {
             taken_unix: unix,
             utc_offset_minutes: offset,
@@ -586,38 +595,34 @@ impl Memory {
                 ));
             }
             let target = self.note_rel(Some(name))?;
-            let guarded = self.guard(&text, &target.path())?;
-            planned.push((target, guarded.text.into_owned()));
-        }
-        let lock = self.lock()?;
-        let mut warnings = Vec::new();
-        for (rel, text) in &planned {
-            self.ensure_dir(&rel.dir, true)?;
-            let path = rel.path();
-            let kind = self.file_kind(&path)?;
-            let w = self.record_previous(
-                &lock,
-                &path,
-                kind,
-                Operation::Import,
-                None,
-                Some(text.as_bytes()),
-            );
-            warnings.extend(w);
-            fsio::replace(&self.abs(&rel.dir), &rel.file, text.as_bytes(), &lock)
-                .map_err(|e| Error::io("write", &path, &e))?;
-            // An applied note is anchored as a written one is.
-            self.anchor_written(&lock, &path, Some(text));
+            planned.push((target, text));
         }
         let pd = self.project_dir();
-        self.ensure_dir(&pd, true)?;
-        fsio::replace(
-            &self.abs(&pd),
-            APPLIED_FILE,
-            format!("{taken}\n").as_bytes(),
-            &lock,
-        )
-        .map_err(|e| Error::io("write", &format!("{pd}/{APPLIED_FILE}"), &e))?;
+        let ((), done) = self.change(Operation::Import, |tx| {
+            for (rel, text) in &planned {
+                tx.put(rel.clone(), text.as_bytes());
+            }
+            Ok(())
+        })?;
+        // Which snapshot was applied: a marker, not memory, so not part of
+        // the change (undoing the apply does not make it new again).
+        let marked = self.ensure_dir(&pd, true).and_then(|_| {
+            let lock = self.lock()?;
+            fsio::replace(
+                &self.abs(&pd),
+                APPLIED_FILE,
+                format!("{taken}\n").as_bytes(),
+                &lock,
+            )
+            .map_err(|e| Error::io("write", &format!("{pd}/{APPLIED_FILE}"), &e))
+        });
+        let mut warnings = done.warnings();
+        if let Err(e) = marked {
+            warnings.push(format!(
+                "the snapshot was applied, but which one could not be noted ({}); it will be reported as new",
+                e.message()
+            ));
+        }
         let mut info = SnapshotInfo {
             taken_unix: taken,
             utc_offset_minutes: offset,
