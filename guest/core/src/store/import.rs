@@ -81,6 +81,7 @@ impl Memory {
         content: &str,
         dry_run: bool,
     ) -> Result<ImportReceipt> {
+        self.team_target(target.into())?;
         let rel = match target {
             WriteTarget::Daily => {
                 let date = name.ok_or_else(|| {
