@@ -97,6 +97,10 @@ enum Command {
         /// A smoke run: three rounds
         #[arg(long)]
         quick: bool,
+        /// The `agent-memory` command to time whole appends with [default:
+        /// next to this executable; skipped when missing]
+        #[arg(long, value_name = "PATH")]
+        cli: Option<PathBuf>,
     },
     /// Run a command and report its peak RSS (the peak-memory wrapper)
     #[command(hide = true)]
@@ -214,9 +218,10 @@ fn run(cli: Cli) -> Result<()> {
             }
             Ok(())
         }
-        Command::Writes { dir, quick } => writes::run(
+        Command::Writes { dir, quick, cli } => writes::run(
             &dir.unwrap_or_else(|| run::default_dir().with_file_name("bench-writes")),
             quick,
+            cli.or_else(run::default_cli).as_deref(),
         ),
         Command::PeakRss {
             report,

@@ -71,7 +71,7 @@ fn write(memory: &mut agent_memory::Memory, op: usize, n: usize) -> Result<()> {
 }
 
 /// Measure in `dir` (a fresh store per setting) and print the table.
-pub fn run(dir: &Path, quick: bool) -> Result<()> {
+pub fn run(dir: &Path, quick: bool, cli: Option<&Path>) -> Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("create {}", dir.display()))?;
     let scratch = tempfile::tempdir_in(dir)?;
     let budget = Budget {
@@ -182,6 +182,161 @@ pub fn run(dir: &Path, quick: bool) -> Result<()> {
         percent(native_budget, native_write),
         fmt_duration(native_write)
     );
+    append_growth(scratch.path(), &runtime, budget, cli)
+}
+
+/// Size of the large files of [`append_growth`].
+const LARGE_BYTES: usize = 2 << 20;
+/// Goal: an append to a large file costs at most this many times an append
+/// to a fresh one.
+const APPEND_GOAL: f64 = 1.5;
+
+/// An append costs what it adds, not what the file holds: the same append
+/// to a 2 MiB note and a 2 MiB log against a fresh note and a fresh log,
+/// interleaved, in-process through the component and as whole `agent-memory
+/// write` processes.
+fn append_growth(
+    scratch: &Path,
+    runtime: &agent_memory::Runtime,
+    budget: Budget,
+    cli: Option<&Path>,
+) -> Result<()> {
+    use agent_memory::{WriteMode, WriteTarget};
+    let project = "/home/dev/src/bench-app";
+    let now = "2026-05-30T09:15:00+00:00";
+    let large_root = scratch.join("large");
+    let fresh_root = scratch.join("fresh");
+    let line = "- 09:15 a line of log about the deploy of the service and its checks\n";
+    let large: String = line.repeat(LARGE_BYTES / line.len());
+    let at = chrono::DateTime::parse_from_rfc3339(now)?;
+    let open = |root: &Path| -> Result<agent_memory::Memory> {
+        std::fs::create_dir_all(root)?;
+        runtime
+            .open(agent_memory::OpenOptions::new(root, project).now(at))
+            .map_err(|e| anyhow::anyhow!("{e}"))
+    };
+    let mut big = open(&large_root)?;
+    let mut fresh = open(&fresh_root)?;
+    for target in [WriteTarget::Note, WriteTarget::Daily] {
+        big.write(target, &large, WriteMode::Overwrite, Some("big"))
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
+    }
+    println!();
+    println!(
+        "Append cost against file size (goal: an append to a {} MiB file at most {APPEND_GOAL}x one to a fresh file)",
+        LARGE_BYTES >> 20
+    );
+    println!(
+        "{:<34} {:>12} {:>12} {:>8} {:>6}",
+        "append", "fresh file", "2 MiB file", "ratio", "goal"
+    );
+    let row = |name: &str, fresh: Duration, large: Duration| {
+        let ratio = large.as_secs_f64() / fresh.as_secs_f64().max(1e-9);
+        println!(
+            "{:<34} {:>12} {:>12} {:>7.2}x {:>6}",
+            name,
+            fmt_duration(fresh),
+            fmt_duration(large),
+            ratio,
+            if ratio <= APPEND_GOAL {
+                "met"
+            } else {
+                "MISSED"
+            }
+        );
+    };
+    for (target, name) in [
+        (WriteTarget::Note, "note, in-process"),
+        (WriteTarget::Daily, "today's log, in-process"),
+    ] {
+        let (mut a, mut b) = (0, 0);
+        let samples = measure::interleaved(
+            budget,
+            &mut [
+                (
+                    "fresh",
+                    Box::new(|| {
+                        a += 1;
+                        let text = format!("entry {a}: a line of log");
+                        fresh
+                            .write(target, &text, WriteMode::Append, Some("fresh"))
+                            .map(drop)
+                            .map_err(|e| anyhow::anyhow!("{e}"))
+                    }),
+                ),
+                (
+                    "large",
+                    Box::new(|| {
+                        b += 1;
+                        let text = format!("entry {b}: a line of log");
+                        big.write(target, &text, WriteMode::Append, Some("big"))
+                            .map(drop)
+                            .map_err(|e| anyhow::anyhow!("{e}"))
+                    }),
+                ),
+            ],
+        )?;
+        row(name, samples[0].median(), samples[1].median());
+    }
+    let Some(cli) = cli.filter(|c| c.is_file()) else {
+        println!(
+            "(whole processes skipped: no agent-memory command next to this executable; pass --cli)"
+        );
+        return Ok(());
+    };
+    let cache = scratch.join("cache");
+    let process_budget = Budget {
+        min_rounds: budget.min_rounds.min(30),
+        max_rounds: budget.max_rounds.min(60),
+        time: budget.time,
+    };
+    for (target, name, file) in [
+        ("note", "note, whole process", Some("--name")),
+        ("daily", "today's log, whole process", None),
+    ] {
+        let command = |root: &Path, note: &str| {
+            let mut cmd = std::process::Command::new(cli);
+            cmd.env("AGENT_MEMORY_CACHE_DIR", &cache)
+                .arg("--root")
+                .arg(root)
+                .arg("--project")
+                .arg(project)
+                .arg("--now")
+                .arg(now)
+                .arg("write")
+                .arg(target);
+            if let Some(flag) = file {
+                cmd.arg(flag).arg(note);
+            }
+            cmd.arg("a line of log from a whole process")
+                .stdout(std::process::Stdio::null());
+            cmd
+        };
+        // The first run compiles the component into the cache.
+        command(&fresh_root, "fresh").status()?;
+        let samples = measure::interleaved(
+            process_budget,
+            &mut [
+                (
+                    "fresh",
+                    Box::new(|| {
+                        let status = command(&fresh_root, "fresh").status()?;
+                        anyhow::ensure!(status.success(), "agent-memory write failed");
+                        Ok(())
+                    }),
+                ),
+                (
+                    "large",
+                    Box::new(|| {
+                        let status = command(&large_root, "big").status()?;
+                        anyhow::ensure!(status.success(), "agent-memory write failed");
+                        Ok(())
+                    }),
+                ),
+            ],
+        )?;
+        row(name, samples[0].median(), samples[1].median());
+    }
     Ok(())
 }
 

@@ -36,6 +36,17 @@ impl Error {
             }
             _ => ErrorKind::Io,
         };
+        if matches!(
+            err.kind(),
+            std::io::ErrorKind::StorageFull | std::io::ErrorKind::QuotaExceeded
+        ) {
+            return Error::new(
+                kind,
+                format!(
+                    "failed to {op} `{path}`: the disk is full ({err}); nothing was changed. Free some space and try again"
+                ),
+            );
+        }
         Error::new(kind, format!("failed to {op} `{path}`: {err}"))
     }
 

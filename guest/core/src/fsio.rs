@@ -1,9 +1,13 @@
 //! File access for the store: bounded reads that never block on special
 //! files, and atomic replacement.
 
-use std::fs::{self, File, OpenOptions};
+#[cfg(not(target_os = "wasi"))]
+use std::fs::OpenOptions;
+use std::fs::{self, File};
 use std::hash::{BuildHasher, Hasher};
-use std::io::{self, Read, Seek, SeekFrom, Write};
+#[cfg(not(target_os = "wasi"))]
+use std::io::Write;
+use std::io::{self, Read, Seek, SeekFrom};
 use std::path::Path;
 
 #[cfg(target_os = "wasi")]
@@ -829,14 +833,27 @@ pub fn ends_with_newline(path: &Path, len: u64) -> io::Result<bool> {
     Ok(last[0] == b'\n')
 }
 
-/// Append `bytes` in place to `path` (created if missing) and sync them to
-/// disk, if the writer still holds the store's lock (`fence`). Not atomic: a
-/// crash can leave part of `bytes`.
-pub fn append(path: &Path, bytes: &[u8], fence: &LockGuard) -> io::Result<()> {
+/// Append `bytes` in place to the existing file `path` of `len` bytes and
+/// sync them to disk, if the writer still holds the store's lock (`fence`).
+/// Not atomic: a crash can leave part of `bytes` (the caller cuts a failed
+/// append back to `len`).
+pub fn append(path: &Path, len: u64, bytes: &[u8], fence: &LockGuard) -> io::Result<()> {
     fence.check()?;
-    let mut file = OpenOptions::new().append(true).create(true).open(path)?;
-    file.write_all(bytes)?;
-    file.sync_data()
+    #[cfg(target_os = "wasi")]
+    {
+        let (dir, name) = match (path.parent().and_then(Path::to_str), path.file_name()) {
+            (Some(dir), Some(name)) => (dir, name.to_str().unwrap_or_default()),
+            _ => return Err(io::Error::from(io::ErrorKind::InvalidFilename)),
+        };
+        wasi::append(dir, name, len, bytes)
+    }
+    #[cfg(not(target_os = "wasi"))]
+    {
+        let _ = len;
+        let mut file = OpenOptions::new().append(true).open(path)?;
+        file.write_all(bytes)?;
+        file.sync_data()
+    }
 }
 
 /// A name no other writer will pick: random bits from the hasher seed
@@ -911,14 +928,10 @@ fn replace_checked(
     before_rename: impl FnOnce() -> io::Result<()>,
     durable: bool,
 ) -> io::Result<()> {
-    let tmp = dir.join(temp_name(file_name));
+    let tmp_name = temp_name(file_name);
+    let tmp = dir.join(&tmp_name);
     let result = (|| {
-        let mut file = OpenOptions::new().write(true).create_new(true).open(&tmp)?;
-        file.write_all(bytes)?;
-        if durable {
-            file.sync_all()?;
-        }
-        drop(file);
+        write_new(dir, &tmp_name, bytes, durable)?;
         before_rename()?;
         fs::rename(&tmp, dir.join(file_name))
     })();
@@ -930,6 +943,34 @@ fn replace_checked(
         sync_dir(dir);
     }
     Ok(())
+}
+
+/// Create `dir/name`, which must not exist, holding `bytes`; synced when
+/// `durable`.
+#[cfg(target_os = "wasi")]
+fn write_new(dir: &Path, name: &str, bytes: &[u8], durable: bool) -> io::Result<()> {
+    let guest = dir
+        .to_str()
+        .ok_or_else(|| io::Error::from(io::ErrorKind::InvalidFilename))?;
+    wasi::write_new(guest, name, bytes, durable)
+}
+
+#[cfg(not(target_os = "wasi"))]
+fn write_new(dir: &Path, name: &str, bytes: &[u8], durable: bool) -> io::Result<()> {
+    let path = dir.join(name);
+    let mut file = OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&path)?;
+    let written = file.write_all(bytes).and_then(|()| match durable {
+        true => file.sync_all(),
+        false => Ok(()),
+    });
+    if written.is_err() {
+        drop(file);
+        let _ = fs::remove_file(&path);
+    }
+    written
 }
 
 /// Make a rename durable. Best effort: some platforms cannot open or sync a
@@ -1043,14 +1084,36 @@ fn lock_age(path: &Path) -> Option<u64> {
     })
 }
 
-/// Writes the lock's stamp. Tests make it fail to check that a failed
-/// stamp leaves no lock behind.
-fn write_stamp(file: &mut File, stamp: &[u8]) -> io::Result<()> {
-    #[cfg(test)]
-    if tests::FAIL_STAMP.with(std::cell::Cell::get) {
-        return Err(io::Error::other("injected stamp failure"));
+/// Create the lock file at `path` holding `stamp`, exclusively
+/// (`AlreadyExists` when it is there). A stamp that cannot be written takes
+/// the file back: an empty lock would block every writer for a whole lease.
+/// Tests make the stamp fail to check that.
+fn create_lock(path: &Path, stamp: &[u8]) -> io::Result<()> {
+    #[cfg(target_os = "wasi")]
+    {
+        let (dir, name) = match (path.parent(), path.file_name().and_then(|n| n.to_str())) {
+            (Some(dir), Some(name)) => (dir, name),
+            _ => return Err(io::Error::from(io::ErrorKind::InvalidFilename)),
+        };
+        write_new(dir, name, stamp, false)
     }
-    file.write_all(stamp)
+    #[cfg(not(target_os = "wasi"))]
+    {
+        let mut file = OpenOptions::new().write(true).create_new(true).open(path)?;
+        #[cfg(test)]
+        let written: io::Result<()> = if tests::FAIL_STAMP.with(std::cell::Cell::get) {
+            Err(io::Error::other("injected stamp failure"))
+        } else {
+            file.write_all(stamp)
+        };
+        #[cfg(not(test))]
+        let written = file.write_all(stamp);
+        if written.is_err() {
+            drop(file);
+            let _ = fs::remove_file(path);
+        }
+        written
+    }
 }
 
 /// Why [`lock`] failed.
@@ -1071,18 +1134,9 @@ pub fn lock(root: &Path, policy: LockPolicy) -> Result<LockGuard, LockError> {
     let start = std::time::Instant::now();
     let mut pause = std::time::Duration::from_millis(1);
     loop {
-        match OpenOptions::new().write(true).create_new(true).open(&path) {
-            Ok(mut file) => {
-                let stamp = format!("{token} {}\n", unix_now());
-                if let Err(e) = write_stamp(&mut file, stamp.as_bytes()) {
-                    // An empty lock would block every writer for a whole
-                    // lease: take it back before reporting the failure.
-                    drop(file);
-                    let _ = fs::remove_file(&path);
-                    return Err(LockError::Io(e));
-                }
-                return Ok(LockGuard { path, token });
-            }
+        let stamp = format!("{token} {}\n", unix_now());
+        match create_lock(&path, stamp.as_bytes()) {
+            Ok(()) => return Ok(LockGuard { path, token }),
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
             Err(e) => return Err(LockError::Io(e)),
         }
@@ -1139,7 +1193,7 @@ mod tests {
         fs::write(dir.path().join(LOCK_FILE), "another 99\n").unwrap();
         let err = replace(dir.path(), "f.md", b"two", &guard).unwrap_err();
         assert!(is_lock_lost(&err), "{err}");
-        let err = append(&dir.path().join("f.md"), b"three", &guard).unwrap_err();
+        let err = append(&dir.path().join("f.md"), 3, b"three", &guard).unwrap_err();
         assert!(is_lock_lost(&err), "{err}");
         assert_eq!(fs::read(dir.path().join("f.md")).unwrap(), b"one");
         let names: Vec<_> = fs::read_dir(dir.path())

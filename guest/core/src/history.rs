@@ -72,7 +72,9 @@
 //! Saving a growing log whole before every append would cost the square of
 //! its size. An append only ever adds bytes at the end, so the content before
 //! it is a prefix of the content after it. An append's entry stores just the
-//! length and SHA-256 of that prefix, and its content is read back from the
+//! length and SHA-256 of that prefix (of its last [`TAIL_HASH_BYTES`] when
+//! the store did not read it whole: `tail` names how many, so an append to a
+//! large file costs what it adds), and its content is read back from the
 //! next full version of the same file (the next entry with an object) or,
 //! when there is none, from the file as it is now, checked against the hash.
 //! Every other change (overwrite, edit, delete, rename, restore) saves the
@@ -129,6 +131,9 @@ const MAX_JOURNAL_BYTES: u64 = 1 << 30;
 const MAX_ID_ECHO_CHARS: usize = 40;
 /// Files whose newest version `last_change` tries before giving up.
 const MAX_UNDO_FILES_TRIED: usize = 64;
+/// Bytes at the end of an append's prefix that are hashed when the store
+/// did not read the file whole (see the module docs).
+pub const TAIL_HASH_BYTES: u64 = 64 * 1024;
 /// Longest store-relative path an entry may name.
 const MAX_PATH_BYTES: usize = 1024;
 
@@ -311,6 +316,8 @@ struct Record {
     src: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     chg: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    tail: Option<u64>,
 }
 
 /// A parsed, checked journal entry.
@@ -329,6 +336,9 @@ struct Entry {
     /// The id of the first entry of the change this entry is part of, when
     /// that change touched several files (they are undone together).
     change: Option<u64>,
+    /// For an append's entry: `sha` covers only this many bytes at the end
+    /// of the prefix.
+    tail: Option<u64>,
     line_bytes: u64,
 }
 
@@ -367,6 +377,7 @@ impl Entry {
             prefix: self.prefix,
             src: self.source.clone(),
             chg: self.change,
+            tail: self.tail,
         };
         // Plain strings and numbers: serializing cannot fail.
         let json = serde_json::to_string(&record).unwrap_or_default();
@@ -386,6 +397,8 @@ impl Entry {
             && valid_store_path(&r.path)
             && r.to.as_deref().is_none_or(valid_store_path)
             && r.chg.is_none_or(|c| c > 0 && c <= r.id)
+            && r.tail
+                .is_none_or(|t| r.prefix && r.size.is_some_and(|s| t < s))
             && validate_source(&r.src).is_ok();
         if !consistent {
             return None;
@@ -402,6 +415,7 @@ impl Entry {
             prefix: r.prefix,
             source: r.src,
             change: r.chg,
+            tail: r.tail,
             line_bytes,
         })
     }
@@ -780,6 +794,7 @@ impl History {
             let too_large = |len: u64| {
                 format!("it is {len} bytes, more than the {largest} bytes a saved version may have")
             };
+            let mut tail = None;
             let fields = match item.prior {
                 Prior::Missing => Ok((None, None, false, None)),
                 Prior::Content(bytes) if bytes.len() as u64 > largest => {
@@ -794,14 +809,18 @@ impl History {
                 Prior::Prefix(bytes) => {
                     Ok((Some(bytes.len() as u64), Some(sha256(bytes)), true, None))
                 }
-                Prior::PrefixUnread(len) if len <= largest => match self.hash_file(path, len) {
-                    Ok(sha) => Ok((Some(len), Some(sha), true, None)),
-                    Err(e) => Err(format!("reading it failed: {e}")),
-                },
+                Prior::PrefixUnread(len) if len <= largest => {
+                    let from = len.saturating_sub(TAIL_HASH_BYTES);
+                    tail = (from > 0).then_some(len - from);
+                    match self.hash_file(path, from, len) {
+                        Ok(sha) => Ok((Some(len), Some(sha), true, None)),
+                        Err(e) => Err(format!("reading it failed: {e}")),
+                    }
+                }
                 Prior::PrefixUnread(len) | Prior::TooLarge(len) => Err(too_large(len)),
             };
             match fields {
-                Ok(fields) => prepared.push((item, fields)),
+                Ok(fields) => prepared.push((item, fields, tail)),
                 Err(why) => recorded.warnings.push(warn(why)),
             }
         }
@@ -822,7 +841,7 @@ impl History {
                 fsio::remove_leftovers(&self.dir());
                 fsio::remove_leftovers(&self.objects());
             }
-            for (_, (_, sha, _, object)) in &prepared {
+            for (_, (_, sha, _, object), _) in &prepared {
                 if let (Some(bytes), Some(sha)) = (object, sha) {
                     match self.write_object(sha, bytes) {
                         Err(e) if e.kind() == io::ErrorKind::NotFound => {
@@ -838,7 +857,7 @@ impl History {
             let entries: Vec<Entry> = prepared
                 .iter()
                 .enumerate()
-                .map(|(n, (item, (size, sha, prefix, _)))| Entry {
+                .map(|(n, (item, (size, sha, prefix, _), tail))| Entry {
                     id: first + n as u64,
                     time: clock.unix_seconds(),
                     offset: clock.utc_offset_minutes,
@@ -850,6 +869,7 @@ impl History {
                     prefix: *prefix,
                     source: self.source.clone(),
                     change,
+                    tail: *tail,
                     line_bytes: 0,
                 })
                 .collect();
@@ -869,7 +889,7 @@ impl History {
                 // Reread everything next time rather than trust a half-done
                 // update.
                 *index = Index::default();
-                let paths: Vec<&str> = prepared.iter().map(|(item, _)| item.path).collect();
+                let paths: Vec<&str> = prepared.iter().map(|(item, _, _)| item.path).collect();
                 recorded.warnings.push(format!(
                     "history did not save the previous version of {} ({e}); the change was made anyway",
                     paths.join(", ")
@@ -915,9 +935,12 @@ impl History {
         })
     }
 
-    /// SHA-256 of the first `len` bytes of the store file `path`, streamed.
-    fn hash_file(&self, path: &str, len: u64) -> io::Result<[u8; 32]> {
-        let mut file = File::open(self.file(path))?.take(len);
+    /// SHA-256 of the bytes `from..len` of the store file `path`, streamed.
+    fn hash_file(&self, path: &str, from: u64, len: u64) -> io::Result<[u8; 32]> {
+        let mut file = File::open(self.file(path))?;
+        file.seek(SeekFrom::Start(from))?;
+        let len = len - from;
+        let mut file = file.take(len);
         let mut hasher = Sha256::new();
         let mut buf = vec![0u8; 64 * 1024];
         let mut seen = 0u64;
@@ -1151,7 +1174,8 @@ impl History {
         }
         let anchor = anchors(index, positions)[i];
         let bytes = self.anchor_bytes(index, anchor, &e.path, size)?;
-        (sha256(&bytes) == sha).then_some(Some(bytes))
+        let hashed = &bytes[(size - e.tail.unwrap_or(size)) as usize..];
+        (sha256(hashed) == sha).then_some(Some(bytes))
     }
 
     /// Which of the entries at `positions` (one path, oldest first) can be
@@ -1167,6 +1191,8 @@ impl History {
             match (e.size, e.sha) {
                 (None, _) => ok[i] = true,
                 (Some(size), Some(sha)) if !e.prefix => ok[i] = self.object_present(&sha, size),
+                // Hashed over its tail only: checked on its own.
+                _ if e.tail.is_some() => ok[i] = self.content(index, positions, i).is_some(),
                 _ => groups.entry(anchors[i]).or_default().push(i),
             }
         }

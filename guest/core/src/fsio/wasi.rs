@@ -67,6 +67,64 @@ pub(super) fn open_at(dir: &Descriptor, name: &str, folder: bool) -> io::Result<
         .map_err(error)
 }
 
+/// Create the file `name` (which must not exist) in the directory at the
+/// guest path `dir` and write `bytes` into it at offsets, synced when
+/// `durable`. Written with the descriptor's own `write`, not through an
+/// output stream, whose failures wasi-libc can only report as `EIO`: a
+/// full disk says so.
+pub(super) fn write_new(dir: &str, name: &str, bytes: &[u8], durable: bool) -> io::Result<()> {
+    let dir = open_dir(dir)?;
+    let file = dir
+        .open_at(
+            PathFlags::empty(),
+            name,
+            OpenFlags::CREATE | OpenFlags::EXCLUSIVE,
+            DescriptorFlags::WRITE,
+        )
+        .map_err(error)?;
+    let written = write_at(&file, bytes, 0).and_then(|()| match durable {
+        true => file.sync().map_err(error),
+        false => Ok(()),
+    });
+    if written.is_err() {
+        // Made here, so removed here: nobody else's file.
+        drop(file);
+        let _ = dir.unlink_file_at(name);
+    }
+    written
+}
+
+/// Add `bytes` at the end of the existing file `name` (of `len` bytes) in
+/// the directory at the guest path `dir`, never through a link, and sync
+/// the data; as [`write_new`], a full disk says so.
+pub(super) fn append(dir: &str, name: &str, len: u64, bytes: &[u8]) -> io::Result<()> {
+    let file = open_dir(dir)?
+        .open_at(
+            PathFlags::empty(),
+            name,
+            OpenFlags::empty(),
+            DescriptorFlags::WRITE,
+        )
+        .map_err(error)?;
+    write_at(&file, bytes, len)?;
+    file.sync_data().map_err(error)
+}
+
+fn write_at(file: &Descriptor, bytes: &[u8], offset: u64) -> io::Result<()> {
+    let mut at = 0usize;
+    while at < bytes.len() {
+        let end = (at + (1 << 20)).min(bytes.len());
+        let n = file
+            .write(&bytes[at..end], offset + at as u64)
+            .map_err(error)?;
+        if n == 0 {
+            return Err(io::Error::from(io::ErrorKind::WriteZero));
+        }
+        at += n as usize;
+    }
+    Ok(())
+}
+
 /// One `stat-at` of the entry `name`, not following a symbolic link.
 pub(super) fn stat_at(dir: &Descriptor, name: &str) -> io::Result<DescriptorStat> {
     dir.stat_at(PathFlags::empty(), name).map_err(error)

@@ -588,7 +588,7 @@ impl Memory {
                             bytes.push(b'\n');
                         }
                         bytes.extend_from_slice(text.as_bytes());
-                        if let Err(e) = fsio::append(&file, &bytes, lock) {
+                        if let Err(e) = fsio::append(&file, len, &bytes, lock) {
                             // Never leave half an entry: cut back to before.
                             let _ = fs::OpenOptions::new()
                                 .write(true)
@@ -719,9 +719,15 @@ impl Memory {
                 let path = rel.path();
                 self.anchor_appended(lock, &path, range.start);
                 let tail = self.tail_for_duplicates(c, &path, range.start);
-                if let Some((tail, base_line)) = tail {
+                if let Some((tail, skipped)) = tail {
                     let start = tail.len() - text.len();
                     let found = dupes::in_text(&tail, start..tail.len());
+                    // Lines before the tail are counted only when there is
+                    // something to number.
+                    let base_line = match found.is_empty() {
+                        true => 0,
+                        false => self.lines_before(c, &path, skipped),
+                    };
                     dups.extend(found.into_iter().map(|mut d| {
                         d.earlier_line += base_line;
                         d.added_line += base_line;
@@ -745,10 +751,22 @@ impl Memory {
         }
     }
 
+    /// How many lines the file of an append held in its first `bytes`.
+    fn lines_before(&self, c: &Checked, path: &str, bytes: u64) -> u32 {
+        let count = match &c.old {
+            Some(old) => {
+                memchr::memchr_iter(b'\n', &old[..(bytes as usize).min(old.len())]).count()
+            }
+            None if bytes == 0 => 0,
+            None => fsio::count_newlines(&self.abs(path), bytes).unwrap_or(0),
+        };
+        u32::try_from(count).unwrap_or(u32::MAX)
+    }
+
     /// The end of the file after an append, from the first line that
     /// starts at most [`DUPLICATE_TAIL_BYTES`] before the appended text,
-    /// with the number of lines before it; `None` when it is not text.
-    fn tail_for_duplicates(&self, c: &Checked, path: &str, start: u64) -> Option<(String, u32)> {
+    /// with the offset where it starts; `None` when it is not text.
+    fn tail_for_duplicates(&self, c: &Checked, path: &str, start: u64) -> Option<(String, u64)> {
         let Step::Append { text, .. } = &c.step else {
             return None;
         };
@@ -767,17 +785,12 @@ impl Memory {
             head.drain(..=nl);
             skipped = nl as u64 + 1;
         }
-        let lines = match &c.old {
-            Some(old) => memchr::memchr_iter(b'\n', &old[..(from + skipped) as usize]).count(),
-            None if from == 0 => 0,
-            None => fsio::count_newlines(&self.abs(path), from + skipped).ok()?,
-        };
         let mut all = String::from_utf8(head).ok()?;
         if !all.is_empty() && !all.ends_with('\n') {
             all.push('\n');
         }
         all.push_str(text);
-        Some((all, u32::try_from(lines).unwrap_or(u32::MAX)))
+        Some((all, from + skipped))
     }
 }
 
