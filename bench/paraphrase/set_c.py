@@ -27,7 +27,7 @@ P = [
     ("do we keep tabs on where a technician is outside working hours",
      {"notes/location-tracking.md": 2}),
     ("which day of the week does responsibility for night pages pass to the next person",
-     {"notes/on-call.md": 2}),
+     {"notes/on-call.md": 2, "MEMORY.md": 2}),
     ("why didn't we use Google's optimisation library for trip planning",
      {"notes/routing-solver.md": 2}),
     ("what should I do first if I spot a password in a pull request",
