@@ -28,13 +28,18 @@ pub const PROJECT: &str = "/home/maya/src/tidewater";
 /// Friday 2026-11-20, late afternoon, UTC.
 pub const NOW: &str = "2026-11-20T17:30:00+00:00";
 /// The categories, in table order; a question of any other is refused.
-pub const CATEGORIES: [&str; 6] = [
+/// The first six are those of `tune`, `tune2` and `holdout`; `paraphrase`
+/// and `recency` (issue 23) are those of the `paraphrase-*` and `recency-*`
+/// files.
+pub const CATEGORIES: [&str; 8] = [
     "identifiers",
     "note-names",
     "dates-and-time",
     "partial-words",
     "common-word-floods",
     "general",
+    "paraphrase",
+    "recency",
 ];
 /// The cut-off of recall and nDCG.
 pub const K: usize = 5;
@@ -66,7 +71,18 @@ pub enum Set {
     Tune2,
     /// `questions-holdout.json`: never tuned on.
     Holdout,
-    /// Every one of the three the directory holds, each reported on its
+    /// `questions-paraphrase-tune.json`: questions that name their answer
+    /// in other words than it uses (issue 23); tune on these.
+    ParaphraseTune,
+    /// `questions-paraphrase-holdout.json`: the other half, never tuned on.
+    ParaphraseHoldout,
+    /// `questions-recency-tune.json`: questions for the latest, most recent
+    /// or current state of something, answered by the newest log that
+    /// mentions it (issue 23); tune on these.
+    RecencyTune,
+    /// `questions-recency-holdout.json`: the other half, never tuned on.
+    RecencyHoldout,
+    /// Every one of these files the directory holds, each reported on its
     /// own.
     All,
 }
@@ -77,7 +93,19 @@ impl Set {
             Set::Tune => &["tune"],
             Set::Tune2 => &["tune2"],
             Set::Holdout => &["holdout"],
-            Set::All => &["tune", "tune2", "holdout"],
+            Set::ParaphraseTune => &["paraphrase-tune"],
+            Set::ParaphraseHoldout => &["paraphrase-holdout"],
+            Set::RecencyTune => &["recency-tune"],
+            Set::RecencyHoldout => &["recency-holdout"],
+            Set::All => &[
+                "tune",
+                "tune2",
+                "holdout",
+                "paraphrase-tune",
+                "paraphrase-holdout",
+                "recency-tune",
+                "recency-holdout",
+            ],
         }
     }
 }
@@ -424,7 +452,7 @@ pub fn evaluate(system: &mut dyn System, questions: &[Question]) -> Result<Syste
 /// One set's reports, every system.
 #[derive(Debug, Clone)]
 pub struct SetReport {
-    /// `tune` or `holdout`.
+    /// The file's set name: `tune`, `holdout`, `paraphrase-tune`, ...
     pub set: String,
     /// The project and now the questions were asked with.
     pub setting: Setting,
@@ -471,7 +499,8 @@ pub fn run(dir: &Path, set: Set) -> Result<Vec<SetReport>> {
     Ok(out)
 }
 
-/// The table: one row per category and system, then the overall rows.
+/// The table: one row per category the set has and system, then the
+/// overall rows.
 pub fn render_table(report: &SetReport) -> String {
     let mut out = String::new();
     let _ = writeln!(
@@ -487,6 +516,7 @@ pub fn render_table(report: &SetReport) -> String {
     );
     let rows = CATEGORIES
         .iter()
+        .filter(|c| report.questions.iter().any(|q| q.category == **c))
         .map(|c| (*c, Some(*c)))
         .chain([("overall", None)]);
     for (label, category) in rows {
