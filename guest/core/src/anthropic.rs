@@ -86,13 +86,13 @@ use std::path::Path;
 
 use serde_json::{Map, Value};
 
+use crate::args::{parse_object, req_str, type_name};
 use crate::dupes;
 use crate::error::{Error, ErrorKind, Result};
 use crate::fsio::Kind;
 use crate::history::Operation;
 use crate::names::{MAX_NOTE_SEGMENTS, check_segment, note_name};
 use crate::store::{Committed, Memory, Step};
-use crate::tools::{parse_object, req_str, type_name};
 
 /// The tool's name.
 pub const TOOL_NAME: &str = "memory";

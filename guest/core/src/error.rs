@@ -24,7 +24,7 @@ impl Error {
     /// An I/O failure while doing `op` on the store-relative `path`. A
     /// writer that lost the store's lock gets [`ErrorKind::Busy`].
     pub fn io(op: &str, path: &str, err: &std::io::Error) -> Self {
-        if crate::fsio::is_lock_lost(err) {
+        if is_lock_lost(err) {
             return Error::new(
                 ErrorKind::Busy,
                 format!("failed to {op} `{path}`: {err}; nothing was changed, try again"),
@@ -71,3 +71,22 @@ impl std::error::Error for Error {}
 
 /// Result alias for memory operations.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// The store's lock was broken by another writer while this one held it (its
+/// lease ran out, e.g. while the process was suspended): nothing may be
+/// changed any more. Travels inside an [`std::io::Error`] of kind `Other`.
+#[derive(Debug)]
+pub struct LockLost;
+
+impl std::fmt::Display for LockLost {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("the write lock was lost: another writer broke it after its lease ran out")
+    }
+}
+
+impl std::error::Error for LockLost {}
+
+/// Is `error` a [`LockLost`]?
+pub(crate) fn is_lock_lost(error: &std::io::Error) -> bool {
+    error.get_ref().is_some_and(|inner| inner.is::<LockLost>())
+}

@@ -311,8 +311,7 @@ impl Dir {
     }
 
     /// The open directory's own size and modification time, from one stat
-    /// of its descriptor: what [`crate::listing`] compares a remembered
-    /// listing against.
+    /// of its descriptor: what a remembered listing is compared against.
     pub fn sig(&self) -> io::Result<Sig> {
         #[cfg(target_os = "wasi")]
         {
@@ -340,12 +339,6 @@ impl Dir {
                 mtime_ns,
             })
         }
-    }
-
-    /// [`Dir::md_and_subdir_names`], as a [`crate::listing::Listed`].
-    pub fn listing(&self) -> io::Result<crate::listing::Listed> {
-        let (md, dirs) = self.md_and_subdir_names()?;
-        Ok(crate::listing::Listed { md, dirs })
     }
 
     /// Names of the `.md` entries that the directory listing itself types as
@@ -1010,36 +1003,17 @@ pub struct LockGuard {
     token: String,
 }
 
-/// The store's lock was broken by another writer while this one held it (its
-/// lease ran out, e.g. while the process was suspended): nothing may be
-/// changed any more. Travels inside an [`io::Error`] of kind `Other`.
-#[derive(Debug)]
-pub struct LockLost;
-
-impl std::fmt::Display for LockLost {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("the write lock was lost: another writer broke it after its lease ran out")
-    }
-}
-
-impl std::error::Error for LockLost {}
-
 impl LockGuard {
-    /// Fails with [`LockLost`] unless the lock file still holds this
+    /// Fails with [`LockLost`](crate::error::LockLost) unless the lock file still holds this
     /// guard's token. Writers call it just before they replace or extend a
     /// file, so a holder that lost its lease (a suspended process) never
     /// overwrites the work of the writer that took the lock after it.
     pub fn check(&self) -> io::Result<()> {
         match fs::read_to_string(&self.path) {
             Ok(content) if content.starts_with(&self.token) => Ok(()),
-            _ => Err(io::Error::other(LockLost)),
+            _ => Err(io::Error::other(crate::error::LockLost)),
         }
     }
-}
-
-/// Is `error` a [`LockLost`]?
-pub fn is_lock_lost(error: &io::Error) -> bool {
-    error.get_ref().is_some_and(|inner| inner.is::<LockLost>())
 }
 
 impl Drop for LockGuard {
@@ -1192,9 +1166,9 @@ mod tests {
         // lock and takes it.
         fs::write(dir.path().join(LOCK_FILE), "another 99\n").unwrap();
         let err = replace(dir.path(), "f.md", b"two", &guard).unwrap_err();
-        assert!(is_lock_lost(&err), "{err}");
+        assert!(crate::error::is_lock_lost(&err), "{err}");
         let err = append(&dir.path().join("f.md"), 3, b"three", &guard).unwrap_err();
-        assert!(is_lock_lost(&err), "{err}");
+        assert!(crate::error::is_lock_lost(&err), "{err}");
         assert_eq!(fs::read(dir.path().join("f.md")).unwrap(), b"one");
         let names: Vec<_> = fs::read_dir(dir.path())
             .unwrap()

@@ -472,7 +472,7 @@ fn decode_line(line: &[u8]) -> Option<&str> {
 fn valid_store_path(path: &str) -> bool {
     // A team store's journal names its files `team:MEMORY.md`,
     // `team:notes/…` and `team:snapshot/…`.
-    let (path, first, min) = match path.strip_prefix(crate::store::TEAM_PREFIX) {
+    let (path, first, min) = match path.strip_prefix(crate::layout::TEAM_PREFIX) {
         Some(rest) => (rest, &["notes", "snapshot"][..], 2),
         None => (path, &["projects"][..], 3),
     };
@@ -672,8 +672,10 @@ impl History {
     /// The host path of the store file `path`; a team store's `team:`
     /// paths lie under its root.
     fn file(&self, path: &str) -> PathBuf {
-        self.root
-            .join(path.strip_prefix(crate::store::TEAM_PREFIX).unwrap_or(path))
+        self.root.join(
+            path.strip_prefix(crate::layout::TEAM_PREFIX)
+                .unwrap_or(path),
+        )
     }
 
     /// The source label changes are recorded with.

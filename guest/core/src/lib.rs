@@ -7,6 +7,7 @@
 
 pub mod anchors;
 pub mod anthropic;
+mod args;
 pub mod budget;
 pub mod context;
 pub mod dupes;
@@ -14,6 +15,7 @@ mod error;
 mod fsio;
 pub mod history;
 mod index;
+mod layout;
 pub mod limits;
 mod listing;
 pub mod names;

@@ -65,6 +65,15 @@ pub struct Listed {
     pub dirs: Vec<String>,
 }
 
+impl Listed {
+    /// What the open directory `dir` holds now
+    /// ([`fsio::Dir::md_and_subdir_names`]).
+    pub(crate) fn of(dir: &fsio::Dir) -> std::io::Result<Listed> {
+        let (md, dirs) = dir.md_and_subdir_names()?;
+        Ok(Listed { md, dirs })
+    }
+}
+
 /// Remembered folders: each one's signature and listing, by path.
 type Remembered = HashMap<String, (Sig, Listed)>;
 

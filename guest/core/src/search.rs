@@ -425,7 +425,7 @@ pub fn render_hits(
         // Ranked search names a query of only stop words back unsearched.
         let only_stops = terms
             .iter()
-            .all(|(t, c)| *c == 0 && crate::rank::stem::is_stop_word(&t.to_lowercase()));
+            .all(|(t, c)| *c == 0 && crate::text::is_stop_word(&t.to_lowercase()));
         let why = if only_stops {
             ": stop words never match alone. Add a word that says what to look for, \
              or search with mode literal for the exact text."

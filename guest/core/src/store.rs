@@ -17,6 +17,7 @@ use crate::secrets::{self, SecretPolicy};
 use crate::text::{cut_with_marker, prefix_at_char_boundary};
 use crate::time::{Clock, Date};
 
+mod anchored;
 mod budget;
 mod change;
 mod curate;
@@ -24,6 +25,8 @@ mod import;
 mod indexed;
 mod team;
 mod versions;
+
+pub(crate) use crate::layout::{Rel, path_prefix};
 
 pub(crate) use change::{Committed, Step};
 pub use curate::{DeleteReceipt, EditReceipt, RenameReceipt};
@@ -211,19 +214,6 @@ pub fn secret_policy(word: &str) -> Result<SecretPolicy> {
     })
 }
 
-/// A store-relative file: its directory and file name.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Rel {
-    pub(crate) dir: String,
-    pub(crate) file: String,
-}
-
-impl Rel {
-    pub(crate) fn path(&self) -> String {
-        path_prefix(&self.dir) + &self.file
-    }
-}
-
 /// Put `hit`'s staleness marks, if `marks` has any, at the head of its
 /// body, right under its path line.
 fn mark_hit(
@@ -233,17 +223,6 @@ fn mark_hit(
     if let Some(m) = marks.remove(&hit.path) {
         let lines = crate::anchors::render_marks(&m, 2048);
         hit.body = format!("{lines}\n{}", hit.body);
-    }
-}
-
-/// What a file name in the store-relative folder `dir` is appended to for
-/// its store-relative path: nothing at the root, nothing after the team
-/// store's top (`team:`), else `dir/`.
-fn path_prefix(dir: &str) -> String {
-    if dir.is_empty() || dir.ends_with(':') {
-        dir.to_string()
-    } else {
-        format!("{dir}/")
     }
 }
 
@@ -1222,7 +1201,7 @@ impl Memory {
                 continue;
             };
             let path = format!("{dir}/{name}");
-            let Ok(listed) = listings.list(&path, || sub.sig().ok(), || sub.listing()) else {
+            let Ok(listed) = listings.list(&path, || sub.sig().ok(), || Listed::of(&sub)) else {
                 continue;
             };
             visit(&path, &sub, listed.md);
@@ -1239,7 +1218,7 @@ impl Memory {
             opened
                 .map(|h| {
                     listings
-                        .list(dir, || h.sig().ok(), || h.listing())
+                        .list(dir, || h.sig().ok(), || Listed::of(&h))
                         .map(|l| (h, l))
                 })
                 .transpose()

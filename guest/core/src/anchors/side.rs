@@ -8,8 +8,7 @@ use std::sync::{Arc, Mutex};
 
 use serde::{Deserialize, Serialize};
 
-use crate::fsio::{self, LockGuard, Stamp};
-use crate::store::Memory;
+use crate::fsio::Stamp;
 
 /// The folder of side data under the root: never listed, searched or
 /// injected (its name starts with a dot, and only `MEMORY.md` is taken
@@ -18,14 +17,14 @@ pub const SIDE_DIR: &str = ".store";
 /// The folder of anchors files, store-relative.
 pub const ANCHORS_DIR: &str = ".store/anchors";
 /// The format written; a file of any other version is ignored.
-const VERSION: u32 = 1;
+pub(crate) const VERSION: u32 = 1;
 /// Largest anchors file read; a larger one counts as corrupt.
 pub const MAX_SIDE_BYTES: u64 = 4 * 1024 * 1024;
 
 /// The last anchors file parsed and its text, shared by clones of a
-/// [`Memory`].
+/// memory.
 #[derive(Debug, Clone, Default)]
-pub struct SideCache(Arc<Mutex<Option<Parsed>>>);
+pub struct SideCache(pub(crate) Arc<Mutex<Option<Parsed>>>);
 
 /// A file's text and what it parsed to.
 type Parsed = (String, Arc<Side>);
@@ -84,13 +83,13 @@ impl Anchor {
 impl Side {
     /// Drop what a tampered or foreign file could hold: paths that leave
     /// the project, anchors of files outside the anchored set, bad dates.
-    fn sanitized(mut self, memory: &Memory) -> Side {
+    pub(crate) fn sanitized(mut self, anchored: impl Fn(&str) -> bool) -> Side {
         // Paths are checked where they are used (`Project` refuses one that
         // leaves the project, and a check never marks it); what is only
         // shown is checked here.
         self.files.retain(|key, entry| {
             entry.anchors.retain(|a| is_date(&a.date));
-            memory.is_anchored(key) && !entry.anchors.is_empty()
+            anchored(key) && !entry.anchors.is_empty()
         });
         self
     }
@@ -107,63 +106,4 @@ fn is_date(s: &str) -> bool {
                 b.is_ascii_digit()
             }
         })
-}
-
-impl Memory {
-    /// The file name of this project's anchors, in [`ANCHORS_DIR`].
-    fn side_file(&self) -> String {
-        format!("{}.json", self.slug())
-    }
-
-    /// This project's anchors; empty when the file is missing, unreadable,
-    /// oversized, not valid JSON of this version, or reached through a
-    /// symbolic link.
-    pub(crate) fn load_side(&self) -> Side {
-        Side::clone(&self.load_side_shared())
-    }
-
-    /// As [`Memory::load_side`], shared: parsed once per content. The
-    /// file is read every time and compared byte for byte with the text
-    /// last parsed, so a change is never missed, whatever the timestamps.
-    pub(crate) fn load_side_shared(&self) -> Arc<Side> {
-        if !matches!(self.ensure_dir(ANCHORS_DIR, false), Ok(true)) {
-            return Arc::default();
-        }
-        let path = self.abs(&format!("{ANCHORS_DIR}/{}", self.side_file()));
-        let Ok(Some((text, len))) = fsio::read_head(&path, MAX_SIDE_BYTES + 1) else {
-            return Arc::default();
-        };
-        if len > MAX_SIDE_BYTES {
-            return Arc::default();
-        }
-        let cache = self.side_cache();
-        let mut cached = cache
-            .0
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
-        if let Some((seen, side)) = cached.as_ref()
-            && *seen == text
-        {
-            return Arc::clone(side);
-        }
-        let side = match serde_json::from_str::<Side>(&text) {
-            Ok(side) if side.version == VERSION => Arc::new(side.sanitized(self)),
-            _ => Arc::default(),
-        };
-        *cached = Some((text, Arc::clone(&side)));
-        side
-    }
-
-    /// Replace this project's anchors file atomically. Caller holds `lock`.
-    pub(crate) fn save_side(&self, lock: &LockGuard, side: &mut Side) -> std::io::Result<()> {
-        self.ensure_dir(ANCHORS_DIR, true)
-            .map_err(|e| std::io::Error::other(e.message().to_string()))?;
-        let dir = self.abs(ANCHORS_DIR);
-        fsio::remove_leftovers(&dir);
-        side.version = VERSION;
-        let bytes = serde_json::to_vec(side).map_err(std::io::Error::other)?;
-        // A cache: atomic for readers, not synced (a crash may leave it
-        // cut, which reads as no anchors).
-        fsio::replace_cache(&dir, &self.side_file(), &bytes, lock)
-    }
 }

@@ -8,7 +8,9 @@ use serde_json::Value;
 use tempfile::TempDir;
 
 use super::*;
-use crate::{Clock, Options, ReadSource, WriteMode, WriteTarget, anthropic, tools};
+use crate::error::ErrorKind;
+use crate::fsio;
+use crate::{Clock, Memory, Options, ReadSource, WriteMode, WriteTarget, anthropic, tools};
 
 const AUTH: &str = "pub fn login() {}\n";
 /// 2026-05-30 07:15 UTC.

@@ -55,9 +55,7 @@ use crate::store::curate::MAX_EDIT_FILE_BYTES;
 use crate::time::LocalTime;
 use agent_memory_vocab::Scope;
 
-/// How team paths start: `team:MEMORY.md`, `team:notes/deploy.md`. No
-/// personal path has a `:` (note names forbid it), so the two never meet.
-pub const TEAM_PREFIX: &str = "team:";
+pub use crate::layout::TEAM_PREFIX;
 
 /// `.gitattributes` as first written into the team directory.
 pub const GITATTRIBUTES: &str = "\
