@@ -226,7 +226,8 @@ enum Command {
     /// codescout and agents-md import into the project that holds the source.
     Import {
         /// Print what would be imported, and what refused; write nothing
-        #[arg(long)]
+        /// (before or after the source kind)
+        #[arg(long, global = true)]
         dry_run: bool,
         #[command(subcommand)]
         from: ImportFrom,

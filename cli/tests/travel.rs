@@ -464,6 +464,14 @@ fn claude_code_import_plans_imports_and_adds_nothing_twice() {
         vec![],
         "a dry run writes nothing"
     );
+    // `--dry-run` after the source, where people type it, plans the same.
+    let after = env.ok(&["import", "claude-code", src_arg, "--dry-run"]);
+    assert_eq!(after, plan);
+    assert_eq!(
+        env.store_files(&env.root()),
+        vec![],
+        "a dry run writes nothing"
+    );
 
     let out = env.ok(&["import", "claude-code", src_arg]);
     assert!(
