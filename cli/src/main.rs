@@ -857,20 +857,39 @@ fn edit(memory: &mut Memory, target: Target, name: Option<String>) -> Result<()>
     // editor was open: writing back would silently drop their change.
     let now = memory.read(target.read_source(), name)?.unwrap_or_default();
     if now != original {
-        let recovery = std::env::temp_dir().join(format!(
-            "agent-memory-edit-{}-{}.md",
-            target.write_target().tool_word(),
-            chrono::Local::now().format("%Y%m%dT%H%M%S")
-        ));
-        fs::write(&recovery, &edited)
-            .with_context(|| format!("cannot keep your edit in `{}`", recovery.display()))?;
+        let recovery = keep_edit(target, &edited)?;
         bail!(
-            "the file changed while the editor was open; nothing was written. Your edited text is kept in `{}`: run `agent-memory edit` again and merge it in",
+            "the file changed while the editor was open; nothing was written. Your edited text is kept in `{}` (readable only by you): run `agent-memory edit` again and merge it in",
             recovery.display()
         );
     }
     let receipt = memory.write(target.write_target(), &edited, WriteMode::Overwrite, name)?;
     print_text(&receipt.message)
+}
+
+/// Keeps an edit that could not be saved in a new file of the temp
+/// directory, created exclusively under a random name and readable only by
+/// the user (mode 0600 on Unix): it holds memory text, and a name anyone
+/// can guess in a shared directory could be planted (a link to another
+/// file) or read. Returns its path.
+fn keep_edit(target: Target, edited: &str) -> Result<PathBuf> {
+    let mut file = tempfile::Builder::new()
+        .prefix(&format!(
+            "agent-memory-edit-{}-{}-",
+            target.write_target().tool_word(),
+            chrono::Local::now().format("%Y%m%dT%H%M%S")
+        ))
+        .suffix(".md")
+        .tempfile()
+        .context("cannot create a file to keep your edit in")?;
+    file.write_all(edited.as_bytes())
+        .and_then(|()| file.as_file().sync_all())
+        .with_context(|| format!("cannot keep your edit in `{}`", file.path().display()))?;
+    let (_, path) = file
+        .keep()
+        .map_err(|e| e.error)
+        .context("cannot keep your edit")?;
+    Ok(path)
 }
 
 fn run_editor(path: &Path) -> Result<()> {

@@ -743,3 +743,45 @@ fn team_notes_are_anchored_to_the_project_through_the_command() {
     );
     assert_eq!(run_here(&["context"]), "");
 }
+
+/// The copy `edit` keeps when the file changed meanwhile is private to the
+/// user (0600) and has an unpredictable name: it holds memory text, and a
+/// guessable path in a shared temp directory could be planted.
+#[cfg(unix)]
+#[test]
+fn edit_recovery_file_is_private_and_unpredictable() {
+    use std::os::unix::fs::PermissionsExt;
+    let cli = Cli::new();
+    let tmp = cli.temp.path().join("tmp");
+    fs::create_dir_all(&tmp).unwrap();
+    cli.ok(&["write", "long_term", "line one\n"]);
+    let script = format!(
+        r#"printf mine >> "$1"; printf 'agent line\n' >> '{}'"#,
+        cli.memory_md().display()
+    );
+    let editor = write_script(cli.temp.path(), "racing", &script);
+    let mut kept = Vec::new();
+    for _ in 0..2 {
+        let output = run(
+            cli.command()
+                .env("EDITOR", &editor)
+                .env("TMPDIR", &tmp)
+                .args(["edit", "long_term"]),
+            None,
+        );
+        assert!(!output.status.success());
+        let stderr = stderr(&output);
+        let recovery = PathBuf::from(
+            stderr
+                .split('`')
+                .nth(1)
+                .unwrap_or_else(|| panic!("no recovery path in {stderr}")),
+        );
+        let mode = fs::metadata(&recovery).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600, "{} is mode {mode:o}", recovery.display());
+        kept.push(recovery);
+    }
+    // Two recoveries are two files, however close together.
+    assert_ne!(kept[0], kept[1]);
+    assert!(kept.iter().all(|path| path.is_file()));
+}
