@@ -421,9 +421,6 @@ fn run(cli: Cli) -> Result<()> {
             if let Some(source) = cli.source {
                 options = options.source(source);
             }
-            if let Some(files) = files {
-                options = options.project_dir(files);
-            }
             let team = cli.team_dir.or_else(|| {
                 let dir = OpenOptions::team_dir_of(options.project());
                 // Taking a snapshot or importing codescout's shared
@@ -478,6 +475,18 @@ fn run(cli: Cli) -> Result<()> {
                 }
                 _ => options,
             };
+            // Staleness marks are rendered into what `read` returns, never
+            // stored: `edit` opens and `export` copies a file's own text, so
+            // they read through a memory that does not see the project's
+            // files. `edit` saves through one that does, which re-anchors
+            // the note (a write means it is current).
+            let unmarked = options.clone();
+            let options = match files {
+                Some(files) if !matches!(command, Command::Export { .. }) => {
+                    options.project_dir(files)
+                }
+                _ => options,
+            };
             let mut memory = runtime.open(options)?;
             match command {
                 Command::Mcp { tools } => mcp::serve(mcp::Backend::Memory(Box::new(memory)), tools),
@@ -494,6 +503,10 @@ fn run(cli: Cli) -> Result<()> {
                 Command::Export {
                     to: ExportTo::ClaudeCode { out },
                 } => travel::export(&mut memory, &out),
+                Command::Edit { target, name } => {
+                    let mut unmarked = runtime.open(unmarked)?;
+                    edit(&mut memory, &mut unmarked, target, name)
+                }
                 command => run_on(&mut memory, command, cli.scope),
             }
         }
@@ -607,7 +620,6 @@ fn run_on(memory: &mut Memory, command: Command, scope: Scope) -> Result<()> {
             let receipt = memory.write(target.write_target(), &content, mode, name.as_deref())?;
             print_text(&receipt.message)
         }
-        Command::Edit { target, name } => edit(memory, target, name),
         Command::History {
             target,
             name,
@@ -662,7 +674,8 @@ fn run_on(memory: &mut Memory, command: Command, scope: Scope) -> Result<()> {
         | Command::Mcp { .. }
         | Command::Status
         | Command::Import { .. }
-        | Command::Export { .. } => {
+        | Command::Export { .. }
+        | Command::Edit { .. } => {
             unreachable!("handled before or right after opening a memory")
         }
     }
@@ -822,7 +835,14 @@ fn status(memory: &mut Memory, choice: &RootChoice) -> Result<()> {
 
 /// Edits a copy in a temp file; the memory file changes only through one
 /// atomic overwrite, after the editor exited and only if the text changed.
-fn edit(memory: &mut Memory, target: Target, name: Option<String>) -> Result<()> {
+/// `unmarked` reads the file's own text, without staleness marks (it does
+/// not see the project's files); `memory` saves it.
+fn edit(
+    memory: &mut Memory,
+    unmarked: &mut Memory,
+    target: Target,
+    name: Option<String>,
+) -> Result<()> {
     if let (Target::Daily, Some(day)) = (target, &name)
         && day != memory.today()
     {
@@ -832,7 +852,9 @@ fn edit(memory: &mut Memory, target: Target, name: Option<String>) -> Result<()>
         );
     }
     let name = name.as_deref();
-    let original = memory.read(target.read_source(), name)?.unwrap_or_default();
+    let original = unmarked
+        .read(target.read_source(), name)?
+        .unwrap_or_default();
 
     let mut copy = tempfile::Builder::new()
         .prefix("agent-memory-")
@@ -855,7 +877,9 @@ fn edit(memory: &mut Memory, target: Target, name: Option<String>) -> Result<()>
     }
     // Someone (an agent, another editor) may have changed the file while the
     // editor was open: writing back would silently drop their change.
-    let now = memory.read(target.read_source(), name)?.unwrap_or_default();
+    let now = unmarked
+        .read(target.read_source(), name)?
+        .unwrap_or_default();
     if now != original {
         let recovery = keep_edit(target, &edited)?;
         bail!(

@@ -744,6 +744,53 @@ fn team_notes_are_anchored_to_the_project_through_the_command() {
     assert_eq!(run_here(&["context"]), "");
 }
 
+/// Staleness marks are for rendering: `edit` opens the note's own text, so
+/// the mark is never written into the note.
+#[test]
+fn edit_opens_the_file_without_its_staleness_marks() {
+    let cli = Cli::new();
+    let project = cli.temp.path().join("app");
+    fs::create_dir_all(project.join("src")).unwrap();
+    fs::write(project.join("src/auth.rs"), "pub fn login() {}\n").unwrap();
+    let in_project = |editor: Option<&Path>, args: &[&str]| {
+        let mut command = cli.bare();
+        command
+            .arg("--root")
+            .arg(cli.root())
+            .arg("--project")
+            .arg(&project)
+            .args(["--now", NOW])
+            .args(args);
+        if let Some(editor) = editor {
+            command.env("EDITOR", editor);
+        }
+        let output = run(&mut command, None);
+        assert_success(&output, args);
+        stdout(&output)
+    };
+    in_project(None, &["write", "note", "--name", "auth", "Login lives in src/auth.rs\n"]);
+    fs::write(project.join("src/auth.rs"), "pub fn login(user: &str) {}\n").unwrap();
+    assert!(in_project(None, &["read", "note", "auth"]).contains("stale: src/auth.rs changed since"));
+
+    // The "editor" keeps a copy of what it was given, and adds a line.
+    let seen = cli.temp.path().join("seen.md");
+    let script = format!(
+        r#"cp "$1" '{}'; printf 'Sessions expire after 1h.\n' >> "$1""#,
+        seen.display()
+    );
+    let editor = write_script(cli.temp.path(), "add-line", &script);
+    in_project(Some(&editor), &["edit", "note", "auth"]);
+    assert_eq!(
+        fs::read_to_string(&seen).unwrap(),
+        "Login lives in src/auth.rs\n"
+    );
+    // Stored as edited; the edit re-anchored the note, so it reads fresh.
+    assert_eq!(
+        in_project(None, &["read", "note", "auth"]),
+        "Login lives in src/auth.rs\nSessions expire after 1h.\n"
+    );
+}
+
 /// The copy `edit` keeps when the file changed meanwhile is private to the
 /// user (0600) and has an unpredictable name: it holds memory text, and a
 /// guessable path in a shared temp directory could be planted.
