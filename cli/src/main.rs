@@ -41,8 +41,9 @@ struct Cli {
     project: Option<PathBuf>,
 
     /// The project's team memory, shared through git (tools take
-    /// "scope":"team") [default: <project>/.agent-memory when that folder
-    /// exists; `snapshot` creates it]
+    /// "scope":"team"); a real folder, never a symbolic link [default:
+    /// <project>/.agent-memory when that folder exists; `snapshot` creates
+    /// it]
     #[arg(long, global = true, value_name = "DIR", env = "AGENT_MEMORY_TEAM_DIR")]
     team_dir: Option<PathBuf>,
 
@@ -433,7 +434,12 @@ fn run(cli: Cli) -> Result<()> {
                             ..
                         }
                 );
-                (dir.is_dir() || creates).then_some(dir)
+                // A link there is handed on too, not followed: opening
+                // refuses it, naming it, rather than the memory silently
+                // going without the team's notes or writing where it points.
+                let present = fs::symlink_metadata(&dir)
+                    .is_ok_and(|meta| meta.is_dir() || meta.file_type().is_symlink());
+                (present || creates).then_some(dir)
             });
             if let Some(team) = team {
                 options = options.team_dir(team);

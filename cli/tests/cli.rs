@@ -744,6 +744,75 @@ fn team_notes_are_anchored_to_the_project_through_the_command() {
     assert_eq!(run_here(&["context"]), "");
 }
 
+/// `<project>/.agent-memory` as a symbolic link is refused, wherever it
+/// points and for every command that would open it: the team directory
+/// must be a real folder inside the project. The error names the link and
+/// says what to do; nothing lands where the link points.
+#[cfg(unix)]
+#[test]
+fn a_symlinked_team_directory_is_refused_naming_the_link() {
+    let cli = Cli::new();
+    let project = cli.temp.path().join("app");
+    fs::create_dir_all(&project).unwrap();
+    let project = fs::canonicalize(project).unwrap();
+    let elsewhere = cli.temp.path().join("elsewhere");
+    fs::create_dir_all(&elsewhere).unwrap();
+    let link = project.join(".agent-memory");
+    let in_project = |args: &[&str]| {
+        let mut command = cli.bare();
+        command
+            .arg("--root")
+            .arg(cli.root())
+            .args(["--project", project.to_str().unwrap(), "--now", NOW])
+            .args(args);
+        run(&mut command, None)
+    };
+    let refused = |output: &Output| {
+        assert!(!output.status.success(), "accepted: {}", stdout(output));
+        let stderr = stderr(output);
+        assert!(
+            stderr.contains(&format!("`{}`", link.display())),
+            "the link is not named: {stderr}"
+        );
+        assert!(stderr.contains("symbolic link"), "{stderr}");
+        assert!(
+            stderr.contains("replace the link with a real folder"),
+            "{stderr}"
+        );
+    };
+    for target in [elsewhere.as_path(), Path::new("/")] {
+        std::os::unix::fs::symlink(target, &link).unwrap();
+        refused(&in_project(&[
+            "--scope", "team", "write", "note", "--name", "x", "hi",
+        ]));
+        refused(&in_project(&["snapshot"]));
+        refused(&in_project(&["context"]));
+        fs::remove_file(&link).unwrap();
+    }
+    // A dangling link too: `snapshot` would otherwise create its target.
+    std::os::unix::fs::symlink(cli.temp.path().join("not-yet"), &link).unwrap();
+    refused(&in_project(&["snapshot"]));
+    assert!(!cli.temp.path().join("not-yet").exists());
+    fs::remove_file(&link).unwrap();
+    // An explicit --team-dir that is a link is refused the same way.
+    std::os::unix::fs::symlink(&elsewhere, &link).unwrap();
+    refused(&in_project(&[
+        "--team-dir",
+        link.to_str().unwrap(),
+        "call",
+        "memory_write",
+        r#"{"target":"long_term","content":"- shared","scope":"team"}"#,
+    ]));
+    fs::remove_file(&link).unwrap();
+    assert_eq!(fs::read_dir(&elsewhere).unwrap().count(), 0, "nothing lands there");
+
+    // A real folder works.
+    fs::create_dir(&link).unwrap();
+    let output = in_project(&["--scope", "team", "write", "note", "--name", "x", "hi"]);
+    assert_success(&output, &["write"]);
+    assert_eq!(fs::read_to_string(link.join("notes/x.md")).unwrap(), "hi");
+}
+
 /// Staleness marks are for rendering: `edit` opens the note's own text, so
 /// the mark is never written into the note.
 #[test]
