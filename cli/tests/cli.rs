@@ -804,7 +804,11 @@ fn a_symlinked_team_directory_is_refused_naming_the_link() {
         r#"{"target":"long_term","content":"- shared","scope":"team"}"#,
     ]));
     fs::remove_file(&link).unwrap();
-    assert_eq!(fs::read_dir(&elsewhere).unwrap().count(), 0, "nothing lands there");
+    assert_eq!(
+        fs::read_dir(&elsewhere).unwrap().count(),
+        0,
+        "nothing lands there"
+    );
 
     // A real folder works.
     fs::create_dir(&link).unwrap();
@@ -837,9 +841,20 @@ fn edit_opens_the_file_without_its_staleness_marks() {
         assert_success(&output, args);
         stdout(&output)
     };
-    in_project(None, &["write", "note", "--name", "auth", "Login lives in src/auth.rs\n"]);
+    in_project(
+        None,
+        &[
+            "write",
+            "note",
+            "--name",
+            "auth",
+            "Login lives in src/auth.rs\n",
+        ],
+    );
     fs::write(project.join("src/auth.rs"), "pub fn login(user: &str) {}\n").unwrap();
-    assert!(in_project(None, &["read", "note", "auth"]).contains("stale: src/auth.rs changed since"));
+    assert!(
+        in_project(None, &["read", "note", "auth"]).contains("stale: src/auth.rs changed since")
+    );
 
     // The "editor" keeps a copy of what it was given, and adds a line.
     let seen = cli.temp.path().join("seen.md");

@@ -717,7 +717,13 @@ fn export_writes_notes_without_their_staleness_marks() {
         assert_success(&output, args);
         stdout(&output)
     };
-    in_project(&["write", "note", "--name", "auth", "Login lives in src/auth.rs"]);
+    in_project(&[
+        "write",
+        "note",
+        "--name",
+        "auth",
+        "Login lives in src/auth.rs",
+    ]);
     fs::write(project.join("src/auth.rs"), "pub fn login(user: &str) {}\n").unwrap();
     assert!(
         in_project(&["read", "note", "auth"]).contains("stale: src/auth.rs changed since"),

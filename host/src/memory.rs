@@ -958,9 +958,8 @@ fn prepare_team_dir(dir: &Path) -> Result<PathBuf, Error> {
     };
     let parent = dir.parent().unwrap_or(Path::new(""));
     let path = parent.join(name);
-    let is_link = |path: &Path| {
-        fs::symlink_metadata(path).is_ok_and(|meta| meta.file_type().is_symlink())
-    };
+    let is_link =
+        |path: &Path| fs::symlink_metadata(path).is_ok_and(|meta| meta.file_type().is_symlink());
     let linked = |path: &Path| {
         let target = fs::read_link(path)
             .map(|target| format!(" (to `{}`)", target.display()))

@@ -659,7 +659,10 @@ fn a_team_directory_that_is_a_symbolic_link_is_refused() {
                 "the link is not named: {message}"
             );
             assert!(message.contains("symbolic link"), "{message}");
-            assert!(message.contains("replace the link with a real folder"), "{message}");
+            assert!(
+                message.contains("replace the link with a real folder"),
+                "{message}"
+            );
         }
         fs::remove_file(&link).unwrap();
     }
