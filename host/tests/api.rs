@@ -651,7 +651,7 @@ fn a_team_directory_that_is_a_symbolic_link_is_refused() {
     for target in [elsewhere.as_path(), std::path::Path::new("/"), &dangling] {
         std::os::unix::fs::symlink(target, &link).unwrap();
         for given in [link.clone(), link.join(".")] {
-            let error = open(&given).err().expect("a linked team directory opens");
+            let error = open(&given).expect_err("a linked team directory is refused");
             assert!(matches!(error, Error::Setup { .. }), "{error:?}");
             let message = error.to_string();
             assert!(
