@@ -41,8 +41,9 @@ struct Cli {
     project: Option<PathBuf>,
 
     /// The project's team memory, shared through git (tools take
-    /// "scope":"team") [default: <project>/.agent-memory when that folder
-    /// exists; `snapshot` creates it]
+    /// "scope":"team"); a real folder, never a symbolic link [default:
+    /// <project>/.agent-memory when that folder exists; `snapshot` creates
+    /// it]
     #[arg(long, global = true, value_name = "DIR", env = "AGENT_MEMORY_TEAM_DIR")]
     team_dir: Option<PathBuf>,
 
@@ -226,7 +227,8 @@ enum Command {
     /// codescout and agents-md import into the project that holds the source.
     Import {
         /// Print what would be imported, and what refused; write nothing
-        #[arg(long)]
+        /// (before or after the source kind)
+        #[arg(long, global = true)]
         dry_run: bool,
         #[command(subcommand)]
         from: ImportFrom,
@@ -420,9 +422,6 @@ fn run(cli: Cli) -> Result<()> {
             if let Some(source) = cli.source {
                 options = options.source(source);
             }
-            if let Some(files) = files {
-                options = options.project_dir(files);
-            }
             let team = cli.team_dir.or_else(|| {
                 let dir = OpenOptions::team_dir_of(options.project());
                 // Taking a snapshot or importing codescout's shared
@@ -435,7 +434,12 @@ fn run(cli: Cli) -> Result<()> {
                             ..
                         }
                 );
-                (dir.is_dir() || creates).then_some(dir)
+                // A link there is handed on too, not followed: opening
+                // refuses it, naming it, rather than the memory silently
+                // going without the team's notes or writing where it points.
+                let present = fs::symlink_metadata(&dir)
+                    .is_ok_and(|meta| meta.is_dir() || meta.file_type().is_symlink());
+                (present || creates).then_some(dir)
             });
             if let Some(team) = team {
                 options = options.team_dir(team);
@@ -477,6 +481,18 @@ fn run(cli: Cli) -> Result<()> {
                 }
                 _ => options,
             };
+            // Staleness marks are rendered into what `read` returns, never
+            // stored: `edit` opens and `export` copies a file's own text, so
+            // they read through a memory that does not see the project's
+            // files. `edit` saves through one that does, which re-anchors
+            // the note (a write means it is current).
+            let unmarked = options.clone();
+            let options = match files {
+                Some(files) if !matches!(command, Command::Export { .. }) => {
+                    options.project_dir(files)
+                }
+                _ => options,
+            };
             let mut memory = runtime.open(options)?;
             match command {
                 Command::Mcp { tools } => mcp::serve(mcp::Backend::Memory(Box::new(memory)), tools),
@@ -493,6 +509,10 @@ fn run(cli: Cli) -> Result<()> {
                 Command::Export {
                     to: ExportTo::ClaudeCode { out },
                 } => travel::export(&mut memory, &out),
+                Command::Edit { target, name } => {
+                    let mut unmarked = runtime.open(unmarked)?;
+                    edit(&mut memory, &mut unmarked, target, name)
+                }
                 command => run_on(&mut memory, command, cli.scope),
             }
         }
@@ -606,7 +626,6 @@ fn run_on(memory: &mut Memory, command: Command, scope: Scope) -> Result<()> {
             let receipt = memory.write(target.write_target(), &content, mode, name.as_deref())?;
             print_text(&receipt.message)
         }
-        Command::Edit { target, name } => edit(memory, target, name),
         Command::History {
             target,
             name,
@@ -661,7 +680,8 @@ fn run_on(memory: &mut Memory, command: Command, scope: Scope) -> Result<()> {
         | Command::Mcp { .. }
         | Command::Status
         | Command::Import { .. }
-        | Command::Export { .. } => {
+        | Command::Export { .. }
+        | Command::Edit { .. } => {
             unreachable!("handled before or right after opening a memory")
         }
     }
@@ -821,7 +841,14 @@ fn status(memory: &mut Memory, choice: &RootChoice) -> Result<()> {
 
 /// Edits a copy in a temp file; the memory file changes only through one
 /// atomic overwrite, after the editor exited and only if the text changed.
-fn edit(memory: &mut Memory, target: Target, name: Option<String>) -> Result<()> {
+/// `unmarked` reads the file's own text, without staleness marks (it does
+/// not see the project's files); `memory` saves it.
+fn edit(
+    memory: &mut Memory,
+    unmarked: &mut Memory,
+    target: Target,
+    name: Option<String>,
+) -> Result<()> {
     if let (Target::Daily, Some(day)) = (target, &name)
         && day != memory.today()
     {
@@ -831,7 +858,9 @@ fn edit(memory: &mut Memory, target: Target, name: Option<String>) -> Result<()>
         );
     }
     let name = name.as_deref();
-    let original = memory.read(target.read_source(), name)?.unwrap_or_default();
+    let original = unmarked
+        .read(target.read_source(), name)?
+        .unwrap_or_default();
 
     let mut copy = tempfile::Builder::new()
         .prefix("agent-memory-")
@@ -854,22 +883,43 @@ fn edit(memory: &mut Memory, target: Target, name: Option<String>) -> Result<()>
     }
     // Someone (an agent, another editor) may have changed the file while the
     // editor was open: writing back would silently drop their change.
-    let now = memory.read(target.read_source(), name)?.unwrap_or_default();
+    let now = unmarked
+        .read(target.read_source(), name)?
+        .unwrap_or_default();
     if now != original {
-        let recovery = std::env::temp_dir().join(format!(
-            "agent-memory-edit-{}-{}.md",
-            target.write_target().tool_word(),
-            chrono::Local::now().format("%Y%m%dT%H%M%S")
-        ));
-        fs::write(&recovery, &edited)
-            .with_context(|| format!("cannot keep your edit in `{}`", recovery.display()))?;
+        let recovery = keep_edit(target, &edited)?;
         bail!(
-            "the file changed while the editor was open; nothing was written. Your edited text is kept in `{}`: run `agent-memory edit` again and merge it in",
+            "the file changed while the editor was open; nothing was written. Your edited text is kept in `{}` (readable only by you): run `agent-memory edit` again and merge it in",
             recovery.display()
         );
     }
     let receipt = memory.write(target.write_target(), &edited, WriteMode::Overwrite, name)?;
     print_text(&receipt.message)
+}
+
+/// Keeps an edit that could not be saved in a new file of the temp
+/// directory, created exclusively under a random name and readable only by
+/// the user (mode 0600 on Unix): it holds memory text, and a name anyone
+/// can guess in a shared directory could be planted (a link to another
+/// file) or read. Returns its path.
+fn keep_edit(target: Target, edited: &str) -> Result<PathBuf> {
+    let mut file = tempfile::Builder::new()
+        .prefix(&format!(
+            "agent-memory-edit-{}-{}-",
+            target.write_target().tool_word(),
+            chrono::Local::now().format("%Y%m%dT%H%M%S")
+        ))
+        .suffix(".md")
+        .tempfile()
+        .context("cannot create a file to keep your edit in")?;
+    file.write_all(edited.as_bytes())
+        .and_then(|()| file.as_file().sync_all())
+        .with_context(|| format!("cannot keep your edit in `{}`", file.path().display()))?;
+    let (_, path) = file
+        .keep()
+        .map_err(|e| e.error)
+        .context("cannot keep your edit")?;
+    Ok(path)
 }
 
 fn run_editor(path: &Path) -> Result<()> {

@@ -743,3 +743,176 @@ fn team_notes_are_anchored_to_the_project_through_the_command() {
     );
     assert_eq!(run_here(&["context"]), "");
 }
+
+/// `<project>/.agent-memory` as a symbolic link is refused, wherever it
+/// points and for every command that would open it: the team directory
+/// must be a real folder inside the project. The error names the link and
+/// says what to do; nothing lands where the link points.
+#[cfg(unix)]
+#[test]
+fn a_symlinked_team_directory_is_refused_naming_the_link() {
+    let cli = Cli::new();
+    let project = cli.temp.path().join("app");
+    fs::create_dir_all(&project).unwrap();
+    let project = fs::canonicalize(project).unwrap();
+    let elsewhere = cli.temp.path().join("elsewhere");
+    fs::create_dir_all(&elsewhere).unwrap();
+    let link = project.join(".agent-memory");
+    let in_project = |args: &[&str]| {
+        let mut command = cli.bare();
+        command
+            .arg("--root")
+            .arg(cli.root())
+            .args(["--project", project.to_str().unwrap(), "--now", NOW])
+            .args(args);
+        run(&mut command, None)
+    };
+    let refused = |output: &Output| {
+        assert!(!output.status.success(), "accepted: {}", stdout(output));
+        let stderr = stderr(output);
+        assert!(
+            stderr.contains(&format!("`{}`", link.display())),
+            "the link is not named: {stderr}"
+        );
+        assert!(stderr.contains("symbolic link"), "{stderr}");
+        assert!(
+            stderr.contains("replace the link with a real folder"),
+            "{stderr}"
+        );
+    };
+    for target in [elsewhere.as_path(), Path::new("/")] {
+        std::os::unix::fs::symlink(target, &link).unwrap();
+        refused(&in_project(&[
+            "--scope", "team", "write", "note", "--name", "x", "hi",
+        ]));
+        refused(&in_project(&["snapshot"]));
+        refused(&in_project(&["context"]));
+        fs::remove_file(&link).unwrap();
+    }
+    // A dangling link too: `snapshot` would otherwise create its target.
+    std::os::unix::fs::symlink(cli.temp.path().join("not-yet"), &link).unwrap();
+    refused(&in_project(&["snapshot"]));
+    assert!(!cli.temp.path().join("not-yet").exists());
+    fs::remove_file(&link).unwrap();
+    // An explicit --team-dir that is a link is refused the same way.
+    std::os::unix::fs::symlink(&elsewhere, &link).unwrap();
+    refused(&in_project(&[
+        "--team-dir",
+        link.to_str().unwrap(),
+        "call",
+        "memory_write",
+        r#"{"target":"long_term","content":"- shared","scope":"team"}"#,
+    ]));
+    fs::remove_file(&link).unwrap();
+    assert_eq!(
+        fs::read_dir(&elsewhere).unwrap().count(),
+        0,
+        "nothing lands there"
+    );
+
+    // A real folder works.
+    fs::create_dir(&link).unwrap();
+    let output = in_project(&["--scope", "team", "write", "note", "--name", "x", "hi"]);
+    assert_success(&output, &["write"]);
+    assert_eq!(fs::read_to_string(link.join("notes/x.md")).unwrap(), "hi");
+}
+
+/// Staleness marks are for rendering: `edit` opens the note's own text, so
+/// the mark is never written into the note.
+#[test]
+fn edit_opens_the_file_without_its_staleness_marks() {
+    let cli = Cli::new();
+    let project = cli.temp.path().join("app");
+    fs::create_dir_all(project.join("src")).unwrap();
+    fs::write(project.join("src/auth.rs"), "pub fn login() {}\n").unwrap();
+    let in_project = |editor: Option<&Path>, args: &[&str]| {
+        let mut command = cli.bare();
+        command
+            .arg("--root")
+            .arg(cli.root())
+            .arg("--project")
+            .arg(&project)
+            .args(["--now", NOW])
+            .args(args);
+        if let Some(editor) = editor {
+            command.env("EDITOR", editor);
+        }
+        let output = run(&mut command, None);
+        assert_success(&output, args);
+        stdout(&output)
+    };
+    in_project(
+        None,
+        &[
+            "write",
+            "note",
+            "--name",
+            "auth",
+            "Login lives in src/auth.rs\n",
+        ],
+    );
+    fs::write(project.join("src/auth.rs"), "pub fn login(user: &str) {}\n").unwrap();
+    assert!(
+        in_project(None, &["read", "note", "auth"]).contains("stale: src/auth.rs changed since")
+    );
+
+    // The "editor" keeps a copy of what it was given, and adds a line.
+    let seen = cli.temp.path().join("seen.md");
+    let script = format!(
+        r#"cp "$1" '{}'; printf 'Sessions expire after 1h.\n' >> "$1""#,
+        seen.display()
+    );
+    let editor = write_script(cli.temp.path(), "add-line", &script);
+    in_project(Some(&editor), &["edit", "note", "auth"]);
+    assert_eq!(
+        fs::read_to_string(&seen).unwrap(),
+        "Login lives in src/auth.rs\n"
+    );
+    // Stored as edited; the edit re-anchored the note, so it reads fresh.
+    assert_eq!(
+        in_project(None, &["read", "note", "auth"]),
+        "Login lives in src/auth.rs\nSessions expire after 1h.\n"
+    );
+}
+
+/// The copy `edit` keeps when the file changed meanwhile is private to the
+/// user (0600) and has an unpredictable name: it holds memory text, and a
+/// guessable path in a shared temp directory could be planted.
+#[cfg(unix)]
+#[test]
+fn edit_recovery_file_is_private_and_unpredictable() {
+    use std::os::unix::fs::PermissionsExt;
+    let cli = Cli::new();
+    let tmp = cli.temp.path().join("tmp");
+    fs::create_dir_all(&tmp).unwrap();
+    cli.ok(&["write", "long_term", "line one\n"]);
+    let script = format!(
+        r#"printf mine >> "$1"; printf 'agent line\n' >> '{}'"#,
+        cli.memory_md().display()
+    );
+    let editor = write_script(cli.temp.path(), "racing", &script);
+    let mut kept = Vec::new();
+    for _ in 0..2 {
+        let output = run(
+            cli.command()
+                .env("EDITOR", &editor)
+                .env("TMPDIR", &tmp)
+                .args(["edit", "long_term"]),
+            None,
+        );
+        assert!(!output.status.success());
+        let stderr = stderr(&output);
+        let recovery = PathBuf::from(
+            stderr
+                .split('`')
+                .nth(1)
+                .unwrap_or_else(|| panic!("no recovery path in {stderr}")),
+        );
+        let mode = fs::metadata(&recovery).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600, "{} is mode {mode:o}", recovery.display());
+        kept.push(recovery);
+    }
+    // Two recoveries are two files, however close together.
+    assert_ne!(kept[0], kept[1]);
+    assert!(kept.iter().all(|path| path.is_file()));
+}

@@ -464,6 +464,14 @@ fn claude_code_import_plans_imports_and_adds_nothing_twice() {
         vec![],
         "a dry run writes nothing"
     );
+    // `--dry-run` after the source, where people type it, plans the same.
+    let after = env.ok(&["import", "claude-code", src_arg, "--dry-run"]);
+    assert_eq!(after, plan);
+    assert_eq!(
+        env.store_files(&env.root()),
+        vec![],
+        "a dry run writes nothing"
+    );
 
     let out = env.ok(&["import", "claude-code", src_arg]);
     assert!(
@@ -689,6 +697,46 @@ fn agents_md_becomes_a_note_named_after_the_file() {
 }
 
 // --- export ---
+
+/// Staleness marks are for rendering: an export copies the note's own text,
+/// even when a file it names has changed since.
+#[test]
+fn export_writes_notes_without_their_staleness_marks() {
+    let env = Env::new();
+    let project = env.path("app");
+    fs::create_dir_all(project.join("src")).unwrap();
+    fs::write(project.join("src/auth.rs"), "pub fn login() {}\n").unwrap();
+    let in_project = |args: &[&str]| {
+        let output = run(env
+            .bare()
+            .arg("--root")
+            .arg(env.root())
+            .arg("--project")
+            .arg(&project)
+            .args(args));
+        assert_success(&output, args);
+        stdout(&output)
+    };
+    in_project(&[
+        "write",
+        "note",
+        "--name",
+        "auth",
+        "Login lives in src/auth.rs",
+    ]);
+    fs::write(project.join("src/auth.rs"), "pub fn login(user: &str) {}\n").unwrap();
+    assert!(
+        in_project(&["read", "note", "auth"]).contains("stale: src/auth.rs changed since"),
+        "the note reads as stale"
+    );
+
+    let out_dir = env.path("exported");
+    in_project(&["export", "claude-code", out_dir.to_str().unwrap()]);
+    assert_eq!(
+        fs::read_to_string(out_dir.join("auth.md")).unwrap(),
+        "Login lives in src/auth.rs"
+    );
+}
 
 #[test]
 fn export_then_import_keeps_every_file() {

@@ -88,7 +88,7 @@ impl Memory {
                 o.project_dir = Some(prepare_project_dir(dir)?);
             }
             if let Some(team) = &o.team_dir {
-                let team = prepare_root(team, true)?;
+                let team = prepare_team_dir(team)?;
                 if team == o.root {
                     return Err(Error::Setup {
                         message: format!(
@@ -934,6 +934,98 @@ fn prepare_root(root: &Path, create: bool) -> Result<PathBuf, Error> {
             e,
         )
     })?;
+    if !canonical.is_dir() {
+        return Err(not_a_directory());
+    }
+    Ok(canonical)
+}
+
+/// The team directory canonical, created (with its parents) when missing,
+/// or a setup error naming it. It is preopened read-write, so it must be a
+/// real folder where it is named: never a symbolic link (to another folder,
+/// to `/`, or dangling), whose target would get the team's files. Links
+/// among its parents are followed, as for any path.
+fn prepare_team_dir(dir: &Path) -> Result<PathBuf, Error> {
+    // By its last component, so `link/.` is looked at as `link`.
+    let Some(name) = dir.file_name() else {
+        return Err(Error::Setup {
+            message: format!(
+                "the team directory `{}` does not end in a folder name; give the project's `.agent-memory` folder",
+                dir.display()
+            ),
+            source: None,
+        });
+    };
+    let parent = dir.parent().unwrap_or(Path::new(""));
+    let path = parent.join(name);
+    let is_link =
+        |path: &Path| fs::symlink_metadata(path).is_ok_and(|meta| meta.file_type().is_symlink());
+    let linked = |path: &Path| {
+        let target = fs::read_link(path)
+            .map(|target| format!(" (to `{}`)", target.display()))
+            .unwrap_or_default();
+        Error::Setup {
+            message: format!(
+                "the team directory `{}` is a symbolic link{target}; the team directory must be a real folder inside the project: replace the link with a real folder",
+                path.display()
+            ),
+            source: None,
+        }
+    };
+    if is_link(&path) {
+        return Err(linked(&path));
+    }
+    let not_a_directory = || Error::Setup {
+        message: format!("the team directory `{}` is not a directory", path.display()),
+        source: None,
+    };
+    match fs::metadata(&path) {
+        Ok(meta) if !meta.is_dir() => return Err(not_a_directory()),
+        Ok(_) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            fs::create_dir_all(&path).map_err(|e| {
+                Error::setup(
+                    format!("cannot create the team directory `{}`", path.display()),
+                    e,
+                )
+            })?;
+        }
+        Err(e) => {
+            return Err(Error::setup(
+                format!("cannot open the team directory `{}`", path.display()),
+                e,
+            ));
+        }
+    }
+    let resolve = |path: &Path| {
+        fs::canonicalize(path).map_err(|e| {
+            Error::setup(
+                format!("cannot resolve the team directory `{}`", path.display()),
+                e,
+            )
+        })
+    };
+    let canonical = resolve(&path)?;
+    // Made a link meanwhile, or something else that leads elsewhere (a
+    // junction): its canonical path must be its folder's, joined with its name.
+    let parent = if parent.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        parent
+    };
+    if canonical != resolve(parent)?.join(name) {
+        if is_link(&path) {
+            return Err(linked(&path));
+        }
+        return Err(Error::Setup {
+            message: format!(
+                "the team directory `{}` leads to `{}`, outside the folder that holds it; replace it with a real folder",
+                path.display(),
+                canonical.display()
+            ),
+            source: None,
+        });
+    }
     if !canonical.is_dir() {
         return Err(not_a_directory());
     }

@@ -100,7 +100,10 @@ impl OpenOptions {
     /// Markdown shared through git, preopened read-write as a second
     /// directory. Model tools then take `"scope": "team"`, the context block
     /// gets a team section, and search covers it. Created (with its
-    /// parents) when missing, like the root.
+    /// parents) when missing, like the root. It must be a real folder:
+    /// [`Runtime::open`](crate::Runtime::open) refuses a symbolic link
+    /// there (whose target would get the team's files) with a setup error
+    /// naming it.
     pub fn team_dir(mut self, dir: impl Into<PathBuf>) -> Self {
         self.team_dir = Some(dir.into());
         self

@@ -629,3 +629,54 @@ fn limits_report_the_contract_and_the_overrides() {
         "lock-lease-ms is 10 ms; it must be at least 1000 ms"
     );
 }
+
+/// The team directory is preopened read-write: a symbolic link there (to
+/// another folder, to `/`, or dangling) would let the memory write wherever
+/// it points. It must be a real folder; the setup error names the link and
+/// says what to do, and nothing is created or written through it.
+#[cfg(unix)]
+#[test]
+fn a_team_directory_that_is_a_symbolic_link_is_refused() {
+    let temp = tempfile::tempdir().unwrap();
+    let runtime = Runtime::shared().unwrap();
+    let project = temp.path().join("app");
+    fs::create_dir_all(&project).unwrap();
+    let elsewhere = temp.path().join("elsewhere");
+    fs::create_dir_all(&elsewhere).unwrap();
+    let link = OpenOptions::team_dir_of(&project);
+    let open = |team: &std::path::Path| {
+        runtime.open(OpenOptions::new(temp.path().join("root"), &project).team_dir(team))
+    };
+    let dangling = temp.path().join("not-yet");
+    for target in [elsewhere.as_path(), std::path::Path::new("/"), &dangling] {
+        std::os::unix::fs::symlink(target, &link).unwrap();
+        for given in [link.clone(), link.join(".")] {
+            let error = open(&given).expect_err("a linked team directory is refused");
+            assert!(matches!(error, Error::Setup { .. }), "{error:?}");
+            let message = error.to_string();
+            assert!(
+                message.contains(&format!("`{}`", link.display())),
+                "the link is not named: {message}"
+            );
+            assert!(message.contains("symbolic link"), "{message}");
+            assert!(
+                message.contains("replace the link with a real folder"),
+                "{message}"
+            );
+        }
+        fs::remove_file(&link).unwrap();
+    }
+    assert!(!dangling.exists());
+    assert_eq!(fs::read_dir(&elsewhere).unwrap().count(), 0);
+
+    // A real folder (created when missing) is the team directory.
+    let mut memory = open(&link).unwrap();
+    assert!(link.is_dir());
+    memory
+        .call_tool(
+            "memory_write",
+            r#"{"target":"note","name":"x","content":"hi","scope":"team"}"#,
+        )
+        .unwrap();
+    assert_eq!(fs::read_to_string(link.join("notes/x.md")).unwrap(), "hi");
+}

@@ -148,7 +148,8 @@ export interface MemoryOptions {
    * The project's team memory, normally `<project root>/.agent-memory`
    * (created if missing), shared through git and preopened read-write:
    * tools then take `"scope": "team"`, the context block gets a team
-   * section and search covers it.
+   * section and search covers it. It must be a real folder: a symbolic
+   * link there throws `MemoryError` `invalid-options` naming it.
    */
   teamDir?: string | null;
   /** Which store the typed methods act on (default `personal`; `team` needs `teamDir`). */

@@ -33,9 +33,9 @@
 // the preopens), not in the kernel as wasmtime does: a weaker boundary than the
 // Rust and Python hosts give.
 
-import { readFileSync, readdirSync, mkdirSync, realpathSync, existsSync, statSync } from 'node:fs';
+import { readFileSync, readdirSync, mkdirSync, realpathSync, existsSync, statSync, lstatSync, readlinkSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { Worker, MessageChannel, receiveMessageOnPort } from 'node:worker_threads';
 import { capMemories } from './memory-cap.js';
 
@@ -351,13 +351,47 @@ const kebab = (name) => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 // group), as the Rust host does: not a name the store uses at its root.
 const GUEST_PROJECT = '/project';
 
+// The team directory resolved, created (with its parents) when missing. It
+// is preopened read-write, so it must be a real folder where it is named: a
+// symbolic link (to another folder, to `/`, or dangling) would give its
+// target the team's files, and is refused with `invalid-options` naming the
+// link. Links among its parents are followed, as for any path.
+function prepareTeamDir(given) {
+  const dir = resolve(given); // lexically: `link/.` is looked at as `link`
+  if (basename(given) === '..' || basename(dir) === '') {
+    throw new MemoryError('invalid-options', `the team directory \`${given}\` does not end in a folder name; give the project's \`.agent-memory\` folder`);
+  }
+  const isLink = () => lstatSync(dir, { throwIfNoEntry: false })?.isSymbolicLink() ?? false;
+  const linked = () => {
+    let to = '';
+    try {
+      to = ` (to \`${readlinkSync(dir)}\`)`;
+    } catch {
+      // named without its target
+    }
+    return new MemoryError(
+      'invalid-options',
+      `the team directory \`${dir}\` is a symbolic link${to}; the team directory must be a real folder inside the project: replace the link with a real folder`,
+    );
+  };
+  if (isLink()) throw linked();
+  mkdirSync(dir, { recursive: true });
+  const real = realpathSync(dir);
+  // Made a link meanwhile, or something else that leads elsewhere (a
+  // junction): it must resolve to its folder joined with its name.
+  if (real !== join(realpathSync(dirname(dir)), basename(dir))) {
+    if (isLink()) throw linked();
+    throw new MemoryError('invalid-options', `the team directory \`${dir}\` leads to \`${real}\`, outside the folder that holds it; replace it with a real folder`);
+  }
+  return real;
+}
+
 function member(spec, guestRoot, guestProject) {
   if (!spec || typeof spec !== 'object') throw new TypeError('each memory needs an options object {root, project, ...}');
   mkdirSync(spec.root, { recursive: true });
   let team;
   if (spec.teamDir !== undefined && spec.teamDir !== null) {
-    mkdirSync(spec.teamDir, { recursive: true });
-    team = realpathSync(spec.teamDir);
+    team = prepareTeamDir(String(spec.teamDir));
     if (team === realpathSync(spec.root)) {
       throw new MemoryError('invalid-options', `the team directory \`${team}\` is the memory root; give the project's \`.agent-memory\` folder`);
     }

@@ -541,3 +541,38 @@ test('a team directory gives team scope and snapshots', () => {
     carol.close();
   }
 });
+
+test('a team directory that is a symbolic link is refused, naming the link', { skip: process.platform === 'win32' }, () => {
+  // The team directory is preopened read-write: a link there (to another
+  // folder, to `/`, or dangling) would give its target the team's files.
+  const dir = tempDir();
+  const project = join(dir, 'repo');
+  mkdirSync(project);
+  const elsewhere = join(dir, 'elsewhere');
+  mkdirSync(elsewhere);
+  const dangling = join(dir, 'not-yet');
+  const link = join(project, api.TEAM_DIR_NAME);
+  for (const target of [elsewhere, '/', dangling]) {
+    symlinkSync(target, link);
+    for (const given of [link, `${link}/.`]) {
+      assert.throws(
+        () => Memory.open(join(dir, 'root'), PROJECT, { now: NOW, teamDir: given }),
+        (e) => e instanceof MemoryError && e.kind === 'invalid-options'
+          && e.message.includes(`\`${link}\``)
+          && e.message.includes('symbolic link')
+          && e.message.includes('replace the link with a real folder'),
+      );
+    }
+    rmSync(link);
+  }
+  assert.equal(existsSync(dangling), false);
+  assert.deepEqual(readdirSync(elsewhere), []);
+  // A real folder (created when missing) is the team directory.
+  const memory = Memory.open(join(dir, 'root'), PROJECT, { now: NOW, teamDir: link, scope: 'team' });
+  try {
+    memory.write('note', 'hi', 'append', 'x');
+  } finally {
+    memory.close();
+  }
+  assert.equal(readFileSync(join(link, 'notes', 'x.md'), 'utf8'), 'hi');
+});

@@ -555,3 +555,31 @@ def test_a_team_dir_gives_team_scope_and_snapshots(tmp_path):
         with pytest.raises(am.MemoryError) as info:
             carol.call_tool("memory_read", {"source": "list", "scope": "team"})
         assert info.value.kind == "no-team-dir"
+
+
+@pytest.mark.skipif(not hasattr(os, "symlink") or os.name == "nt", reason="symbolic links")
+def test_a_team_dir_that_is_a_symbolic_link_is_refused_naming_it(tmp_path):
+    # The team directory is preopened read-write: a link there (to another
+    # folder, to `/`, or dangling) would give its target the team's files.
+    project = tmp_path / "repo"
+    project.mkdir()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    dangling = tmp_path / "not-yet"
+    link = project / am.TEAM_DIR_NAME
+    for target in (elsewhere, Path("/"), dangling):
+        link.symlink_to(target)
+        for given in (link, f"{link}/."):
+            with pytest.raises(am.MemoryError) as info:
+                am.Memory(tmp_path / "root", PROJECT, now=NOW, team_dir=given)
+            assert info.value.kind == "invalid-options"
+            assert f"`{link}`" in info.value.message
+            assert "symbolic link" in info.value.message
+            assert "replace the link with a real folder" in info.value.message
+        link.unlink()
+    assert not dangling.exists()
+    assert list(elsewhere.iterdir()) == []
+    # A real folder (created when missing) is the team directory.
+    with am.Memory(tmp_path / "root", PROJECT, now=NOW, team_dir=link, scope="team") as memory:
+        memory.write("note", "hi", name="x")
+    assert (link / "notes" / "x.md").read_text() == "hi"

@@ -638,6 +638,49 @@ class _Live:
     stderr: bytearray = field(default_factory=bytearray)
 
 
+def _prepare_team_dir(team: Path) -> Path:
+    """The team directory resolved, created (with its parents) when missing.
+
+    It is preopened read-write, so it must be a real folder where it is
+    named: a symbolic link (to another folder, to ``/``, or dangling) would
+    give its target the team's files, and is refused with ``invalid-options``
+    naming the link. Links among its parents are followed, as for any path.
+    """
+
+    def linked() -> MemoryError:
+        try:
+            target = f" (to `{os.readlink(team)}`)"
+        except OSError:
+            target = ""
+        return MemoryError(
+            "invalid-options",
+            f"the team directory `{team}` is a symbolic link{target}; the team directory must be "
+            "a real folder inside the project: replace the link with a real folder",
+        )
+
+    if team.name in ("", ".."):
+        raise MemoryError(
+            "invalid-options",
+            f"the team directory `{team}` does not end in a folder name; give the project's `.agent-memory` folder",
+        )
+    # pathlib drops a trailing `.`, so `link/.` is looked at as `link`.
+    if team.is_symlink():
+        raise linked()
+    team.mkdir(parents=True, exist_ok=True)
+    resolved = team.resolve(strict=True)
+    # Made a link meanwhile, or something else that leads elsewhere (`..`,
+    # a junction): it must resolve to its folder joined with its name.
+    if resolved != team.parent.resolve(strict=True) / team.name:
+        if team.is_symlink():
+            raise linked()
+        raise MemoryError(
+            "invalid-options",
+            f"the team directory `{team}` leads to `{resolved}`, outside the folder that holds it; "
+            "replace it with a real folder",
+        )
+    return resolved
+
+
 class _Group:
     """The memories that share one instance, and the instance while it lives."""
 
@@ -667,9 +710,7 @@ class _Group:
         root.mkdir(parents=True, exist_ok=True)
         team = None
         if o.team_dir is not None:
-            team = Path(o.team_dir)
-            team.mkdir(parents=True, exist_ok=True)
-            team = team.resolve(strict=True)
+            team = _prepare_team_dir(Path(o.team_dir))
             if team == root.resolve(strict=True):
                 raise MemoryError("invalid-options", f"the team directory `{team}` is the memory root; give the project's `.agent-memory` folder")
         pinned = _parse_now(o.now)
@@ -949,13 +990,14 @@ class Memory:
         ``<project root>/.agent-memory`` (created if missing): Markdown
         shared through git, preopened read-write as a second directory.
         Tools then take ``"scope": "team"``, the context block gets a team
-        section and search covers it.
+        section and search covers it. It must be a real folder: a symbolic
+        link there raises ``invalid-options`` naming it.
     :param scope: ``"personal"`` (default) or ``"team"`` (needs
         ``team_dir``): which store the typed methods act on.
     :param component: path of the ``.wasm`` (default: the packaged one).
     :raises MemoryError: ``invalid-options`` for an empty project, an offset
-        out of range, limits out of range, an unknown secret policy or a bad
-        source label.
+        out of range, limits out of range, an unknown secret policy, a bad
+        source label or a team directory that is a symbolic link.
 
     Close a memory with :meth:`close` or a ``with`` block; one that is
     garbage-collected unclosed releases its handle then. A ``Memory`` may be
