@@ -122,7 +122,7 @@ pub struct Limits {
     pub max_search_file_bytes: u64,
     /// Most distinct terms a query may have (64).
     pub max_query_terms: u32,
-    /// Appends to files up to this size replace them whole (4 MiB).
+    /// Appends to files up to this size replace them whole (1 MiB).
     pub whole_file_append_max_bytes: u64,
     /// A write lock older than this is broken (default 10 s).
     pub lock_lease: std::time::Duration,

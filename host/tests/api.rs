@@ -615,7 +615,7 @@ fn limits_report_the_contract_and_the_overrides() {
             limits.max_query_terms,
             limits.whole_file_append_max_bytes,
         ),
-        (32768, 65536, 32768, 200, 25000, 16 << 20, 64, 4 << 20)
+        (32768, 65536, 32768, 200, 25000, 16 << 20, 64, 1 << 20)
     );
     assert_eq!(limits.lock_lease, Duration::from_secs(3));
     assert_eq!(limits.lock_wait, Duration::from_millis(250));

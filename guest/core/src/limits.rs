@@ -32,8 +32,9 @@ pub const MAX_QUERY_TERMS: usize = 64;
 /// content), so a crash mid-append leaves the file as before or as after and
 /// a concurrent reader never sees half an entry. Larger files are appended
 /// to in place (and cut back to their old length when the write fails), so
-/// an append costs what it adds, not what the file holds.
-pub const WHOLE_FILE_APPEND_MAX_BYTES: u64 = 64 * 1024;
+/// an append to them costs what it adds, not what the file holds; a reader
+/// may see their last entry while it is being written.
+pub const WHOLE_FILE_APPEND_MAX_BYTES: u64 = 1024 * 1024;
 /// Default lease of the write lock: an older lock counts as abandoned.
 pub const LOCK_LEASE: Duration = Duration::from_secs(10);
 /// Shortest lease a host may set: below it a slow but live writer would lose
