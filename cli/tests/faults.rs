@@ -782,3 +782,154 @@ fn a_lock_kept_fresh_by_others_gives_busy_after_the_wait() {
     assert_eq!(store.read("MEMORY.md").unwrap(), "- first");
     eprintln!("busy after {took:?}: {}", stderr.trim());
 }
+
+/// Every note file under `notes` (store-relative, by name) and its text.
+fn notes(store: &Store) -> Vec<(String, String)> {
+    let prefix = store.project_dir().join("notes");
+    let rel = prefix
+        .strip_prefix(store.root())
+        .unwrap()
+        .display()
+        .to_string();
+    store
+        .tree()
+        .into_iter()
+        .filter(|p| p.starts_with(&rel) && p.ends_with(".md"))
+        .map(|p| {
+            let text = store.read(&p).unwrap();
+            (p[rel.len() + 1..].to_string(), text)
+        })
+        .collect()
+}
+
+/// The version ids `history` lists for the note `name`.
+fn listed_versions(store: &Store, name: &str) -> Vec<String> {
+    store
+        .ok(&["history", "note", name])
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|w| w.starts_with('v') && w[1..].bytes().all(|b| b.is_ascii_digit()))
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn kill_9_mid_multi_file_changes_leaves_whole_files_and_restorable_versions() {
+    let _turn = heavy();
+    let iterations = 60 * scale();
+    let store = Store::new();
+    let mut rng = Rng::seeded("kill_9_mid_multi_file_changes");
+    // A note renamed back and forth, a folder of three renamed back and
+    // forth through the memory tool, edits, and undos of all of them.
+    const SIZE: usize = 20_000;
+    store.ok(&[
+        "write",
+        "note",
+        "--name",
+        "alpha",
+        "--overwrite",
+        &version("alpha", 0, SIZE),
+    ]);
+    for f in ["x", "y", "z"] {
+        let name = format!("ops/{f}");
+        store.ok(&[
+            "write",
+            "note",
+            "--name",
+            &name,
+            "--overwrite",
+            &version(f, 0, SIZE),
+        ]);
+    }
+    let timer = Instant::now();
+    store.ok(&[
+        "call",
+        "memory_rename",
+        r#"{"name":"alpha","new_name":"beta"}"#,
+    ]);
+    store.ok(&["undo"]);
+    let window = timer.elapsed() / 2 * 5 / 4;
+    let mut stats = KillStats::default();
+    let mut next = 1;
+    for i in 0..iterations {
+        let names: Vec<String> = notes(&store).into_iter().map(|(n, _)| n).collect();
+        let has = |n: &str| names.iter().any(|m| m == n);
+        let args: Vec<String> = match rng.below(4) {
+            0 => {
+                let (from, to) = if has("alpha.md") {
+                    ("alpha", "beta")
+                } else {
+                    ("beta", "alpha")
+                };
+                let json = format!(r#"{{"name":"{from}","new_name":"{to}"}}"#);
+                vec!["call".into(), "memory_rename".into(), json]
+            }
+            1 => {
+                let (from, to) = if names.iter().any(|n| n.starts_with("ops/")) {
+                    ("ops", "run")
+                } else {
+                    ("run", "ops")
+                };
+                let json = format!(
+                    r#"{{"command":"rename","old_path":"/memories/{from}","new_path":"/memories/{to}"}}"#
+                );
+                vec!["call".into(), "memory".into(), json]
+            }
+            2 => {
+                let name = if has("alpha.md") { "alpha" } else { "beta" };
+                next += 1;
+                let text = version("alpha", next, SIZE);
+                vec![
+                    "write".into(),
+                    "note".into(),
+                    "--name".into(),
+                    name.into(),
+                    "--overwrite".into(),
+                    text,
+                ]
+            }
+            _ => vec!["undo".into()],
+        };
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let finished = spawn_and_kill(&store, &args, &mut rng, window);
+        stats.iterations += 1;
+        stats.finished_before_kill += usize::from(finished);
+        after_kill(&store, &mut stats);
+        // Every file is whole: some version of what it holds, never a part.
+        for (name, text) in notes(&store) {
+            let label = text
+                .strip_prefix("BEGIN ")
+                .and_then(|r| r.split(' ').next())
+                .unwrap_or("?")
+                .to_string();
+            assert!(
+                whole_version(&label, &text, SIZE).is_some(),
+                "iteration {i}: {name} is not a whole version ({} bytes)",
+                text.len()
+            );
+        }
+    }
+    // Every version history lists for any of these files can be restored.
+    let mut restored = 0;
+    for name in [
+        "alpha", "beta", "ops/x", "ops/y", "ops/z", "run/x", "run/y", "run/z",
+    ] {
+        for id in listed_versions(&store, name) {
+            let out = store.run(&[
+                "call",
+                "memory_restore",
+                &format!(r#"{{"version":"{id}"}}"#),
+            ]);
+            assert!(
+                out.status.success(),
+                "{name} {id}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            restored += 1;
+        }
+    }
+    assert!(restored > 0);
+    eprintln!(
+        "kill -9 mid multi-file changes (window {window:?}): {stats:?}, {restored} versions restored"
+    );
+}
