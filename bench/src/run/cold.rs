@@ -11,7 +11,7 @@ use anyhow::Result;
 
 use super::Plan;
 use crate::corpus;
-use crate::measure::{Budget, fmt_duration, interleaved, run_quiet};
+use crate::measure::{Budget, Contender, fmt_duration, interleaved, run_quiet};
 
 /// The goal of the first `agent-memory` call of a fresh install.
 pub const CLI_GOAL: Duration = Duration::from_millis(200);
@@ -87,7 +87,7 @@ pub fn measure(
     let (exe, wasm, warm_python_cache) = (&exe, &wasm, &warm_python_cache);
 
     let mut labels: Vec<(&str, Slot)> = Vec::new();
-    let mut contenders: Vec<(&str, Box<dyn FnMut() -> Result<()> + '_>)> = Vec::new();
+    let mut contenders: Vec<Contender<'_>> = Vec::new();
     if let Some(cli) = cli {
         labels.push((
             "`agent-memory context`, empty compiled cache (a fresh install's first call)",
