@@ -1,6 +1,14 @@
 //! Builds the guest component (`guest/component`) for `wasm32-wasip2` so the
 //! library can embed it with `include_bytes!`, and hashes it so a start never
 //! has to: the compiled-component cache names artifacts by that SHA-256.
+//!
+//! With the `precompile` feature it then compiles the component for this
+//! machine with the runtime's own engine settings (`src/engine_config.rs`),
+//! so the library embeds that machine code too and the first start of a
+//! fresh install compiles nothing. `AGENT_MEMORY_PRECOMPILE=0` turns that off
+//! again. A cross-compiled build never precompiles: the code would be for the
+//! build machine. Without it the embedded artifact is empty, and the runtime
+//! compiles (and caches) at its first start.
 
 use std::env;
 use std::ffi::OsString;
@@ -10,8 +18,15 @@ use std::process::{Command, Output};
 
 use sha2::{Digest, Sha256};
 
+#[cfg(feature = "precompile")]
+#[path = "src/engine_config.rs"]
+mod engine_config;
+
 const WASM_TARGET: &str = "wasm32-wasip2";
 const WASM_FILE: &str = "agent_memory_component.wasm";
+const CWASM_FILE: &str = "agent_memory_component.cwasm";
+#[cfg(feature = "precompile")]
+const PRECOMPILE_ENV: &str = "AGENT_MEMORY_PRECOMPILE";
 
 fn main() {
     let manifest_dir =
@@ -97,6 +112,79 @@ fn main() {
         embedded.display()
     );
     println!("cargo:rustc-env=AGENT_MEMORY_COMPONENT_SHA256={sha256}");
+
+    let cwasm = out_dir.join(CWASM_FILE);
+    #[cfg(feature = "precompile")]
+    let artifact = if precompile() {
+        precompiled(&bytes, &sha256, &out_dir)
+    } else {
+        Vec::new()
+    };
+    #[cfg(not(feature = "precompile"))]
+    let artifact = Vec::new();
+    if fs::read(&cwasm).ok().as_deref() != Some(&artifact[..]) {
+        fs::write(&cwasm, &artifact).unwrap_or_else(|e| {
+            panic!(
+                "cannot write the precompiled component `{}`: {e}",
+                cwasm.display()
+            )
+        });
+    }
+    println!(
+        "cargo:rustc-env=AGENT_MEMORY_COMPONENT_CWASM={}",
+        cwasm.display()
+    );
+}
+
+/// Whether to precompile: unless `AGENT_MEMORY_PRECOMPILE=0`, and never
+/// when the build targets another machine than the one it runs on.
+#[cfg(feature = "precompile")]
+fn precompile() -> bool {
+    println!("cargo:rerun-if-env-changed={PRECOMPILE_ENV}");
+    let target = env::var("TARGET").unwrap_or_default();
+    let host = env::var("HOST").unwrap_or_default();
+    match env::var(PRECOMPILE_ENV).as_deref() {
+        Ok("0") => false,
+        Ok("1") | Err(_) => target == host,
+        Ok(other) => panic!("{PRECOMPILE_ENV} must be 0 or 1, not {other:?}"),
+    }
+}
+
+/// The component compiled by an engine configured as the runtime's. Kept in
+/// `OUT_DIR` under the digest of the component and wasmtime's compatibility
+/// hash of the engine, so a rerun of this script for an unchanged component
+/// and engine does not compile again.
+#[cfg(feature = "precompile")]
+fn precompiled(bytes: &[u8], sha256: &str, out_dir: &Path) -> Vec<u8> {
+    use std::hash::{Hash, Hasher};
+
+    let engine = wasmtime::Engine::new(&engine_config::engine_config())
+        .unwrap_or_else(|e| panic!("cannot create the wasmtime engine to precompile: {e}"));
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    engine.precompile_compatibility_hash().hash(&mut hasher);
+    let kept = out_dir.join(format!("{CWASM_FILE}.{sha256}-{:016x}", hasher.finish()));
+    if let Ok(artifact) = fs::read(&kept) {
+        return artifact;
+    }
+    let artifact = engine
+        .precompile_component(bytes)
+        .unwrap_or_else(|e| panic!("cannot precompile the guest component: {e}"));
+    // Artifacts of other components or engines would only pile up.
+    let stale = format!("{CWASM_FILE}.");
+    if let Ok(entries) = fs::read_dir(out_dir) {
+        for entry in entries.flatten() {
+            if entry
+                .file_name()
+                .to_str()
+                .is_some_and(|n| n.starts_with(&stale))
+            {
+                let _ = fs::remove_file(entry.path());
+            }
+        }
+    }
+    fs::write(&kept, &artifact)
+        .unwrap_or_else(|e| panic!("cannot write `{}`: {e}", kept.display()));
+    artifact
 }
 
 /// Stops the build with the fix when the toolchain that builds us lacks the

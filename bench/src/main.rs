@@ -68,6 +68,11 @@ enum Command {
         /// The ripgrep executable
         #[arg(long, default_value = "rg", value_name = "PATH")]
         rg: String,
+        /// A Python that has the `agent_memory` package installed (`pip
+        /// install ./hosts/python`), for the cold-start rows [default: none,
+        /// those rows are skipped]
+        #[arg(long, value_name = "PATH")]
+        python: Option<PathBuf>,
     },
     /// Score search systems on the eval set (bench/eval): recall@5, MRR and
     /// nDCG@5 per category
@@ -182,6 +187,7 @@ fn run(cli: Cli) -> Result<()> {
             quick,
             cli,
             rg,
+            python,
         } => {
             sizes.sort();
             sizes.dedup();
@@ -193,6 +199,7 @@ fn run(cli: Cli) -> Result<()> {
                 quick,
                 cli: cli.or_else(run::default_cli),
                 rg,
+                python,
             })
         }
         Command::Eval {

@@ -17,6 +17,7 @@ use crate::measure::{
     Budget, Contender, fmt_duration, fmt_mb, fmt_ratio, interleaved, per_call, run_quiet,
 };
 
+mod cold;
 mod ranked;
 
 /// The benchmark queries: a topic word (in about a fifth of the files);
@@ -57,6 +58,9 @@ pub struct Plan {
     pub cli: Option<PathBuf>,
     /// The ripgrep executable.
     pub rg: String,
+    /// A Python with the `agent_memory` package installed, for the cold
+    /// start rows.
+    pub python: Option<PathBuf>,
 }
 
 /// A corpus ready to measure.
@@ -113,6 +117,7 @@ struct Report {
     linearity: Vec<String>,
     context: Vec<String>,
     processes: Vec<String>,
+    cold: Vec<String>,
     operations: Vec<String>,
     memory: Vec<String>,
     notes: Vec<String>,
@@ -155,6 +160,11 @@ struct Targets {
     literal_vs_rg: Option<f64>,
     /// Ranked process time of the scaling query per size.
     ranked_process: Vec<(Size, Duration)>,
+    /// Cold start: the CLI's first call on a fresh install, Python's first
+    /// process and a later one.
+    cold_cli: Option<Duration>,
+    cold_python_first: Option<Duration>,
+    cold_python_later: Option<Duration>,
 }
 
 /// Run the whole harness and print the tables.
@@ -327,6 +337,25 @@ pub fn run(plan: &Plan) -> Result<()> {
     }
 
     report.linearity = linearity_rows(&scaling, &mut report.targets);
+
+    eprintln!("== cold start");
+    // Compiling in a debug build takes half a minute a round: not in --quick.
+    let cold_budget = Budget {
+        min_rounds: if plan.quick { 1 } else { 5 },
+        max_rounds: if plan.quick { 1 } else { 30 },
+        time: Duration::from_millis(if plan.quick { 0 } else { 8000 }),
+    };
+    let cold = cold::measure(
+        plan,
+        cli.as_deref(),
+        plan.python.as_deref(),
+        !plan.quick,
+        cold_budget,
+    )?;
+    report.cold = cold.rows;
+    report.targets.cold_cli = cold.cli;
+    report.targets.cold_python_first = cold.python_first;
+    report.targets.cold_python_later = cold.python_later;
 
     eprintln!("== operations");
     report.operations = measure_operations(runtime, &plan.dir, budget(1500, 20))?;
@@ -1114,6 +1143,14 @@ fn print_report(r: &Report, plan: &Plan, rg: Option<&str>, elapsed: Duration) {
             let _ = writeln!(out, "{row}");
         }
     }
+    let _ = writeln!(
+        out,
+        "\n## Cold start (a fresh process, an empty memory, a new empty compiled-component cache each run)\n"
+    );
+    let _ = writeln!(out, "| process | median | goal |\n|---|---|---|");
+    for row in &r.cold {
+        let _ = writeln!(out, "{row}");
+    }
     let _ = writeln!(out, "\n## Operations (a fresh store)\n");
     let _ = writeln!(
         out,
@@ -1165,6 +1202,21 @@ fn print_report(r: &Report, plan: &Plan, rg: Option<&str>, elapsed: Duration) {
         t.context_process.map(|d| d <= Duration::from_millis(20)),
     );
     let mb = |b: u64| format!("{:.1} MB", b as f64 / 1e6);
+    target(
+        "`agent-memory context` on a fresh install (empty compiled cache) ≤ 200 ms",
+        t.cold_cli.map(fmt_duration),
+        t.cold_cli.map(|d| d <= cold::CLI_GOAL),
+    );
+    target(
+        "Python: open and first write, first process after install ≤ 500 ms",
+        t.cold_python_first.map(fmt_duration),
+        t.cold_python_first.map(|d| d <= cold::PYTHON_FIRST_GOAL),
+    );
+    target(
+        "Python: open and first write, a later process ≤ 300 ms",
+        t.cold_python_later.map(fmt_duration),
+        t.cold_python_later.map(|d| d <= cold::PYTHON_LATER_GOAL),
+    );
     target(
         "peak RSS of a search over L ≤ 100 MB (`memory_search` tool call)",
         t.peak_rss.tool.map(mb),

@@ -2,6 +2,13 @@
 //! other caches so a short-lived process (the `agent-memory` command) loads
 //! the component in a millisecond instead of compiling it again.
 //!
+//! Before the cache comes the artifact host/build.rs compiled and the crate
+//! embeds (the `precompile` feature): used when wasmtime accepts it for this
+//! engine and CPU, so a fresh install's first call compiles nothing and
+//! writes nothing. wasmtime checks its version, the engine's settings and
+//! that this CPU has every feature the code was compiled for; when any
+//! differs (a binary copied to an older machine), the cache below is used.
+//!
 //! An artifact is exactly the bytes of [`Component::serialize`], so wasmtime
 //! maps it from the page cache ([`Component::deserialize_file`]) instead of
 //! reading it into memory and copying it again. Its name is
@@ -39,8 +46,10 @@ use std::io::{ErrorKind, Read, Write};
 use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
-use wasmtime::Engine;
 use wasmtime::component::Component;
+use wasmtime::{Engine, Precompiled};
+
+use crate::runtime::CodeOrigin;
 
 const EXTENSION: &str = ".cwasm";
 
@@ -115,31 +124,56 @@ fn private(path: &Path) -> bool {
     path.exists()
 }
 
-/// The component compiled for `engine`: loaded from the cache in `dir` when a
-/// valid artifact is there, otherwise compiled and saved. `sha256` is the hex
-/// SHA-256 of `bytes` when already known (the embedded component's, from the
-/// build); otherwise it is computed here, and only when `dir` is set.
+/// The component compiled for `engine`: the `precompiled` artifact when
+/// `engine` accepts it, else from the cache in `dir` when a valid artifact is
+/// there, otherwise compiled and saved. `sha256` is the hex SHA-256 of
+/// `bytes` when already known (the embedded component's, from the build);
+/// otherwise it is computed here, and only when `dir` is set.
+///
+/// `precompiled` must be what [`Engine::precompile_component`] made of
+/// `bytes` (host/build.rs does that for the embedded component); it is never
+/// read from anywhere a user could write.
 pub(crate) fn load_or_compile(
     engine: &Engine,
     bytes: &[u8],
     sha256: Option<&str>,
+    precompiled: &[u8],
     dir: Option<&Path>,
-) -> wasmtime::Result<Component> {
+) -> wasmtime::Result<(Component, CodeOrigin)> {
+    if let Some(component) = load_precompiled(engine, precompiled) {
+        return Ok((component, CodeOrigin::Embedded));
+    }
     let Some(dir) = dir else {
-        return Component::new(engine, bytes);
+        return Ok((Component::new(engine, bytes)?, CodeOrigin::Compiled));
     };
     let prefix = match sha256 {
         Some(sha256) => prefix(sha256, engine),
         None => prefix(&sha256_hex(bytes), engine),
     };
     if let Some(component) = load(engine, dir, &prefix) {
-        return Ok(component);
+        return Ok((component, CodeOrigin::Cache));
     }
     let component = Component::new(engine, bytes)?;
     if let Ok(serialized) = component.serialize() {
         store(dir, &prefix, &serialized);
     }
-    Ok(component)
+    Ok((component, CodeOrigin::Compiled))
+}
+
+/// The component in `artifact` when `engine` can run it: `None` for an empty
+/// artifact, or one that wasmtime refuses (another wasmtime, other settings,
+/// CPU features this machine lacks).
+fn load_precompiled(engine: &Engine, artifact: &[u8]) -> Option<Component> {
+    if Engine::detect_precompiled(artifact) != Some(Precompiled::Component) {
+        return None;
+    }
+    // SAFETY: `deserialize` must only see bytes that `serialize` or
+    // `precompile_component` produced. The only caller passes the artifact
+    // host/build.rs compiled from the embedded component with this crate's
+    // wasmtime, embedded read-only in the binary: as trusted as the code that
+    // runs it. wasmtime itself checks that its version, the engine's
+    // settings and this CPU's features fit, and errs otherwise.
+    unsafe { Component::deserialize(engine, artifact) }.ok()
 }
 
 /// The artifacts in `dir` named for `prefix`, with the CRC each name
@@ -291,7 +325,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let cache = dir.path().join("cache");
         let bytes = wat::parse_str(WAT).unwrap();
-        load_or_compile(&engine(), &bytes, None, Some(&cache)).unwrap();
+        load_or_compile(&engine(), &bytes, None, &[], Some(&cache)).unwrap();
         let prefix = prefix(&sha256_hex(&bytes), &engine());
         (dir, cache, bytes, prefix)
     }
@@ -347,7 +381,7 @@ mod tests {
         }
 
         // The next start compiles again and writes the same artifact.
-        load_or_compile(&engine(), &bytes, None, Some(&cache)).unwrap();
+        load_or_compile(&engine(), &bytes, None, &[], Some(&cache)).unwrap();
         assert_eq!(files(&cache), vec![path.clone()]);
         assert_eq!(fs::read(&path).unwrap(), good);
         assert!(load(&engine(), &cache, &prefix).is_some());
@@ -421,7 +455,7 @@ mod tests {
 
         assert!(load(&engine(), &cache, &prefix).is_none());
         assert!(old_path.exists(), "a load alone changes nothing");
-        load_or_compile(&engine(), &bytes, Some(&sha), Some(&cache)).unwrap();
+        load_or_compile(&engine(), &bytes, Some(&sha), &[], Some(&cache)).unwrap();
         assert!(
             !old_path.exists(),
             "writing the cache removes the old format"
@@ -429,6 +463,64 @@ mod tests {
         assert!(unrelated.exists(), "and nothing else");
         assert_eq!(files(&cache).len(), 2);
         assert!(load(&engine(), &cache, &prefix).is_some());
+    }
+
+    #[test]
+    fn a_precompiled_artifact_is_used_without_touching_the_cache() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = dir.path().join("cache");
+        let bytes = wat::parse_str(WAT).unwrap();
+        let artifact = engine().precompile_component(&bytes).unwrap();
+        let (_, origin) =
+            load_or_compile(&engine(), &bytes, None, &artifact, Some(&cache)).unwrap();
+        assert_eq!(origin, CodeOrigin::Embedded);
+        assert!(!cache.exists(), "nothing compiled, nothing written");
+    }
+
+    #[test]
+    fn a_missing_or_refused_precompiled_artifact_falls_back_to_the_cache() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = dir.path().join("cache");
+        let bytes = wat::parse_str(WAT).unwrap();
+        // Another engine's artifact: epoch interruption, other tunables.
+        let foreign = Engine::new(&crate::engine_config::engine_config())
+            .unwrap()
+            .precompile_component(&bytes)
+            .unwrap();
+        let good = engine().precompile_component(&bytes).unwrap();
+        let truncated = &good[..good.len() / 2];
+        let module = engine()
+            .precompile_module(&wat::parse_str("(module)").unwrap())
+            .unwrap();
+        let cases: [(&str, &[u8]); 5] = [
+            ("empty", &[]),
+            ("not an artifact", &bytes),
+            ("another engine's", &foreign),
+            ("truncated", truncated),
+            ("a module's", &module),
+        ];
+        for (i, (what, artifact)) in cases.into_iter().enumerate() {
+            let (_, origin) =
+                load_or_compile(&engine(), &bytes, None, artifact, Some(&cache)).unwrap();
+            let expected = if i == 0 {
+                CodeOrigin::Compiled
+            } else {
+                CodeOrigin::Cache
+            };
+            assert_eq!(origin, expected, "{what}");
+        }
+        let (_, origin) = load_or_compile(&engine(), &bytes, None, &[], None).unwrap();
+        assert_eq!(origin, CodeOrigin::Compiled, "no cache: compiled");
+    }
+
+    #[test]
+    fn the_embedded_artifact_loads_into_the_runtimes_engine() {
+        // Empty unless this build has the `precompile` feature.
+        if crate::COMPONENT_CWASM.is_empty() {
+            return;
+        }
+        let engine = Engine::new(&crate::engine_config::engine_config()).unwrap();
+        assert!(load_precompiled(&engine, crate::COMPONENT_CWASM).is_some());
     }
 
     #[test]
@@ -449,7 +541,7 @@ mod tests {
         let cache = dir.path().join("cache");
         let bytes = wat::parse_str(WAT).unwrap();
         let given = "f".repeat(64);
-        load_or_compile(&engine(), &bytes, Some(&given), Some(&cache)).unwrap();
+        load_or_compile(&engine(), &bytes, Some(&given), &[], Some(&cache)).unwrap();
         let found = files(&cache);
         assert_eq!(found.len(), 1);
         assert!(

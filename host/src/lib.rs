@@ -35,6 +35,7 @@
 
 mod bindings;
 mod cache;
+mod engine_config;
 mod error;
 mod memory;
 mod options;
@@ -51,7 +52,7 @@ pub use root::{
     Disabled, ENV_CONFIG, ENV_DIR, ENV_DISABLE, RootChoice, RootError, RootErrorKind, RootResolver,
     RootRule, resolve_root,
 };
-pub use runtime::Runtime;
+pub use runtime::{CodeOrigin, Runtime};
 pub use types::{
     Budget, DeleteReceipt, EditReceipt, FileInfo, ImportOutcome, ImportReceipt, Limits, Reach,
     ReadSource, RenameReceipt, Scope, SearchHit, SearchMode, SearchResults, SecretPolicy,
@@ -67,3 +68,10 @@ pub static COMPONENT_WASM: &[u8] = include_bytes!(env!("AGENT_MEMORY_COMPONENT_W
 /// host/build.rs: names the component in the compiled-component cache without
 /// hashing a megabyte on every start.
 pub(crate) const COMPONENT_SHA256: &str = env!("AGENT_MEMORY_COMPONENT_SHA256");
+
+/// [`COMPONENT_WASM`] compiled by host/build.rs for the machine that built
+/// this crate, with the runtime's engine settings; empty unless the crate
+/// was built with the `precompile` feature (and not for another machine, nor
+/// with `AGENT_MEMORY_PRECOMPILE=0`). wasmtime checks that this machine and
+/// engine can run it before using it.
+pub(crate) static COMPONENT_CWASM: &[u8] = include_bytes!(env!("AGENT_MEMORY_COMPONENT_CWASM"));

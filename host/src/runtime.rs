@@ -5,10 +5,11 @@ use std::sync::{Mutex, OnceLock, PoisonError};
 use std::time::Duration;
 
 use wasmtime::component::{Linker, ResourceTable};
-use wasmtime::{Config, Engine, EngineWeak, ResourceLimiter, Store, Trap};
+use wasmtime::{Engine, EngineWeak, ResourceLimiter, Store, Trap};
 use wasmtime_wasi::{WasiCtx, WasiCtxBuilder};
 
 use crate::bindings::{AgentMemory, AgentMemoryPre, HostState};
+use crate::engine_config::engine_config;
 use crate::error::Limit;
 use crate::memory::Memory;
 use crate::options::{DEFAULT_CALL_TIMEOUT, DEFAULT_MAX_MEMORY_BYTES, OpenOptions};
@@ -36,6 +37,21 @@ pub(crate) const EPOCH_TICK: Duration = Duration::from_millis(10);
 pub struct Runtime {
     pub(crate) pre: AgentMemoryPre<HostState>,
     helper: Mutex<Option<Instance>>,
+    origin: CodeOrigin,
+}
+
+/// Where a [`Runtime`]'s machine code came from ([`Runtime::code_origin`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum CodeOrigin {
+    /// The artifact compiled when this crate was built and embedded in it:
+    /// nothing was compiled or read from disk.
+    Embedded,
+    /// The compiled-component cache (`$AGENT_MEMORY_CACHE_DIR`, else the
+    /// platform cache directory + `agent-memory`).
+    Cache,
+    /// Compiled by this process, then saved to the cache when there is one.
+    Compiled,
 }
 
 /// The resource limits of one instance: its memory cap and call timeout,
@@ -211,7 +227,10 @@ pub(crate) fn sandbox() -> WasiCtxBuilder {
 }
 
 impl Runtime {
-    /// Compiles the component embedded in this crate ([`COMPONENT_WASM`]).
+    /// Loads the component embedded in this crate ([`COMPONENT_WASM`]): the
+    /// machine code compiled for it when the crate was built, when this
+    /// machine and engine can run that; else from the compiled-component
+    /// cache; else it compiles it (and caches the result).
     ///
     /// # Errors
     ///
@@ -228,6 +247,7 @@ impl Runtime {
         Self::compile(
             COMPONENT_WASM,
             Some(crate::COMPONENT_SHA256),
+            crate::COMPONENT_CWASM,
             "the embedded memory component",
         )
     }
@@ -257,6 +277,7 @@ impl Runtime {
         Self::compile(
             &bytes,
             None,
+            &[],
             &format!("the memory component `{}`", path.display()),
         )
     }
@@ -276,7 +297,7 @@ impl Runtime {
     /// # Ok::<(), agent_memory::Error>(())
     /// ```
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
-        Self::compile(bytes, None, "the memory component")
+        Self::compile(bytes, None, &[], "the memory component")
     }
 
     /// A process-wide runtime for the embedded component, compiled on first
@@ -311,17 +332,22 @@ impl Runtime {
     }
 
     /// `sha256`: the hex SHA-256 of `bytes` when known at build time (the
-    /// embedded component); otherwise the cache computes it.
-    fn compile(bytes: &[u8], sha256: Option<&str>, what: &str) -> Result<Self, Error> {
-        let mut config = Config::new();
-        config.epoch_interruption(true);
-        let engine = Engine::new(&config)
+    /// embedded component); otherwise the cache computes it. `precompiled`:
+    /// the build's artifact of `bytes`, or empty.
+    fn compile(
+        bytes: &[u8],
+        sha256: Option<&str>,
+        precompiled: &[u8],
+        what: &str,
+    ) -> Result<Self, Error> {
+        let engine = Engine::new(&engine_config())
             .map_err(|e| Error::setup_wasmtime("cannot create the wasmtime engine", e))?;
         spawn_epoch_ticker(engine.weak())?;
-        let component = crate::cache::load_or_compile(
+        let (component, origin) = crate::cache::load_or_compile(
             &engine,
             bytes,
             sha256,
+            precompiled,
             crate::cache::default_dir().as_deref(),
         )
         .map_err(|e| Error::setup_wasmtime(format!("cannot compile {what}"), e))?;
@@ -336,7 +362,15 @@ impl Runtime {
         Ok(Runtime {
             pre,
             helper: Mutex::new(None),
+            origin,
         })
+    }
+
+    /// Where this runtime's machine code came from: the artifact embedded at
+    /// build time, the compiled-component cache, or a compile by this
+    /// process.
+    pub fn code_origin(&self) -> CodeOrigin {
+        self.origin
     }
 
     /// The names of the interfaces the component imports, sorted, e.g.
@@ -528,6 +562,8 @@ impl Runtime {
 
 impl std::fmt::Debug for Runtime {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Runtime").finish_non_exhaustive()
+        f.debug_struct("Runtime")
+            .field("code_origin", &self.origin)
+            .finish_non_exhaustive()
     }
 }

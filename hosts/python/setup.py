@@ -7,10 +7,21 @@ build of the workspace) leaves it at
 there into the built package as `agent_memory/agent_memory_component.wasm`.
 Set AGENT_MEMORY_WASM to take it from elsewhere. The source tree is not
 touched.
+
+It also compiles the component for this machine with the package's wasmtime
+and engine settings (`agent_memory/_compiled.py`) and ships the result as
+`agent_memory/agent_memory_component-<sha>.cwasm`, so that no process
+compiles it: about a second each time otherwise. wasmtime refuses that
+artifact on a machine that cannot run it (another CPU, another wasmtime),
+and the package then compiles once and caches. AGENT_MEMORY_PRECOMPILE=0
+skips this step.
 """
 
+import hashlib
+import importlib.util
 import os
 import shutil
+import sys
 from pathlib import Path
 
 from setuptools import setup
@@ -34,6 +45,30 @@ class BuildPyWithComponent(build_py):
             target = Path(self.build_lib) / "agent_memory" / NAME
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(source, target)
+            # setuptools reuses its build directory: an artifact of an
+            # earlier build must not ride along.
+            for stale in target.parent.glob("agent_memory_component-*.cwasm"):
+                stale.unlink()
+            if os.environ.get("AGENT_MEMORY_PRECOMPILE") != "0":
+                precompile(target)
+
+
+def precompile(wasm):
+    """Writes the artifact of `wasm` beside it, named by the component's digest."""
+    spec = importlib.util.spec_from_file_location(
+        "agent_memory_compiled", HERE / "src" / "agent_memory" / "_compiled.py"
+    )
+    try:
+        compiled = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(compiled)
+    except ImportError as error:
+        print(f"not precompiling the component (no wasmtime: {error})", file=sys.stderr)
+        return
+    data = wasm.read_bytes()
+    engine = compiled.Engine(compiled.engine_config())
+    artifact = compiled.Component(engine, data).serialize()
+    name = compiled.packaged_name(hashlib.sha256(data).hexdigest())
+    (wasm.parent / name).write_bytes(bytes(artifact))
 
 
 setup(cmdclass={"build_py": BuildPyWithComponent})

@@ -54,13 +54,13 @@ import threading
 import time
 import weakref
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
-from wasmtime import Config, Engine, Store, WasiConfig, WasmtimeError
-from wasmtime.component import Component, Linker, Record, ResourceAny, Variant
+from wasmtime import Engine, Store, WasiConfig, WasmtimeError
+from wasmtime.component import Linker, Record, ResourceAny, Variant
 
+from . import _compiled
 from .roots import RootChoice, RootError, disabled_reply, resolve_root
 
 __all__ = [
@@ -433,7 +433,13 @@ def default_component_path() -> Path:
     env = os.environ.get("AGENT_MEMORY_WASM")
     if env:
         return Path(env)
-    return Path(str(resources.files(__name__).joinpath("agent_memory_component.wasm")))
+    return _package_dir() / "agent_memory_component.wasm"
+
+
+def _package_dir() -> Path:
+    # Not importlib.resources: importing it costs tens of milliseconds, and
+    # wasmtime needs a real file anyway.
+    return Path(__file__).resolve().parent
 
 
 # -- the runtime -------------------------------------------------------------
@@ -442,9 +448,15 @@ def default_component_path() -> Path:
 class Runtime:
     """One engine and the compiled component: compile once, open many.
 
-    Compiling takes a second or so; :meth:`shared` keeps one per component
-    file for the process. The engine interrupts calls by epoch: a daemon
-    thread advances it every 10 ms while the runtime lives.
+    The packaged component comes with its machine code, compiled when the
+    package was built; any other component, or that code on a machine or
+    wasmtime that cannot run it, is compiled (a second or so) and kept in
+    the compiled-component cache for the next process
+    (``$AGENT_MEMORY_CACHE_DIR``, empty for none, else the platform cache
+    directory + ``agent-memory``). ``code_origin`` says which happened:
+    ``"packaged"``, ``"cache"`` or ``"compiled"``. :meth:`shared` keeps one
+    runtime per component file for the process. The engine interrupts calls
+    by epoch: a daemon thread advances it every 10 ms while the runtime lives.
     """
 
     _shared: Dict[Path, "Runtime"] = {}
@@ -458,10 +470,10 @@ class Runtime:
                 "package, or build it with `cargo build -p agent-memory-cli` and set AGENT_MEMORY_WASM"
             )
         self.path = path.resolve()
-        config = Config()
-        config.epoch_interruption = True
-        self.engine = Engine(config)
-        self.component = Component.from_file(self.engine, str(self.path))
+        self.engine = Engine(_compiled.engine_config())
+        packaged = _package_dir()
+        own = packaged if self.path.parent == packaged else None
+        self.component, self.code_origin = _compiled.load(self.engine, self.path, own)
         self.linker = Linker(self.engine)
         self.linker.add_wasip2()
         _start_epoch_ticker(self.engine)
