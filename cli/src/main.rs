@@ -15,6 +15,7 @@ use chrono::{DateTime, FixedOffset, TimeDelta};
 use clap::{Parser, Subcommand, ValueEnum};
 
 mod mcp;
+mod serve;
 mod travel;
 
 const DEMO_MARKER: &str = ".agent-memory-demo";
@@ -218,6 +219,19 @@ enum Command {
         #[arg(long, value_name = "NAME", default_value = "full", value_parser = parse_tool_set)]
         tools: ToolSet,
     },
+    /// Open the memory in a browser: the context block as injected, the notes of
+    /// both scopes, search, editing, history and undo, the secret scan
+    ///
+    /// Serves on 127.0.0.1 only. The first line printed is the URL to open, with a
+    /// random token; nothing is answered without it. Ctrl-C stops the server.
+    Serve {
+        /// The port to listen on; 0 picks a free one
+        #[arg(long, value_name = "N", default_value_t = 0)]
+        port: u16,
+        /// Open the URL in the default browser too
+        #[arg(long)]
+        open: bool,
+    },
     /// Bring memory in from another system, adding nothing twice
     ///
     /// Every file goes through the same name rules, secret guard and history as a write
@@ -420,9 +434,6 @@ fn run(cli: Cli) -> Result<()> {
             if let Some(source) = cli.source {
                 options = options.source(source);
             }
-            if let Some(files) = files {
-                options = options.project_dir(files);
-            }
             let team = cli.team_dir.or_else(|| {
                 let dir = OpenOptions::team_dir_of(options.project());
                 // Taking a snapshot or importing codescout's shared
@@ -472,11 +483,22 @@ fn run(cli: Cli) -> Result<()> {
             let options = match command {
                 // A person edits whole files: no caps meant for a model's
                 // context. An export copies files whole.
-                Command::Edit { .. } | Command::Export { .. } => {
+                Command::Edit { .. } | Command::Export { .. } | Command::Serve { .. } => {
                     options.max_read_bytes(u32::MAX).max_write_bytes(u32::MAX)
                 }
                 _ => options,
             };
+            // The dashboard reads a file's own text through a memory with no
+            // project directory: no staleness marks, which a save would store.
+            let unanchored = options.clone();
+            let options = match files {
+                Some(files) => options.project_dir(files),
+                None => options,
+            };
+            if let Command::Serve { port, open } = command {
+                let status = serve::Status::new(&choice, cli.secrets);
+                return serve::run(runtime, options, unanchored, status, port, open);
+            }
             let mut memory = runtime.open(options)?;
             match command {
                 Command::Mcp { tools } => mcp::serve(mcp::Backend::Memory(Box::new(memory)), tools),
@@ -661,7 +683,8 @@ fn run_on(memory: &mut Memory, command: Command, scope: Scope) -> Result<()> {
         | Command::Mcp { .. }
         | Command::Status
         | Command::Import { .. }
-        | Command::Export { .. } => {
+        | Command::Export { .. }
+        | Command::Serve { .. } => {
             unreachable!("handled before or right after opening a memory")
         }
     }
