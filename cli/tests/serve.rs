@@ -55,8 +55,14 @@ impl Response {
 
 impl Server {
     fn start() -> Self {
+        Self::start_with(|_| {})
+    }
+
+    /// Starts the server after `prepare` has set up the temp directory.
+    fn start_with(prepare: impl FnOnce(&Path)) -> Self {
         let temp = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(temp.path().join("project/src")).unwrap();
+        prepare(temp.path());
         std::fs::write(temp.path().join("project/src/auth.rs"), "fn login() {}\n").unwrap();
         let mut child = Self::command_in(temp.path())
             .args(["serve", "--port", "0"])
@@ -353,7 +359,9 @@ fn every_change_needs_the_same_origin_and_a_cross_origin_form_post_is_refused() 
     let cookie = server.cookie();
     let origin = server.origin();
     let json = serde_json::json!({"name": "forged", "text": "written by another site"}).to_string();
-    let cases: Vec<(&str, Vec<(&str, &str)>, String)> = vec![
+    // What the request is, its headers, its body.
+    type Case<'a> = (&'a str, Vec<(&'a str, &'a str)>, String);
+    let cases: Vec<Case> = vec![
         (
             "no Origin",
             vec![
@@ -701,6 +709,7 @@ fn search_answers_ranked_and_literal() {
     let r = server.get("/api/search?q=hip&mode=literal").json();
     assert_eq!(r["mode"], "literal");
     assert_eq!(r["hits"][0]["name"], "deploy", "{r}");
+    assert_eq!(r["total"], 1, "{r}");
     let r = server.get("/api/search?q=hip&mode=fuzzy");
     assert_eq!(r.status, 400);
 }
@@ -725,4 +734,65 @@ fn ctrl_c_stops_it_cleanly() {
     };
     assert!(status.success(), "{status}");
     assert!(TcpStream::connect(("127.0.0.1", server.port)).is_err());
+}
+
+#[test]
+fn the_team_scope_is_listed_read_and_written_through_its_own_store() {
+    let server = Server::start_with(|dir| {
+        std::fs::create_dir_all(dir.join("project/.agent-memory")).unwrap();
+    });
+    server.cli(&[
+        "--scope",
+        "team",
+        "write",
+        "note",
+        "--name",
+        "release",
+        "Tag from main.",
+    ]);
+    let files = server.get("/api/files").json();
+    let team = files["team"].as_array().unwrap();
+    let note = team.iter().find(|f| f["name"] == "release").unwrap();
+    assert_eq!(note["scope"], "team");
+    assert_eq!(note["path"], "team:notes/release.md");
+    assert!(
+        !files["personal"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["name"] == "release"),
+        "{files}"
+    );
+    let file = server
+        .get("/api/file?kind=note&name=release&scope=team")
+        .json();
+    assert_eq!(file["text"], "Tag from main.");
+    let r = server.post(
+        "/api/save",
+        serde_json::json!({"scope": "team", "kind": "note", "name": "release", "base": "Tag from main.", "text": "Tag from main; CI ships."}),
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(
+        std::fs::read_to_string(server.project().join(".agent-memory/notes/release.md")).unwrap(),
+        "Tag from main; CI ships."
+    );
+    // The team store takes no scratchpad: the library says so.
+    let r = server.get("/api/file?kind=scratchpad&scope=team");
+    assert_eq!(r.status, 400, "{}", r.body);
+    assert_eq!(r.json()["error"], "invalid-target");
+    let o = server.get("/api/overview").json();
+    assert!(
+        o["status"]["team_dir"]
+            .as_str()
+            .unwrap()
+            .ends_with(".agent-memory"),
+        "{o}"
+    );
+    assert!(
+        o["team_last_change"]["path"]
+            .as_str()
+            .unwrap()
+            .starts_with("team:"),
+        "{o}"
+    );
 }

@@ -429,6 +429,10 @@ struct HitJson {
     filename_only: bool,
 }
 
+/// Hits a search answers with: a page's worth; the summary says how many
+/// files matched in all.
+const SHOWN_HITS: usize = 30;
+
 pub async fn search(State(app): State<Arc<App>>, Query(query): Query<SearchQuery>) -> ApiResult {
     let mode = match query.mode.as_deref() {
         None | Some("") => SearchMode::Ranked,
@@ -447,9 +451,11 @@ pub async fn search(State(app): State<Arc<App>>, Query(query): Query<SearchQuery
             let results = memory.search_with(&q, mode)?;
             let took = started.elapsed();
             let project_dir = memory.project_dir().to_string();
+            let total = results.hits.len();
             let hits: Vec<HitJson> = results
                 .hits
                 .into_iter()
+                .take(SHOWN_HITS)
                 .map(|hit| {
                     let link = locate(&hit.path, &project_dir);
                     HitJson {
@@ -469,6 +475,7 @@ pub async fn search(State(app): State<Arc<App>>, Query(query): Query<SearchQuery
                 "mode": mode.tool_word(),
                 "terms": results.terms.iter().map(|t| json!({"term": t.term, "count": t.count})).collect::<Vec<_>>(),
                 "hits": hits,
+                "total": total,
                 "search_ms": took.as_secs_f64() * 1000.0,
             }))
         })

@@ -160,6 +160,7 @@ pub fn run(
             status,
             stores: Mutex::new(Stores { personal, team }),
         });
+        let stop = stop_signal().context("cannot catch Ctrl-C")?;
         // The first line is the contract: scripts and tests read it.
         crate::print_text(&url)?;
         eprintln!("agent-memory: serving the dashboard on 127.0.0.1:{port}; Ctrl-C stops it");
@@ -167,7 +168,7 @@ pub fn run(
             open_browser(&url);
         }
         axum::serve(listener, router(app))
-            .with_graceful_shutdown(stop_signal())
+            .with_graceful_shutdown(stop)
             .await
             .context("the dashboard server failed")?;
         eprintln!("agent-memory: dashboard stopped");
@@ -175,33 +176,31 @@ pub fn run(
     })
 }
 
-/// Resolves on Ctrl-C, or on SIGTERM where there is one.
-async fn stop_signal() {
-    #[cfg(unix)]
-    {
-        use std::future::Future as _;
-        use tokio::signal::unix::{SignalKind, signal};
-        let mut term = match signal(SignalKind::terminate()) {
-            Ok(term) => term,
-            Err(_) => {
-                let _ = tokio::signal::ctrl_c().await;
-                return;
-            }
-        };
-        let mut ctrl_c = std::pin::pin!(tokio::signal::ctrl_c());
-        std::future::poll_fn(|cx| {
-            if ctrl_c.as_mut().poll(cx).is_ready() || term.poll_recv(cx).is_ready() {
-                std::task::Poll::Ready(())
-            } else {
-                std::task::Poll::Pending
-            }
-        })
-        .await;
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = tokio::signal::ctrl_c().await;
-    }
+/// Resolves on Ctrl-C, or on SIGTERM. The handlers are in place when this
+/// returns: a Ctrl-C right after the URL is printed must stop the server
+/// cleanly, not kill it.
+#[cfg(unix)]
+fn stop_signal() -> std::io::Result<impl std::future::Future<Output = ()>> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut interrupt = signal(SignalKind::interrupt())?;
+    let mut terminate = signal(SignalKind::terminate())?;
+    Ok(std::future::poll_fn(move |cx| {
+        if interrupt.poll_recv(cx).is_ready() || terminate.poll_recv(cx).is_ready() {
+            std::task::Poll::Ready(())
+        } else {
+            std::task::Poll::Pending
+        }
+    }))
+}
+
+/// Resolves on Ctrl-C.
+#[cfg(not(unix))]
+fn stop_signal() -> std::io::Result<impl std::future::Future<Output = ()>> {
+    let ctrl_c = tokio::signal::windows::ctrl_c()?;
+    Ok(async move {
+        let mut ctrl_c = ctrl_c;
+        ctrl_c.recv().await;
+    })
 }
 
 /// Best effort: the URL is printed either way.

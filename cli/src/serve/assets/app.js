@@ -185,6 +185,35 @@ function highlight(text, terms) {
   return s;
 }
 
+// ---------- a line diff (longest common subsequence) ----------
+
+function lineDiff(before, after) {
+  const a = before.split('\n'), b = after.split('\n');
+  if (a.length * b.length > 4e6) return null; // too big to show here
+  const n = a.length, m = b.length;
+  const lcs = Array.from({ length: n + 1 }, () => new Uint32Array(m + 1));
+  for (let i = n - 1; i >= 0; i--) {
+    for (let j = m - 1; j >= 0; j--) {
+      lcs[i][j] = a[i] === b[j] ? lcs[i + 1][j + 1] + 1 : Math.max(lcs[i + 1][j], lcs[i][j + 1]);
+    }
+  }
+  const out = [];
+  let i = 0, j = 0;
+  while (i < n || j < m) {
+    if (i < n && j < m && a[i] === b[j]) { out.push({ op: ' ', text: a[i] }); i++; j++; }
+    else if (j < m && (i === n || lcs[i][j + 1] >= lcs[i + 1][j])) out.push({ op: '+', text: b[j++] });
+    else out.push({ op: '-', text: a[i++] });
+  }
+  return out;
+}
+
+function diffHtml(before, after, label) {
+  const d = lineDiff(before, after);
+  if (!d) return '<p class="muted">Too large to compare here.</p>';
+  const cls = { '+': 'add', '-': 'del', ' ': '' };
+  return `<pre class="diff" aria-label="${esc(label)}">${d.map((l) => `<span class="${cls[l.op]}">${l.op} ${esc(l.text)}</span>`).join('\n')}</pre>`;
+}
+
 // ---------- views ----------
 
 function meterHtml(label, value, max, unit) {
@@ -262,7 +291,7 @@ function fileRows(files) {
   return `<table><thead><tr><th>file</th><th>kind</th><th class="num">bytes</th><th>staleness</th></tr></thead><tbody>${
     files.map((f) => {
       const href = fileLink(f);
-      const label = f.kind === 'note' ? f.name : f.path.replace(/^team:/, '');
+      const label = f.kind === 'note' ? f.name : f.path.replace(/^team:/, '').replace(/^projects\/[^/]+\//, '');
       const name = href ? `<a href="${esc(href)}">${esc(label)}</a>` : esc(f.path);
       const stale = f.stale.length
         ? `<span class="badge">stale</span> <span class="stale">${f.stale.map(esc).join('<br>')}</span>
@@ -399,6 +428,7 @@ async function editPage() {
         document.getElementById('compare').innerHTML = `<h2>Both texts</h2><div class="compare">
           <section><h3>Now on disk</h3><pre id="current-text">${esc(e.body.current)}</pre></section>
           <section><h3>Yours (not saved)</h3><pre id="your-text">${esc(e.body.yours)}</pre></section></div>
+          <h3>From the text on disk to yours</h3>${diffHtml(e.body.current, e.body.yours, 'Difference')}
           <div class="actions"><button id="rebase">Keep my text, and save over the text now on disk next time</button></div>`;
         document.getElementById('rebase').addEventListener('click', () => {
           base = e.body.current;
@@ -442,7 +472,8 @@ async function runSearch() {
   try {
     const r = await api('/api/search?' + new URLSearchParams({ q, mode: literal ? 'literal' : 'ranked' }), undefined, searchController.signal);
     const terms = r.terms.map((t) => `${esc(t.term)}(${t.count})`).join(' ');
-    results.innerHTML = `<p class="muted" id="search-summary">${r.hits.length} file(s); ${terms}</p>` + r.hits.map((h) => {
+    const shown = r.total > r.hits.length ? `${r.total} files, the best ${r.hits.length} shown` : `${r.total} file(s)`;
+    results.innerHTML = `<p class="muted" id="search-summary">${shown}; ${terms}</p>` + r.hits.map((h) => {
       const href = fileLink(h);
       const title = href ? `<a href="${esc(href)}">${esc(h.path)}</a>` : esc(h.path);
       return `<article class="hit"><div class="head">${title}<span class="terms">[matched: ${h.matched_terms.map(esc).join(', ')}]${h.filename_only ? ' (file name)' : ''}</span></div><pre>${highlight(h.body, h.matched_terms)}</pre></article>`;
