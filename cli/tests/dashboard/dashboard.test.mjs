@@ -214,6 +214,24 @@ test('the secret guard refusal shows the rule, never the value', async () => {
   await shot('secret-refused');
 });
 
+test('create a note from the page; its Markdown cannot run script', async () => {
+  let dialogs = 0;
+  const count = () => { dialogs++; };
+  page.on('dialog', count);
+  await page.goto(new URL('/?view=new', server.url).href);
+  await ready('new');
+  await page.getByLabel('Note name').fill('html test');
+  await page.getByLabel('Text').fill('# Escaping\n\n<script>alert(1)</script>\n\n[click](javascript:alert(2)) <img src=x onerror=alert(3)>\n');
+  await page.getByRole('button', { name: 'Create' }).click();
+  await ready('file');
+  assert.match(page.url(), /\?note=html\+test$/);
+  await page.getByText('<script>alert(1)</script>').waitFor();
+  assert.equal(await page.locator('article.md script, article.md img').count(), 0);
+  assert.equal(await page.locator('article.md a[href^="javascript"]').count(), 0);
+  page.off('dialog', count);
+  assert.equal(dialogs, 0, 'stored text ran as script');
+});
+
 test('the secrets page scans the store', async () => {
   await page.goto(new URL('/?view=secrets', server.url).href);
   await ready('secrets');
