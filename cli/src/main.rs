@@ -15,6 +15,7 @@ use chrono::{DateTime, FixedOffset, TimeDelta};
 use clap::{Parser, Subcommand, ValueEnum};
 
 mod mcp;
+mod serve;
 mod travel;
 
 const DEMO_MARKER: &str = ".agent-memory-demo";
@@ -218,6 +219,19 @@ enum Command {
         /// Which tools to offer: seed, full or anthropic
         #[arg(long, value_name = "NAME", default_value = "full", value_parser = parse_tool_set)]
         tools: ToolSet,
+    },
+    /// Open the memory in a browser: the context block as injected, the notes of
+    /// both scopes, search, editing, history and undo, the secret scan
+    ///
+    /// Serves on 127.0.0.1 only. The first line printed is the URL to open, with a
+    /// random token; nothing is answered without it. Ctrl-C stops the server.
+    Serve {
+        /// The port to listen on; 0 picks a free one
+        #[arg(long, value_name = "N", default_value_t = 0)]
+        port: u16,
+        /// Open the URL in the default browser too
+        #[arg(long)]
+        open: bool,
     },
     /// Bring memory in from another system, adding nothing twice
     ///
@@ -476,16 +490,17 @@ fn run(cli: Cli) -> Result<()> {
             let options = match command {
                 // A person edits whole files: no caps meant for a model's
                 // context. An export copies files whole.
-                Command::Edit { .. } | Command::Export { .. } => {
+                Command::Edit { .. } | Command::Export { .. } | Command::Serve { .. } => {
                     options.max_read_bytes(u32::MAX).max_write_bytes(u32::MAX)
                 }
                 _ => options,
             };
             // Staleness marks are rendered into what `read` returns, never
-            // stored: `edit` opens and `export` copies a file's own text, so
-            // they read through a memory that does not see the project's
-            // files. `edit` saves through one that does, which re-anchors
-            // the note (a write means it is current).
+            // stored: `edit` opens, `export` copies and the dashboard reads a
+            // file's own text through a memory that does not see the
+            // project's files. `edit` and the dashboard save through one
+            // that does, which re-anchors the note (a write means it is
+            // current).
             let unmarked = options.clone();
             let options = match files {
                 Some(files) if !matches!(command, Command::Export { .. }) => {
@@ -493,6 +508,10 @@ fn run(cli: Cli) -> Result<()> {
                 }
                 _ => options,
             };
+            if let Command::Serve { port, open } = command {
+                let status = serve::Status::new(&choice, cli.secrets);
+                return serve::run(runtime, options, unmarked, status, port, open);
+            }
             let mut memory = runtime.open(options)?;
             match command {
                 Command::Mcp { tools } => mcp::serve(mcp::Backend::Memory(Box::new(memory)), tools),
@@ -681,7 +700,8 @@ fn run_on(memory: &mut Memory, command: Command, scope: Scope) -> Result<()> {
         | Command::Status
         | Command::Import { .. }
         | Command::Export { .. }
-        | Command::Edit { .. } => {
+        | Command::Edit { .. }
+        | Command::Serve { .. } => {
             unreachable!("handled before or right after opening a memory")
         }
     }

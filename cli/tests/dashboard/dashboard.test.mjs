@@ -1,0 +1,299 @@
+// The dashboard in a real browser: Debian's Chromium, driven by
+// playwright-core (which downloads nothing). Each scenario saves a
+// screenshot under target/dashboard/.
+//
+//   AGENT_MEMORY_BIN   the agent-memory binary [target/debug/agent-memory]
+//   CHROMIUM           the browser [/usr/bin/chromium]
+//   DASHBOARD_BENCH_ROOT, DASHBOARD_BENCH_PROJECT, DASHBOARD_BENCH_NOW
+//                      a corpus to measure first load and search latency on
+//                      (the benchmark scenario is skipped without them)
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, execFileSync } from 'node:child_process';
+import { mkdtempSync, mkdirSync, writeFileSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createInterface } from 'node:readline';
+import { chromium } from 'playwright-core';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const workspace = resolve(here, '../../..');
+const BIN = process.env.AGENT_MEMORY_BIN || join(workspace, 'target/debug/agent-memory');
+const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
+const SHOTS = join(workspace, 'target/dashboard');
+const NOW = '2026-05-30T09:15:00+02:00';
+const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+mkdirSync(SHOTS, { recursive: true });
+const temp = mkdtempSync(join(tmpdir(), 'agent-memory-dashboard-'));
+const root = join(temp, 'memory');
+const project = join(temp, 'project');
+mkdirSync(join(project, 'src'), { recursive: true });
+writeFileSync(join(project, 'src/auth.rs'), 'pub fn login() {}\n');
+
+function cli(args, opts = {}) {
+  return execFileSync(BIN, ['--root', opts.root || root, '--project', opts.project || project,
+    '--now', opts.now || NOW, ...args], { encoding: 'utf8', env: cleanEnv() });
+}
+
+function cleanEnv() {
+  const env = { ...process.env, XDG_CONFIG_HOME: join(temp, 'config') };
+  for (const k of ['AGENT_MEMORY_DIR', 'AGENT_MEMORY_NOW', 'AGENT_MEMORY_DISABLE', 'AGENT_MEMORY_CONFIG', 'AGENT_MEMORY_TEAM_DIR']) delete env[k];
+  return env;
+}
+
+/** Starts `serve --port 0` and resolves with its process and first line. */
+function serve(args) {
+  const child = spawn(BIN, [...args, 'serve', '--port', '0'], { env: cleanEnv(), stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((ok, fail) => {
+    const lines = createInterface({ input: child.stdout });
+    lines.once('line', (url) => ok({ child, url }));
+    child.once('exit', (code) => fail(new Error('serve exited with ' + code)));
+  });
+}
+
+function stop(child) {
+  return new Promise((ok) => {
+    if (child.exitCode !== null) return ok(child.exitCode);
+    child.once('exit', (code) => ok(code));
+    child.kill('SIGINT');
+  });
+}
+
+async function launch() {
+  const profile = mkdtempSync(join(tmpdir(), 'agent-memory-chromium-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM, headless: true, args: FLAGS, viewport: { width: 1280, height: 900 },
+  });
+  return { context, profile };
+}
+
+let server, browser, page;
+
+before(async () => {
+  cli(['write', 'long_term', '--overwrite', [
+    '# Index',
+    '- Deploys: `make deploy-staging`, then tag a release. See note deploy.',
+    '- The user prefers small, reviewed pull requests.',
+    '- Login code: src/auth.rs (note login).',
+  ].join('\n')]);
+  cli(['write', 'scratchpad', '- [ ] Fix the flaky login test\n- [x] Upgrade to Rust 1.95']);
+  cli(['write', 'daily', 'Staging deploy went out; smoke tests green.']);
+  cli(['write', 'note', '--name', 'deploy', '--overwrite',
+    '# Deployment\n\n## Staging\n\nRun `make deploy-staging` from main.\n\n## Production\n\nPush a `v*` tag; CI ships it after approval.\n']);
+  cli(['write', 'note', '--name', 'login', '--overwrite', '# Login\n\nThe login flow lives in src/auth.rs.\n']);
+  server = await serve(['--root', root, '--project', project, '--now', NOW]);
+  assert.match(server.url, /^http:\/\/127\.0\.0\.1:\d+\/\?token=[0-9a-f]{48}$/);
+  browser = await launch();
+  page = await browser.context.newPage();
+  page.on('dialog', (d) => d.accept());
+});
+
+after(async () => {
+  if (browser) await browser.context.close();
+  if (server) assert.equal(await stop(server.child), 0, 'Ctrl-C stops the server cleanly');
+  if (browser) rmSync(browser.profile, { recursive: true, force: true });
+  rmSync(temp, { recursive: true, force: true });
+});
+
+const ready = (view) => page.waitForSelector(`body[data-ready="${view}"]`);
+const shot = (name) => page.screenshot({ path: join(SHOTS, name + '.png'), fullPage: true });
+
+test('open the overview', async () => {
+  await page.goto(server.url);
+  await ready('overview');
+  // The token went into a cookie and out of the address bar.
+  assert.equal(new URL(page.url()).search, '');
+  const block = await page.locator('#context-block').textContent();
+  assert.equal(block, cli(['context']).replace(/\n$/, ''), 'the block exactly as injected');
+  await page.getByRole('meter', { name: 'MEMORY.md lines' }).waitFor();
+  assert.equal(await page.getByRole('meter', { name: 'MEMORY.md lines' }).getAttribute('aria-valuenow'), '4');
+  await page.getByText('chosen by --root').waitFor();
+  await shot('overview');
+});
+
+test('search and open a hit', async () => {
+  await page.getByRole('link', { name: 'Search', exact: true }).click();
+  await ready('search');
+  await page.getByLabel('Search query').pressSequentially('tag approval', { delay: 20 });
+  const hit = page.locator('article.hit a', { hasText: 'notes/deploy.md' });
+  await hit.waitFor();
+  assert.match(page.url(), /\?q=tag\+approval$/, 'the query is in the address, bookmarkable');
+  await shot('search');
+  await hit.click();
+  await ready('file');
+  assert.match(page.url(), /\?note=deploy$/);
+  await page.getByRole('heading', { name: /Production/ }).waitFor();
+  await page.getByRole('navigation', { name: 'Anchors' }).getByRole('link', { name: 'Staging' }).waitFor();
+  await shot('note');
+});
+
+test('a deep link to a literal search shows its results', async () => {
+  await page.goto(new URL('/?q=eploy-stag&mode=literal', server.url).href);
+  await ready('search');
+  assert.equal(await page.getByLabel('literal').isChecked(), true);
+  await page.locator('article.hit a', { hasText: 'notes/deploy.md' }).waitFor();
+});
+
+test('edit a note and see the change in history', async () => {
+  await page.goto(new URL('/?note=deploy', server.url).href);
+  await ready('file');
+  await page.getByRole('link', { name: 'Edit' }).click();
+  await ready('edit');
+  const editor = page.getByLabel('Text');
+  const text = await editor.inputValue();
+  await editor.fill(text.replace('after approval', 'at once'));
+  await shot('edit');
+  await page.getByRole('button', { name: 'Save' }).click();
+  await ready('file');
+  await page.getByRole('status').first().waitFor();
+  await page.getByText('CI ships it at once.').waitFor();
+  const first = page.getByRole('table', { name: 'History' }).locator('tbody tr').first();
+  assert.match(await first.textContent(), /write/);
+  assert.match(readFileSync(join(root, notePath('deploy')), 'utf8'), /ships it at once/);
+  await shot('history');
+});
+
+test('restore the previous version', async () => {
+  const first = page.getByRole('table', { name: 'History' }).locator('tbody tr').first();
+  await first.getByRole('button', { name: /^Restore / }).click();
+  await page.getByText('CI ships it after approval.').waitFor();
+  assert.match(readFileSync(join(root, notePath('deploy')), 'utf8'), /after approval/);
+  const top = page.getByRole('table', { name: 'History' }).locator('tbody tr').first();
+  assert.match(await top.textContent(), /restore/);
+  await shot('restored');
+});
+
+test('refresh a stale note', async () => {
+  writeFileSync(join(project, 'src/auth.rs'), 'pub fn login(user: &str) {}\n');
+  await page.goto(new URL('/?view=notes', server.url).href);
+  await ready('notes');
+  const row = page.locator('tr', { has: page.getByRole('link', { name: 'login', exact: true }) });
+  await row.getByText('src/auth.rs changed').waitFor();
+  await shot('stale');
+  await row.getByRole('button', { name: 'Refresh' }).click();
+  await page.getByRole('status').waitFor();
+  assert.equal(await page.locator('tr', { has: page.getByRole('link', { name: 'login', exact: true }) }).getByText('stale').count(), 0);
+});
+
+test('be refused a conflicting save', async () => {
+  await page.goto(new URL('/?note=deploy&edit=1', server.url).href);
+  await ready('edit');
+  // Another agent writes while the page has the note open.
+  cli(['write', 'note', '--name', 'deploy', 'Rollbacks: `make rollback`.']);
+  const editor = page.getByLabel('Text');
+  await editor.fill((await editor.inputValue()).replace('from main', 'from the release branch'));
+  await page.getByRole('button', { name: 'Save' }).click();
+  await page.getByRole('alert').filter({ hasText: 'changed since the page loaded' }).waitFor();
+  assert.match(await page.locator('#current-text').textContent(), /make rollback/);
+  assert.match(await page.locator('#your-text').textContent(), /from the release branch/);
+  const diff = await page.getByLabel('Difference').textContent();
+  assert.match(diff, /^\+ Run `make deploy-staging` from the release branch\.$/m);
+  assert.match(diff, /^- Rollbacks: `make rollback`\.$/m);
+  const onDisk = readFileSync(join(root, notePath('deploy')), 'utf8');
+  assert.match(onDisk, /from main/, 'nothing was written');
+  assert.match(onDisk, /make rollback/);
+  await shot('conflict');
+});
+
+test('the secret guard refusal shows the rule, never the value', async () => {
+  const secret = 'ghp_Q3vN8xT2mL5pR9wK4yH7jD1sF6gB0cZ8aE3u';
+  await page.goto(new URL('/?note=login&edit=1', server.url).href);
+  await ready('edit');
+  const editor = page.getByLabel('Text');
+  await editor.fill((await editor.inputValue()) + `\nci token: ${secret}\n`);
+  await page.getByRole('button', { name: 'Save' }).click();
+  const alert = page.getByRole('alert');
+  await alert.waitFor();
+  const message = await alert.textContent();
+  assert.match(message, /secret-detected/);
+  assert.match(message, /github/);
+  assert.ok(!message.includes(secret.slice(4)), message);
+  await shot('secret-refused');
+});
+
+test('create a note from the page; its Markdown cannot run script', async () => {
+  let dialogs = 0;
+  const count = () => { dialogs++; };
+  page.on('dialog', count);
+  await page.goto(new URL('/?view=new', server.url).href);
+  await ready('new');
+  await page.getByLabel('Note name').fill('html test');
+  await page.getByLabel('Text').fill('# Escaping\n\n<script>alert(1)</script>\n\n[click](javascript:alert(2)) <img src=x onerror=alert(3)>\n');
+  await page.getByRole('button', { name: 'Create' }).click();
+  await ready('file');
+  assert.match(page.url(), /\?note=html\+test$/);
+  await page.getByText('<script>alert(1)</script>').waitFor();
+  assert.equal(await page.locator('article.md script, article.md img').count(), 0);
+  assert.equal(await page.locator('article.md a[href^="javascript"]').count(), 0);
+  page.off('dialog', count);
+  assert.equal(dialogs, 0, 'stored text ran as script');
+});
+
+test('the secrets page scans the store', async () => {
+  await page.goto(new URL('/?view=secrets', server.url).href);
+  await ready('secrets');
+  await page.getByText('No secrets found in the store.').waitFor();
+});
+
+function notePath(name) {
+  const list = cli(['read', 'list']);
+  const line = list.split('\n').find((l) => l.trim().endsWith(`/notes/${name}.md`));
+  assert.ok(line, list);
+  return line.trim();
+}
+
+// The issue's bar on corpus M: first load of the overview <= 300 ms, a search
+// result update <= 100 ms after typing stops. Measured, never assumed.
+test('benchmark: first load and search latency', { skip: !process.env.DASHBOARD_BENCH_ROOT && 'no DASHBOARD_BENCH_ROOT' }, async () => {
+  const bench = await serve(['--root', process.env.DASHBOARD_BENCH_ROOT, '--project', process.env.DASHBOARD_BENCH_PROJECT,
+    '--now', process.env.DASHBOARD_BENCH_NOW]);
+  const b = await launch();
+  try {
+    const p = await b.context.newPage();
+    // The very first load: the token redirect, a cold server.
+    await p.goto(bench.url);
+    await p.waitForSelector('body[data-ready="overview"]');
+    const cold = await p.evaluate(() => Number(document.body.dataset.readyMs));
+    const loads = [];
+    for (let i = 0; i < 7; i++) {
+      await p.goto(new URL('/', bench.url).href);
+      await p.waitForSelector('body[data-ready="overview"]');
+      // From the start of navigation to the overview drawn with its data.
+      loads.push(await p.evaluate(() => Number(document.body.dataset.readyMs)));
+    }
+    await p.goto(new URL('/?view=search', bench.url).href);
+    await p.waitForSelector('body[data-ready="search"]');
+    const typeAndWait = (q) => p.evaluate((q) => new Promise((done) => {
+      const input = document.getElementById('q');
+      const results = document.getElementById('results');
+      const typed = performance.now();
+      const seen = new MutationObserver(() => {
+        if (results.dataset.query === q) { seen.disconnect(); done(performance.now() - typed); }
+      });
+      seen.observe(results, { attributes: true, childList: true, subtree: true });
+      input.value = q;
+      input.dispatchEvent(new Event('input', { bubbles: true }));
+    }), q);
+    // The first ranked search of a process builds or checks the index.
+    const first = await typeAndWait('release checklist');
+    const searches = [];
+    for (const q of ['deploy', 'migration rollback', 'flaky test', 'cache eviction', 'yesterday', 'token refresh', 'kestrel']) {
+      await p.fill('#q', '');
+      searches.push(await typeAndWait(q));
+    }
+    const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+    const ms = (x) => x.toFixed(0) + ' ms';
+    const line = `dashboard bench: overview load median ${ms(median(loads))} (max ${ms(Math.max(...loads))}, n=${loads.length}; `
+      + `very first, with the token redirect: ${ms(cold)}); search update after typing stops median ${ms(median(searches))} `
+      + `(max ${ms(Math.max(...searches))}, n=${searches.length}, 30 ms debounce included; first search of the process: ${ms(first)})`;
+    console.log(line);
+    writeFileSync(join(SHOTS, 'bench.txt'), line + '\n');
+  } finally {
+    await b.context.close();
+    await stop(bench.child);
+    rmSync(b.profile, { recursive: true, force: true });
+  }
+});
