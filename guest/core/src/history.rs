@@ -37,7 +37,9 @@
 //! `size` and `sha` describe the content *before* the change; `size: null`
 //! means the file did not exist. `to` (rename) names the other path.
 //! `prefix: true` marks an append's entry, whose content has no object of
-//! its own (see below).
+//! its own (see below). `purged: true` records a purge: the entry's content
+//! had its secrets redacted in place (see below), so `sha` and `size` now
+//! describe the redacted content.
 //!
 //! # Version ids
 //!
@@ -83,6 +85,21 @@
 //! exactly as it was before it: the appended text is cut off. A hand edit of
 //! the file outside the store that changes those first bytes leaves such
 //! entries unreadable; they drop out of listings.
+//!
+//! # Purge
+//!
+//! A secret edited out of a file stays in the versions history saved.
+//! [`History::purge`] (the CLI's `scan --purge`) redacts every secret in
+//! every saved object as the write guard's `redact` does
+//! (`[REDACTED:<rule-id>]`), under the store's write lock: the redacted
+//! content is written as a new object (objects are named by their SHA-256),
+//! the journal is replaced atomically with the entries pointing at it and
+//! marked `purged` (ids, times, operations and paths unchanged), and then,
+//! as after pruning, every object no entry names is deleted, so no byte of
+//! the secret stays under `.store/`. An append's entry whose prefix no longer
+//! reads back from the redacted version becomes a whole version with its
+//! own redacted object (no longer `prefix`), so it stays restorable.
+//! Neither live files nor names (paths) are changed.
 //!
 //! # Failures
 //!
