@@ -182,7 +182,7 @@ pub fn run(dir: &Path, quick: bool, cli: Option<&Path>) -> Result<()> {
         percent(native_budget, native_write),
         fmt_duration(native_write)
     );
-    append_growth(scratch.path(), &runtime, budget, cli)
+    append_growth(scratch.path(), runtime, budget, cli)
 }
 
 /// Size of the large files of [`append_growth`].
