@@ -1441,7 +1441,10 @@ impl History {
         let mut paths: Vec<&str> = index.entries.iter().map(|e| e.path.as_str()).collect();
         paths.sort_unstable();
         paths.dedup();
-        let mut pending: Vec<(Vec<usize>, Vec<(usize, Vec<u8>, [u8; 32])>)> = Vec::new();
+        // Per path: its positions, and its appends' entries to check (index
+        // into the positions, content, the old object they read from).
+        type Prefixes = Vec<(usize, Vec<u8>, [u8; 32])>;
+        let mut pending: Vec<(Vec<usize>, Prefixes)> = Vec::new();
         for path in paths {
             let positions = index.positions(path);
             let anchors = anchors(index, &positions);

@@ -203,3 +203,43 @@ fn a_secret_in_a_folder_name_is_reported_once_for_the_folder() {
         .collect();
     assert_eq!(found, [(format!("projects/app-c0167fc9/notes/{TOKEN}"), 0)]);
 }
+
+#[test]
+fn the_team_stores_history_is_scanned_and_purged_too() {
+    let dirs = tempfile::tempdir().unwrap();
+    let root = dirs.path().join("root");
+    let team = dirs.path().join("repo/.agent-memory");
+    std::fs::create_dir_all(&root).unwrap();
+    std::fs::create_dir_all(&team).unwrap();
+    let m = open(&root, SecretPolicy::Off).with_team(&team);
+    // The team store always refuses secrets: this one came in by hand
+    // (a teammate's commit), then was edited out through the store.
+    std::fs::create_dir_all(team.join("notes")).unwrap();
+    std::fs::write(team.join("notes/ci.md"), format!("ci token {TOKEN}\n")).unwrap();
+    m.team()
+        .unwrap()
+        .write(
+            WriteTarget::Note,
+            "ci token in the vault\n",
+            WriteMode::Overwrite,
+            Some("ci"),
+        )
+        .unwrap();
+    let found = history_findings(&m.scan_secrets().unwrap());
+    assert_eq!(
+        found,
+        [(
+            "team:notes/ci.md".to_string(),
+            Some("v1".to_string()),
+            1,
+            "github-pat".to_string()
+        )]
+    );
+    assert!(!files_holding(&team, TOKEN.as_bytes()).is_empty());
+    assert_eq!(m.purge_secrets().unwrap().versions, 1);
+    assert_eq!(
+        files_holding(dirs.path(), TOKEN.as_bytes()),
+        Vec::<String>::new()
+    );
+    assert_eq!(m.scan_secrets().unwrap(), []);
+}
