@@ -188,9 +188,16 @@ enum Command {
     /// Put back the version before the most recent change of this project
     /// (itself recorded: a second undo redoes)
     Undo,
-    /// Report secrets already stored anywhere in the memory root (rule, file,
-    /// line, a masked prefix); exit 1 when any is found
-    Scan,
+    /// Report secrets already stored anywhere in the memory root, its names
+    /// and its history (rule, file, version, line, a masked prefix); exit 1
+    /// when any is found
+    Scan {
+        /// Redact every secret in every version saved in history, in place
+        /// (version ids kept, the purge recorded); live files are not
+        /// changed: edit them
+        #[arg(long)]
+        purge: bool,
+    },
     /// Save a compaction summary to today's log
     FlushCompaction {
         /// The summary [default: read from stdin; `-` too]
@@ -667,20 +674,37 @@ fn run_on(memory: &mut Memory, command: Command, scope: Scope) -> Result<()> {
                 ))
             }
         },
-        Command::Scan => {
+        Command::Scan { purge } => {
+            if purge {
+                let done = memory.purge_secrets()?;
+                let left = memory.scan_secrets()?;
+                let mut out = if done.versions == 0 {
+                    "No saved version held a secret: history is unchanged.".to_string()
+                } else {
+                    format!(
+                        "Purged {} secret(s) from {} saved version(s) in place (ids kept); no byte of them is left in history.",
+                        done.secrets, done.versions
+                    )
+                };
+                if left.is_empty() {
+                    return print_text(&out);
+                }
+                out.push('\n');
+                out.push_str(&scan_lines(&left));
+                out.push_str(&format!(
+                    "{} secret(s) remain in live files or names, which a purge does not change: remove them with `agent-memory edit` (or rename the note), then run `agent-memory scan --purge` again",
+                    left.len()
+                ));
+                print_text(&out)?;
+                process::exit(1);
+            }
             let found = memory.scan_secrets()?;
             if found.is_empty() {
                 return print_text("No secrets found.");
             }
-            let mut out = String::new();
-            for f in &found {
-                out.push_str(&format!(
-                    "{}:{}: {} ({})\n",
-                    f.path, f.line, f.rule_id, f.masked
-                ));
-            }
+            let mut out = scan_lines(&found);
             out.push_str(&format!(
-                "{} secret(s) found; remove them with `agent-memory edit`, then check `agent-memory history`: earlier versions keep them until pruned",
+                "{} secret(s) found; remove them from the live files with `agent-memory edit` (from names: rename the note), then run `agent-memory scan --purge` to redact them in saved versions",
                 found.len()
             ));
             print_text(&out)?;
@@ -705,6 +729,25 @@ fn run_on(memory: &mut Memory, command: Command, scope: Scope) -> Result<()> {
             unreachable!("handled before or right after opening a memory")
         }
     }
+}
+
+/// One line per secret found by a scan: `path:line: rule (masked)`, the
+/// path as `path@v12` for a saved version, and `path (name): rule (masked)`
+/// for a secret in a name.
+fn scan_lines(found: &[agent_memory::StoredSecret]) -> String {
+    let mut out = String::new();
+    for f in found {
+        let at = match &f.version {
+            Some(v) => format!("{}@{v}", f.path),
+            None => f.path.clone(),
+        };
+        if f.line == 0 {
+            out.push_str(&format!("{at} (name): {} ({})\n", f.rule_id, f.masked));
+        } else {
+            out.push_str(&format!("{at}:{}: {} ({})\n", f.line, f.rule_id, f.masked));
+        }
+    }
+    out
 }
 
 /// The argument, or standard input when it is absent or `-`.

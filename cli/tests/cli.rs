@@ -598,6 +598,101 @@ fn scan_reports_stored_secrets_masked_and_exits_1() {
 }
 
 #[test]
+fn scan_reads_history_and_names_and_purge_redacts_saved_versions() {
+    let cli = Cli::new();
+    let token = "ghp_Q3vN8xT2mL5pR9wK4yH7jD1sF6gB0cZ8aE3u";
+    let off = |args: &[&str]| {
+        let mut all = vec!["--secrets", "off"];
+        all.extend_from_slice(args);
+        cli.ok(&all)
+    };
+    off(&[
+        "write",
+        "note",
+        "--name",
+        "deploy",
+        &format!("ci token {token}"),
+    ]);
+    off(&[
+        "write",
+        "note",
+        "--name",
+        "deploy",
+        "--overwrite",
+        "ci token in the vault",
+    ]);
+    // Edited out of the live file, the token is still in history.
+    let scan = cli.run(&["scan"]);
+    assert_eq!(scan.status.code(), Some(1));
+    let out = String::from_utf8_lossy(&scan.stdout);
+    let path = "projects/my-app-7e1aa966/notes/deploy.md";
+    assert!(
+        out.starts_with(&format!("{path}@v2:1: github-pat (ghp_…)\n")),
+        "{out}"
+    );
+    assert!(!out.contains(&token[4..]), "the value leaked: {out}");
+    // The ids each version is listed by (the sizes change with a purge).
+    let ids = || -> Vec<String> {
+        cli.ok(&["history", "note", "deploy"])
+            .lines()
+            .skip(1)
+            .map(|l| l.split_whitespace().next().unwrap_or("").to_string())
+            .collect()
+    };
+    let history = ids();
+    assert_eq!(history, ["v2", "v1"]);
+
+    let purge = cli.ok(&["scan", "--purge"]);
+    assert!(
+        purge.starts_with("Purged 1 secret(s) from 1 saved version(s)"),
+        "{purge}"
+    );
+    assert_eq!(cli.ok(&["scan"]), "No secrets found.\n");
+    assert_eq!(ids(), history);
+    let mut pending = vec![cli.root()];
+    while let Some(dir) = pending.pop() {
+        for entry in fs::read_dir(dir).unwrap().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                pending.push(path);
+            } else {
+                let bytes = fs::read(&path).unwrap();
+                assert!(
+                    !bytes.windows(token.len()).any(|w| w == token.as_bytes()),
+                    "{} still holds the token",
+                    path.display()
+                );
+            }
+        }
+    }
+
+    // A secret in a name, and one in a live file: purge leaves them and
+    // says so, exit 1.
+    off(&[
+        "write",
+        "note",
+        "--name",
+        &format!("keys/{token}"),
+        "nothing here",
+    ]);
+    off(&["write", "long_term", &format!("ci token {token}")]);
+    let purge = cli.run(&["scan", "--purge"]);
+    assert_eq!(purge.status.code(), Some(1));
+    let out = String::from_utf8_lossy(&purge.stdout);
+    assert!(out.starts_with("No saved version held a secret"), "{out}");
+    assert!(out.contains("MEMORY.md:1: github-pat (ghp_…)\n"), "{out}");
+    assert!(
+        out.contains("projects/my-app-7e1aa966/notes/keys/ghp_"),
+        "{out}"
+    );
+    assert!(out.contains(" (name): github-pat (ghp_…)\n"), "{out}");
+    assert!(
+        out.contains("2 secret(s) remain in live files or names"),
+        "{out}"
+    );
+}
+
+#[test]
 fn snapshot_shares_notes_through_the_team_folder_and_apply_applies_it() {
     let cli = Cli::new();
     let project = cli.temp.path().join("app");

@@ -54,9 +54,10 @@ pub use root::{
 };
 pub use runtime::{CodeOrigin, Runtime};
 pub use types::{
-    Budget, DeleteReceipt, EditReceipt, FileInfo, ImportOutcome, ImportReceipt, Limits, Reach,
-    ReadSource, RenameReceipt, Scope, SearchHit, SearchMode, SearchResults, SecretPolicy,
-    SnapshotInfo, TermCount, ToolDefinition, ToolSet, WriteMode, WriteReceipt, WriteTarget,
+    Budget, DeleteReceipt, EditReceipt, FileInfo, ImportOutcome, ImportReceipt, Limits,
+    PurgeReceipt, Reach, ReadSource, RenameReceipt, Scope, SearchHit, SearchMode, SearchResults,
+    SecretPolicy, SnapshotInfo, StoredSecret, TermCount, ToolDefinition, ToolSet, WriteMode,
+    WriteReceipt, WriteTarget,
 };
 
 /// The memory component embedded in this crate, as built from `guest/component`

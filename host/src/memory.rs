@@ -14,9 +14,9 @@ use crate::error::{Error, MemoryError};
 use crate::options::{OpenOptions, local_offset_minutes};
 use crate::runtime::{Instance, Limits as InstanceLimits, sandbox};
 use crate::types::{
-    DeleteReceipt, EditReceipt, FileInfo, ImportReceipt, Limits, ReadSource, RenameReceipt,
-    SearchMode, SearchResults, SnapshotInfo, StoredSecret, ToolDefinition, ToolSet, Version,
-    WriteMode, WriteReceipt, WriteTarget,
+    DeleteReceipt, EditReceipt, FileInfo, ImportReceipt, Limits, PurgeReceipt, ReadSource,
+    RenameReceipt, SearchMode, SearchResults, SnapshotInfo, StoredSecret, ToolDefinition, ToolSet,
+    Version, WriteMode, WriteReceipt, WriteTarget,
 };
 
 /// An open memory: a handle on one memory root and project, in an instance of
@@ -444,6 +444,23 @@ impl Memory {
             b.memory().call_scan_secrets(store, h)
         })?
         .map(|found| found.into_iter().map(Into::into).collect())
+        .map_err(domain)
+    }
+
+    /// Redacts every secret in every version saved in history, in place:
+    /// ids kept, each redacted version marked purged, and no byte of a
+    /// redacted secret left under the store's `.store/`. The personal
+    /// store, then the team store when there is one. Live files and names
+    /// are not changed.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Memory`] with kind `Busy` or `Io`; [`Error::Trap`].
+    pub fn purge_secrets(&mut self) -> Result<PurgeReceipt, Error> {
+        self.call("purge-secrets", |store, b, h| {
+            b.memory().call_purge_secrets(store, h)
+        })?
+        .map(Into::into)
         .map_err(domain)
     }
 

@@ -600,14 +600,18 @@ impl From<wit::Version> for Version {
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct StoredSecret {
-    /// Store-relative path.
+    /// Store-relative path: of the file, or, for a secret in a name
+    /// (`line` 0), of the file or folder whose own name holds it.
     pub path: String,
-    /// 1-based line.
+    /// 1-based line; 0 means the secret is in the name.
     pub line: u32,
     /// The rule that matched, e.g. `github-pat`.
     pub rule_id: String,
     /// At most the first 4 characters of the value, then `…`.
     pub masked: String,
+    /// `None` for the file as it is now; `Some("v12")` for a version saved
+    /// in history.
+    pub version: Option<String>,
 }
 
 impl From<wit::StoredSecret> for StoredSecret {
@@ -617,6 +621,31 @@ impl From<wit::StoredSecret> for StoredSecret {
             line: s.line,
             rule_id: s.rule_id,
             masked: s.masked,
+            version: s.version,
+        }
+    }
+}
+
+/// What [`Memory::purge_secrets`](crate::Memory::purge_secrets) did; all
+/// zero when no saved version held a secret.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub struct PurgeReceipt {
+    /// Saved versions whose content was redacted in place, ids kept.
+    pub versions: u32,
+    /// Secrets redacted, each distinct saved content counted once.
+    pub secrets: u32,
+    /// Of `versions`: appends' versions that now hold their own redacted
+    /// copy, so they stay restorable.
+    pub appends_saved: u32,
+}
+
+impl From<wit::PurgeReceipt> for PurgeReceipt {
+    fn from(p: wit::PurgeReceipt) -> Self {
+        PurgeReceipt {
+            versions: p.versions,
+            secrets: p.secrets,
+            appends_saved: p.appends_saved,
         }
     }
 }

@@ -264,11 +264,25 @@ export interface Version {
 
 /** A secret found in a stored file; never the value. */
 export interface StoredSecret {
+  /** Of the file, or, for a secret in a name (`line` 0), of the file or folder whose own name holds it. */
   path: string;
+  /** 1-based; 0 means the secret is in the name. */
   line: number;
   ruleId: string;
   /** At most the first 4 characters of the value, then `…`. */
   masked: string;
+  /** null for the file as it is now; `v12` for a version saved in history. */
+  version: string | null;
+}
+
+/** What `purgeSecrets` did; all zero when no saved version held a secret. */
+export interface PurgeReceipt {
+  /** Saved versions whose content was redacted in place, ids kept. */
+  versions: number;
+  /** Secrets redacted, each distinct saved content counted once. */
+  secrets: number;
+  /** Of `versions`: appends' versions that now hold their own redacted copy. */
+  appendsSaved: number;
 }
 
 export interface FileInfo {
@@ -352,6 +366,7 @@ export declare class Memory implements Disposable {
   restore(version: string): WriteReceipt;
   lastChange(): Version | null;
   scanSecrets(): StoredSecret[];
+  purgeSecrets(): PurgeReceipt;
   takeSnapshot(): SnapshotInfo;
   applySnapshot(): SnapshotInfo;
   contextBlock(): string | null;

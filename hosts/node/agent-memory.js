@@ -705,11 +705,30 @@ export class Memory {
   }
 
   /**
-   * Secrets already stored anywhere under the root, by the rules of the
-   * write guard, in path order: `[{path, line, ruleId, masked}]`, never the values.
+   * Secrets already stored anywhere under the root, then in every version
+   * saved in history, by the rules of the write guard, in path order:
+   * `[{path, line, ruleId, masked, version}]`, never the values. `version`
+   * is null for the file as it is now, `v12` for a saved version; `line` 0
+   * means the secret is in the file or folder name `path`.
    */
   scanSecrets() {
-    return this.#call('scanSecrets').map((s) => ({ path: s.path, line: s.line, ruleId: s.ruleId, masked: s.masked }));
+    return this.#call('scanSecrets').map((s) => ({
+      path: s.path,
+      line: s.line,
+      ruleId: s.ruleId,
+      masked: s.masked,
+      version: s.version ?? null,
+    }));
+  }
+
+  /**
+   * Redacts every secret in every version saved in history, in place (ids
+   * kept, the purge recorded): `{versions, secrets, appendsSaved}`. Live
+   * files and names are not changed. Errors: `busy`, `io`.
+   */
+  purgeSecrets() {
+    const p = this.#call('purgeSecrets');
+    return { versions: p.versions, secrets: p.secrets, appendsSaved: p.appendsSaved };
   }
 
   /**

@@ -558,9 +558,19 @@ impl store::GuestMemory for Memory {
                     line: s.line,
                     rule_id: s.rule_id,
                     masked: s.masked,
+                    version: s.version,
                 })
                 .collect()
         })
+    }
+
+    fn purge_secrets(&self) -> Result<types::PurgeReceipt, types::Error> {
+        self.with(|m| m.purge_secrets())
+            .map(|p| types::PurgeReceipt {
+                versions: p.versions,
+                secrets: p.secrets,
+                appends_saved: p.appends_saved,
+            })
     }
 
     fn take_snapshot(&self) -> Result<types::SnapshotInfo, types::Error> {

@@ -37,7 +37,9 @@
 //! `size` and `sha` describe the content *before* the change; `size: null`
 //! means the file did not exist. `to` (rename) names the other path.
 //! `prefix: true` marks an append's entry, whose content has no object of
-//! its own (see below).
+//! its own (see below). `purged: true` records a purge: the entry's content
+//! had its secrets redacted in place (see below), so `sha` and `size` now
+//! describe the redacted content.
 //!
 //! # Version ids
 //!
@@ -83,6 +85,21 @@
 //! exactly as it was before it: the appended text is cut off. A hand edit of
 //! the file outside the store that changes those first bytes leaves such
 //! entries unreadable; they drop out of listings.
+//!
+//! # Purge
+//!
+//! A secret edited out of a file stays in the versions history saved.
+//! [`History::purge`] (the CLI's `scan --purge`) redacts every secret in
+//! every saved object as the write guard's `redact` does
+//! (`[REDACTED:<rule-id>]`), under the store's write lock: the redacted
+//! content is written as a new object (objects are named by their SHA-256),
+//! the journal is replaced atomically with the entries pointing at it and
+//! marked `purged` (ids, times, operations and paths unchanged), and then,
+//! as after pruning, every object no entry names is deleted, so no byte of
+//! the secret stays under `.store/`. An append's entry whose prefix no longer
+//! reads back from the redacted version becomes a whole version with its
+//! own redacted object (no longer `prefix`), so it stays restorable.
+//! Neither live files nor names (paths) are changed.
 //!
 //! # Failures
 //!
@@ -318,6 +335,8 @@ struct Record {
     chg: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     tail: Option<u64>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    purged: bool,
 }
 
 /// A parsed, checked journal entry.
@@ -339,6 +358,8 @@ struct Entry {
     /// For an append's entry: `sha` covers only this many bytes at the end
     /// of the prefix.
     tail: Option<u64>,
+    /// Its content had secrets redacted by [`History::purge`].
+    purged: bool,
     line_bytes: u64,
 }
 
@@ -378,6 +399,7 @@ impl Entry {
             src: self.source.clone(),
             chg: self.change,
             tail: self.tail,
+            purged: self.purged,
         };
         // Plain strings and numbers: serializing cannot fail.
         let json = serde_json::to_string(&record).unwrap_or_default();
@@ -399,6 +421,7 @@ impl Entry {
             && r.chg.is_none_or(|c| c > 0 && c <= r.id)
             && r.tail
                 .is_none_or(|t| r.prefix && r.size.is_some_and(|s| t < s))
+            && (!r.purged || (!r.prefix && r.size.is_some()))
             && validate_source(&r.src).is_ok();
         if !consistent {
             return None;
@@ -416,6 +439,7 @@ impl Entry {
             source: r.src,
             change: r.chg,
             tail: r.tail,
+            purged: r.purged,
             line_bytes,
         })
     }
@@ -872,6 +896,7 @@ impl History {
                     source: self.source.clone(),
                     change,
                     tail: *tail,
+                    purged: false,
                     line_bytes: 0,
                 })
                 .collect();
@@ -1090,9 +1115,17 @@ impl History {
             .filter(|(_, k)| **k)
             .map(|(e, _)| e.clone())
             .collect();
+        self.rewrite(lock, index, &survivors)
+    }
+
+    /// Replace the journal atomically with `entries`, then delete the
+    /// objects none of them names (and leftovers of crashed writers). A
+    /// crash between the two leaves only unnamed objects. Pruning and
+    /// purging both end here.
+    fn rewrite(&self, lock: &LockGuard, index: &mut Index, survivors: &[Entry]) -> io::Result<()> {
         let generation = random_token();
         let mut text = header_line(&generation, index.next, survivors.len() as u64);
-        for e in &survivors {
+        for e in survivors {
             text.push_str(&e.line());
         }
         let dir = self.dir();
@@ -1260,6 +1293,220 @@ impl History {
                 Some(bytes)
             }
         }
+    }
+}
+
+/// A saved version as a scan reads it.
+pub(crate) struct Saved {
+    /// The entry's id, `n` of `v<n>`.
+    pub(crate) id: u64,
+    /// The store-relative path it is a version of.
+    pub(crate) path: String,
+    /// For a rename: the path on the other side.
+    pub(crate) other: Option<String>,
+    /// Its own content (`None` for an append's entry or a file that did not
+    /// exist: see [`History::saved`]), invalid UTF-8 shown as U+FFFD.
+    pub(crate) text: Option<String>,
+}
+
+/// What [`History::purge`] did.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Purged {
+    /// Versions whose saved content was redacted (ids kept, marked
+    /// `"purged":true` in the journal).
+    pub versions: u32,
+    /// Secrets redacted, counted once per distinct saved content.
+    pub secrets: u32,
+    /// Appends' entries that read their content from a redacted version and
+    /// now hold their own redacted copy (counted in `versions` too).
+    pub appends_saved: u32,
+}
+
+impl Purged {
+    /// Add what another store's purge did.
+    pub fn add(&mut self, other: Purged) {
+        self.versions += other.versions;
+        self.secrets += other.secrets;
+        self.appends_saved += other.appends_saved;
+    }
+}
+
+/// `text` with every secret in it and every range of `extra` (clipped to
+/// it) replaced by `[REDACTED:<rule-id>]`, as the write guard does.
+fn redacted(text: &str, extra: &[crate::secrets::Finding]) -> (String, usize) {
+    let mut findings = crate::secrets::scan(text);
+    let own = findings.len();
+    for f in extra {
+        let end = f.range.end.min(text.len());
+        if f.range.start < end && text.is_char_boundary(f.range.start) {
+            let mut end = end;
+            while !text.is_char_boundary(end) {
+                end -= 1;
+            }
+            let mut f = f.clone();
+            f.range = f.range.start..end;
+            findings.push(f);
+        }
+    }
+    findings.sort_by_key(|f| (f.range.start, std::cmp::Reverse(f.range.end)));
+    (crate::secrets::redact(text, &findings), own)
+}
+
+impl History {
+    /// Every entry of the journal, oldest first, with the content of those
+    /// that saved one (an object). An append's entry (`prefix`) has no
+    /// object: its content is a prefix of the next saved version of the same
+    /// file or of the file as it is now, so a scan of those finds whatever
+    /// it holds. A missing or corrupt object reads as no content.
+    pub(crate) fn saved(&self) -> Vec<Saved> {
+        let entries = {
+            let mut index = self.index();
+            if self.refresh(&mut index).is_err() {
+                *index = Index::default();
+                return Vec::new();
+            }
+            index.entries.clone()
+        };
+        entries
+            .into_iter()
+            .map(|e| Saved {
+                text: e
+                    .object()
+                    .and_then(|(sha, size)| self.read_object(&sha, size))
+                    .map(|b| String::from_utf8_lossy(&b).into_owned()),
+                id: e.id,
+                path: e.path,
+                other: e.other,
+            })
+            .collect()
+    }
+
+    /// Redact every secret in every saved version in place, under the
+    /// store's write lock: each object holding one is written again
+    /// redacted (a new object, named by its new SHA-256), the entries naming
+    /// it point at the new one and are marked `purged`, and the journal is
+    /// replaced atomically (as pruning does) before the old objects are
+    /// deleted. Version ids, times, operations and paths stay. An append's
+    /// entry whose prefix no longer reads back from the redacted version
+    /// gets its own redacted object and becomes a whole version, so it stays
+    /// restorable; a secret its prefix cuts in two is redacted up to the
+    /// cut. Live files are not touched. Entries already unreadable (a
+    /// missing object, an append broken by a hand edit) are left as they
+    /// are.
+    pub(crate) fn purge(&self, lock: &LockGuard) -> io::Result<Purged> {
+        let mut index = self.index();
+        let result = self.purge_locked(lock, &mut index);
+        if result.is_err() {
+            *index = Index::default();
+        }
+        result
+    }
+
+    fn purge_locked(&self, lock: &LockGuard, index: &mut Index) -> io::Result<Purged> {
+        let mut out = Purged::default();
+        if let Journal::Missing = self.refresh(index)? {
+            return Ok(out);
+        }
+        // Each distinct object once: its new name and size, and the secrets
+        // found in the old content (for appends' prefixes cut inside one).
+        type Redacted = ([u8; 32], u64, Vec<crate::secrets::Finding>);
+        let mut objects: HashMap<[u8; 32], Redacted> = HashMap::new();
+        let mut clean: HashSet<[u8; 32]> = HashSet::new();
+        for e in &index.entries {
+            let Some((sha, size)) = e.object() else {
+                continue;
+            };
+            if objects.contains_key(&sha) || clean.contains(&sha) {
+                continue;
+            }
+            let Some(bytes) = self.read_object(&sha, size) else {
+                clean.insert(sha);
+                continue;
+            };
+            let text = String::from_utf8_lossy(&bytes);
+            let findings = crate::secrets::scan(&text);
+            if findings.is_empty() {
+                clean.insert(sha);
+                continue;
+            }
+            let (new, n) = redacted(&text, &[]);
+            let new_sha = sha256(new.as_bytes());
+            self.write_object(&new_sha, new.as_bytes())?;
+            out.secrets += n as u32;
+            objects.insert(sha, (new_sha, new.len() as u64, findings));
+        }
+        if objects.is_empty() {
+            return Ok(out);
+        }
+        // Appends' entries reading from a redacted object: their content as
+        // it was, before anything changes.
+        let mut paths: Vec<&str> = index.entries.iter().map(|e| e.path.as_str()).collect();
+        paths.sort_unstable();
+        paths.dedup();
+        // Per path: its positions, and its appends' entries to check (index
+        // into the positions, content, the old object they read from).
+        type Prefixes = Vec<(usize, Vec<u8>, [u8; 32])>;
+        let mut pending: Vec<(Vec<usize>, Prefixes)> = Vec::new();
+        for path in paths {
+            let positions = index.positions(path);
+            let anchors = anchors(index, &positions);
+            let mut prefixes = Vec::new();
+            for (i, &p) in positions.iter().enumerate() {
+                let Anchor::Object(a) = anchors[i] else {
+                    continue;
+                };
+                let Some((anchor_sha, _)) = index.entries[a].object() else {
+                    continue;
+                };
+                if !index.entries[p].prefix || !objects.contains_key(&anchor_sha) {
+                    continue;
+                }
+                if let Some(Some(bytes)) = self.content(index, &positions, i) {
+                    prefixes.push((i, bytes, anchor_sha));
+                }
+            }
+            if !prefixes.is_empty() {
+                pending.push((positions, prefixes));
+            }
+        }
+        let mut staged = Index {
+            entries: index.entries.clone(),
+            ..Index::default()
+        };
+        for e in &mut staged.entries {
+            if let Some((sha, _)) = e.object()
+                && let Some((new_sha, new_size, _)) = objects.get(&sha)
+            {
+                e.sha = Some(*new_sha);
+                e.size = Some(*new_size);
+                e.purged = true;
+                out.versions += 1;
+            }
+        }
+        // Newest first: an older append's entry may read from a newer one
+        // made whole here.
+        for (positions, prefixes) in pending {
+            for (i, bytes, anchor_sha) in prefixes.into_iter().rev() {
+                if self.content(&staged, &positions, i).is_some() {
+                    continue;
+                }
+                let text = String::from_utf8_lossy(&bytes);
+                let cut = objects.get(&anchor_sha).map_or(&[][..], |o| &o.2[..]);
+                let (new, _) = redacted(&text, cut);
+                let new_sha = sha256(new.as_bytes());
+                self.write_object(&new_sha, new.as_bytes())?;
+                let e = &mut staged.entries[positions[i]];
+                e.prefix = false;
+                e.tail = None;
+                e.sha = Some(new_sha);
+                e.size = Some(new.len() as u64);
+                e.purged = true;
+                out.versions += 1;
+                out.appends_saved += 1;
+            }
+        }
+        self.rewrite(lock, index, &staged.entries)?;
+        Ok(out)
     }
 }
 

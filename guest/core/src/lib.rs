@@ -32,7 +32,7 @@ pub use agent_memory_vocab::Scope;
 pub use anchors::{Change, RefreshReceipt, Stale};
 pub use budget::{Budget, Reach};
 pub use error::{Error, ErrorKind, Result};
-pub use history::{Operation, Retention, Version};
+pub use history::{Operation, Purged, Retention, Version};
 pub use limits::{
     Limits, MAX_INJECT_BYTES, MAX_READ_BYTES, MAX_SEARCH_FILE_BYTES, MAX_WRITE_BYTES,
     MIN_OUTPUT_CAP,

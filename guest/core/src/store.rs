@@ -1,5 +1,6 @@
 //! The store: paths under the memory root, and the operations on them.
 
+use std::collections::HashSet;
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -144,12 +145,16 @@ pub struct WriteReceipt {
 pub struct StoredSecret {
     /// Store-relative path.
     pub path: String,
-    /// 1-based line.
+    /// 1-based line; 0 when the secret is in the name: `path` is then the
+    /// file or folder whose own name holds it.
     pub line: u32,
     /// The rule that matched, e.g. `github-pat`.
     pub rule_id: String,
     /// At most the first 4 characters of the value, then `…`.
     pub masked: String,
+    /// `None` for the file as it is now; `Some("v12")` for a version saved
+    /// in history.
+    pub version: Option<String>,
 }
 
 /// A memory file in a listing.
@@ -766,7 +771,12 @@ impl Memory {
     /// Secrets already stored anywhere under the root: `MEMORY.md` and every
     /// project's scratchpad, logs and notes (the first
     /// [`MAX_SEARCH_FILE_BYTES`] of each), in path order; then, with a team
-    /// store, its `MEMORY.md`, notes and snapshot (`team:` paths). Reports
+    /// store, its `MEMORY.md`, notes and snapshot (`team:` paths); then
+    /// every version saved in history (personal, then team), by path and
+    /// version, each naming its version (`v12`). Names are read too: a
+    /// secret in a file or folder name is reported once, with line 0 and the
+    /// path of the file or folder whose own name holds it (a name only
+    /// history still holds names the newest version that has it). Reports
     /// never hold a value, only its rule, line and a short masked prefix.
     ///
     /// # Errors
@@ -820,21 +830,64 @@ impl Memory {
             files.extend(team.shared_files().iter().map(|rel| (team, rel.path())));
         }
         let mut found = Vec::new();
+        let mut names = HashSet::new();
         for (store, path) in files {
+            scan_name(&path, None, &mut names, &mut found);
             let Ok(Some((text, _))) = fsio::read_head(&store.abs(&path), MAX_SEARCH_FILE_BYTES)
             else {
                 continue;
             };
-            for f in secrets::scan(&text) {
-                found.push(StoredSecret {
-                    path: path.clone(),
-                    line: f.line,
-                    rule_id: f.rule_id.to_string(),
-                    masked: secrets::masked_prefix(&text[f.range.clone()]),
-                });
+            scan_text(&text, &path, None, &mut found);
+        }
+        for store in std::iter::once(self).chain(self.team_store()) {
+            let mut saved = store.history.saved();
+            // Newest first, so a name only history holds names its newest
+            // version; contents are then reported by path and version.
+            saved.reverse();
+            let mut texts = Vec::new();
+            for s in saved {
+                let version = format!("v{}", s.id);
+                for name in std::iter::once(&s.path).chain(&s.other) {
+                    scan_name(name, Some(&version), &mut names, &mut found);
+                }
+                // An append's entry (`prefix`) has no text of its own: its
+                // content is a prefix of a later saved version of the same
+                // file or of the live file, both scanned here, so its
+                // secrets are already found there.
+                if let Some(text) = s.text {
+                    texts.push((s.path, s.id, text));
+                }
+            }
+            texts.sort_by(|a, b| (&a.0, a.1).cmp(&(&b.0, b.1)));
+            for (path, id, text) in texts {
+                scan_text(&text, &path, Some(&format!("v{id}")), &mut found);
             }
         }
         Ok(found)
+    }
+
+    /// Redact every secret in every version saved in history, in place: the
+    /// personal store's history, then the team store's when there is one,
+    /// each under its write lock. Version ids stay; each redacted version is
+    /// marked purged in the journal, and afterwards no byte of a redacted
+    /// secret is left under `.store/`. Live files are not changed (the user
+    /// edits them); names are not changed either (rename the file).
+    ///
+    /// # Errors
+    /// `busy` when a lock cannot be taken; `io` when an object or the
+    /// journal cannot be written (the journal is then as it was: versions
+    /// already redacted in another store stay redacted).
+    pub fn purge_secrets(&self) -> Result<history::Purged> {
+        let mut out = history::Purged::default();
+        for store in std::iter::once(self).chain(self.team_store()) {
+            let lock = store.lock()?;
+            let done = store
+                .history
+                .purge(&lock)
+                .map_err(|e| Error::io("purge the history of", history::HISTORY_DIR, &e))?;
+            out.add(done);
+        }
+        Ok(out)
     }
 
     /// Every `.md` file this project can see, sorted by path.
@@ -1328,5 +1381,46 @@ impl Memory {
     /// The root directory.
     pub fn root(&self) -> &Path {
         &self.root
+    }
+}
+
+/// Report the secrets in `text`, the content of `path` (at `version`).
+fn scan_text(text: &str, path: &str, version: Option<&str>, found: &mut Vec<StoredSecret>) {
+    for f in secrets::scan(text) {
+        found.push(StoredSecret {
+            path: path.to_string(),
+            line: f.line,
+            rule_id: f.rule_id.to_string(),
+            masked: secrets::masked_prefix(&text[f.range.clone()]),
+            version: version.map(str::to_string),
+        });
+    }
+}
+
+/// Report the secrets in the names along `path` (line 0): each segment
+/// once, as the path up to it, `seen` holding those already read.
+fn scan_name(
+    path: &str,
+    version: Option<&str>,
+    seen: &mut HashSet<String>,
+    found: &mut Vec<StoredSecret>,
+) {
+    let mut end = 0;
+    for segment in path.split('/') {
+        end += segment.len();
+        let upto = &path[..end];
+        end += 1;
+        if !seen.insert(upto.to_string()) {
+            continue;
+        }
+        for f in secrets::scan(segment) {
+            found.push(StoredSecret {
+                path: upto.to_string(),
+                line: 0,
+                rule_id: f.rule_id.to_string(),
+                masked: secrets::masked_prefix(&segment[f.range.clone()]),
+                version: version.map(str::to_string),
+            });
+        }
     }
 }

@@ -450,8 +450,17 @@ test('a secret is redacted under redact, and found by the scan under off', () =>
   const off = Memory.open(root, PROJECT, { now: NOW, secretPolicy: 'off' });
   assert.deepEqual(off.write('note', `old\nkey ${TOKEN}`, 'append', 'legacy').warnings, []);
   assert.deepEqual(off.scanSecrets(), [
-    { path: `${off.projectDir}/notes/legacy.md`, line: 2, ruleId: 'github-pat', masked: 'ghp_…' },
+    { path: `${off.projectDir}/notes/legacy.md`, line: 2, ruleId: 'github-pat', masked: 'ghp_…', version: null },
   ]);
+  // Edited out, the token is still in the version history saved ...
+  off.write('note', 'old\nkey in the vault', 'overwrite', 'legacy');
+  assert.deepEqual(off.scanSecrets(), [
+    { path: `${off.projectDir}/notes/legacy.md`, line: 2, ruleId: 'github-pat', masked: 'ghp_…', version: 'v3' },
+  ]);
+  // ... until a purge redacts it there, keeping the version.
+  assert.deepEqual(off.purgeSecrets(), { versions: 1, secrets: 1, appendsSaved: 0 });
+  assert.deepEqual(off.scanSecrets(), []);
+  assert.deepEqual(off.history('note', 'legacy').map((v) => v.id), ['v3', 'v2']);
   off.close();
 });
 

@@ -477,6 +477,17 @@ def test_a_secret_is_redacted_under_redact_and_found_by_the_scan_under_off(tmp_p
         assert memory.scan_secrets() == [
             am.StoredSecret(f"{memory.project_dir}/notes/legacy.md", 2, "github-pat", "ghp_…"),
         ]
+        # Edited out, the token is still in the version history saved ...
+        memory.write("note", "old\nkey in the vault", name="legacy", mode="overwrite")
+        assert memory.scan_secrets() == [
+            am.StoredSecret(
+                f"{memory.project_dir}/notes/legacy.md", 2, "github-pat", "ghp_…", "v3"
+            ),
+        ]
+        # ... until a purge redacts it there, keeping the version.
+        assert memory.purge_secrets() == am.PurgeReceipt(1, 1, 0)
+        assert memory.scan_secrets() == []
+        assert [v.id for v in memory.history("note", "legacy")] == ["v3", "v2"]
 
 
 def test_bad_policy_source_mode_and_set_are_refused(memory, tmp_path):

@@ -3,8 +3,8 @@
 // reject misuse (each @ts-expect-error must be an error).
 
 import {
-  Memory, MemoryError, MemoryTrap, openGroup, type EditReceipt, type Limits, type SearchResults, type StoredSecret,
-  type ToolDefinition, type Version, type WriteReceipt,
+  Memory, MemoryError, MemoryTrap, openGroup, type EditReceipt, type Limits, type PurgeReceipt,
+  type SearchResults, type StoredSecret, type ToolDefinition, type Version, type WriteReceipt,
 } from 'agent-memory';
 
 const memory: Memory = Memory.open('/tmp/agent-memory', '/home/me/src/my-app', {
@@ -30,6 +30,8 @@ const versions: Version[] = memory.history('note', 'team/style', 5);
 const last: Version | null = memory.lastChange();
 if (last !== null && last.operation === 'delete') memory.restore(last.id);
 const secrets: StoredSecret[] = memory.scanSecrets();
+const savedIn: string | null = secrets[0].version;
+const purged: PurgeReceipt = memory.purgeSecrets();
 const anthropic: ToolDefinition[] = memory.toolDefinitions('anthropic');
 const prompt: string = memory.usagePrompt('seed');
 const rendered: string = memory.renderSearch(results, 4096);

@@ -84,6 +84,7 @@ __all__ = [
     "RenameReceipt",
     "Version",
     "StoredSecret",
+    "PurgeReceipt",
     "SnapshotInfo",
     "FileInfo",
     "TermCount",
@@ -322,10 +323,30 @@ class StoredSecret:
     """A secret found in a stored file by :meth:`Memory.scan_secrets`; never the value."""
 
     path: str
+    """Of the file, or, for a secret in a name (``line`` 0), of the file or
+    folder whose own name holds it."""
     line: int
+    """1-based; 0 means the secret is in the name."""
     rule_id: str
     masked: str
     """At most the first 4 characters of the value, then ``…``."""
+    version: Optional[str] = None
+    """``None`` for the file as it is now; ``"v12"`` for a version saved in
+    history."""
+
+
+@dataclass(frozen=True)
+class PurgeReceipt:
+    """What :meth:`Memory.purge_secrets` did; all zero when no saved version
+    held a secret."""
+
+    versions: int
+    """Saved versions whose content was redacted in place, ids kept."""
+    secrets: int
+    """Secrets redacted, each distinct saved content counted once."""
+    appends_saved: int
+    """Of ``versions``: appends' versions that now hold their own redacted
+    copy, so they stay restorable."""
 
 
 @dataclass(frozen=True)
@@ -1307,13 +1328,24 @@ class Memory:
 
     def scan_secrets(self) -> List[StoredSecret]:
         """Secrets already stored anywhere under the root (``MEMORY.md`` and
-        every project's files), by the rules of the write guard, in path
-        order: an audit of a store written before the guard or with it
-        ``off``. Never the values.
+        every project's files, then every version saved in history, its
+        ``version`` naming it), by the rules of the write guard, in path
+        order; a secret in a file or folder name has ``line`` 0: an audit of
+        a store written before the guard or with it ``off``. Never the
+        values.
 
         :raises MemoryError: ``io`` when the root cannot be listed.
         """
         return [_fields(s, StoredSecret) for s in self._method("scan-secrets")]
+
+    def purge_secrets(self) -> PurgeReceipt:
+        """Redacts every secret in every version saved in history, in place
+        (ids kept, the purge recorded), so no byte of it is left under the
+        store's ``.store/``. Live files and names are not changed.
+
+        :raises MemoryError: ``busy``, ``io``.
+        """
+        return _fields(self._method("purge-secrets"), PurgeReceipt)
 
     def take_snapshot(self) -> SnapshotInfo:
         """Copies the project's personal notes into the team directory's
