@@ -5,7 +5,8 @@
 //! shared by several builds, so wall time says more about the neighbours than about the code,
 //! and WASI has no CPU clock of its own. The guest runs on this thread, so the intervals it
 //! measures with `Instant` are its own CPU time. Peak RSS of the whole process (wasmtime,
-//! compiled code and linear memory) is printed at the end.
+//! compiled code and linear memory) is printed at the end. With `WASM_RUN_PERFMAP` set,
+//! wasmtime writes a perf map so that `perf record`/`perf report` name the guest's functions.
 
 use wasmtime::component::{Component, Linker, ResourceTable};
 use wasmtime::{Engine, Store};
@@ -53,7 +54,13 @@ fn main() -> wasmtime::Result<()> {
         eprintln!("usage: agent-memory-embed-wasm-run COMMAND.wasm ARGS…");
         std::process::exit(2);
     };
-    let engine = Engine::default();
+    // WASM_RUN_PERFMAP=1 writes /tmp/perf-PID.map so that `perf report` names wasm functions.
+    let perfmap = std::env::var_os("WASM_RUN_PERFMAP").is_some();
+    let mut config = wasmtime::Config::new();
+    if perfmap {
+        config.profiler(wasmtime::ProfilingStrategy::PerfMap);
+    }
+    let engine = Engine::new(&config)?;
     let t = std::time::Instant::now();
     // Compiling takes longer than many runs measure; keep the machine code beside the wasm
     // and reuse it while it is newer than the wasm.
@@ -61,7 +68,9 @@ fn main() -> wasmtime::Result<()> {
     let modified = |p: &str| std::fs::metadata(p).and_then(|m| m.modified()).ok();
     let component = match (modified(&cwasm), modified(path)) {
         // SAFETY: the file was written by `serialize` below, by this same engine build.
-        (Some(c), Some(w)) if c > w => unsafe { Component::deserialize_file(&engine, &cwasm)? },
+        (Some(c), Some(w)) if c > w && !perfmap => unsafe {
+            Component::deserialize_file(&engine, &cwasm)?
+        },
         _ => {
             let c = Component::from_file(&engine, path)
                 .map_err(|e| e.context(format!("failed to load `{path}`")))?;
@@ -77,6 +86,7 @@ fn main() -> wasmtime::Result<()> {
     wasmtime_wasi::p2::add_to_linker_sync(&mut linker)?;
     let mut wasi = WasiCtx::builder();
     wasi.inherit_stdio()
+        .inherit_env()
         .args(&args)
         .monotonic_clock(ThreadCpu)
         .preopened_dir(".", ".", FsPerms::ReadOnly)?;
