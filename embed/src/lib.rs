@@ -16,6 +16,7 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod chunk;
 mod kernels;
 pub mod model;
 pub mod safetensors;
