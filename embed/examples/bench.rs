@@ -1,4 +1,4 @@
-//! Embedding speed on one thread: load time, word-pieces per second over a real store cut
+//! Embedding speed on one thread: load time, tokens per second over a real store cut
 //! into chunks, query latency, peak RSS. Builds natively and as a wasm32-wasip2 command:
 //!
 //!     cargo run -p agent-memory-embed --release --example bench -- WEIGHTS [DIR]
@@ -6,17 +6,18 @@
 //!     cargo run -p agent-memory-embed-wasm-run --release -- \
 //!         target/wasm32-wasip2/release/examples/bench.wasm WEIGHTS [DIR]
 //!
-//! DIR is a directory of Markdown (default `bench/eval/store`); its word-pieces are cut into
-//! windows of `CHUNK` (64, the chunk size the issue measured best) and each is embedded.
+//! DIR is a directory of Markdown (default `bench/eval/store`); each file is cut by
+//! `chunk::chunk_note` into chunks of at most 64 word-pieces (the size the issue measured
+//! best) prefixed with the file's name and headings, and each chunk is embedded.
 
 use std::time::Instant;
 
 use agent_memory_embed::Embedder;
+use agent_memory_embed::chunk::{TARGET_PIECES, chunk_note};
 
-const CHUNK: usize = 64;
 const QUERY: &str = "which city do our production servers run in these days";
 
-fn markdown(dir: &std::path::Path, out: &mut Vec<String>) {
+fn markdown(dir: &std::path::Path, out: &mut Vec<(String, String)>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
@@ -26,7 +27,11 @@ fn markdown(dir: &std::path::Path, out: &mut Vec<String>) {
         if p.is_dir() {
             markdown(&p, out);
         } else if p.extension().is_some_and(|e| e == "md") {
-            out.extend(std::fs::read_to_string(&p).ok());
+            let name = p
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            out.extend(std::fs::read_to_string(&p).ok().map(|text| (name, text)));
         }
     }
 }
@@ -87,42 +92,39 @@ fn main() {
 
     let mut docs = Vec::new();
     markdown(std::path::Path::new(dir), &mut docs);
-    let t = Instant::now();
-    let pieces: Vec<u32> = docs
-        .iter()
-        .flat_map(|d| embedder.tokenizer().pieces(d))
-        .collect();
-    let tok = t.elapsed();
-    let chars: usize = docs.iter().map(|d| d.len()).sum();
+    let count = |s: &str| embedder.tokenizer().pieces(s).len();
+    let ((chunks, pieces), secs, cpu_s) = timed(|| {
+        let chunks: Vec<Vec<u32>> = docs
+            .iter()
+            .flat_map(|(name, text)| chunk_note(name, text, TARGET_PIECES, &count))
+            .map(|c| embedder.encode(&c.text))
+            .collect();
+        let pieces: usize = docs.iter().map(|(_, d)| count(d)).sum();
+        (chunks, pieces)
+    });
+    let bytes: usize = docs.iter().map(|(_, d)| d.len()).sum();
     println!(
-        "tokenize    {} files, {} bytes, {} word-pieces in {:.0} ms",
+        "chunk       {} files, {bytes} bytes, {pieces} word-pieces, {} chunks, wall {:.0} ms, {}",
         docs.len(),
-        chars,
-        pieces.len(),
-        tok.as_secs_f64() * 1e3
+        chunks.len(),
+        secs * 1e3,
+        cpu(cpu_s)
     );
 
-    let ids = embedder.encode("warm up");
-    let _ = embedder.model().embed(&ids);
-    let chunks: Vec<Vec<u32>> = pieces
-        .chunks(CHUNK)
-        .take(max_chunks)
-        .map(|c| {
-            let mut ids = vec![embedder.encode("")[0]];
-            ids.extend_from_slice(c);
-            ids.push(*embedder.encode("").last().expect("sep"));
-            ids
-        })
-        .collect();
-    let embedded: usize = chunks.iter().map(|c| c.len() - 2).sum();
+    // Prefixes and [CLS]/[SEP] make the encoder see more tokens than the text has pieces.
+    let overhead = chunks.iter().map(Vec::len).sum::<usize>() as f64 / pieces.max(1) as f64;
+    let chunks = &chunks[..chunks.len().min(max_chunks)];
+    let _ = embedder.embed("warm up");
+    // Everything the encoder sees: prefixes, [CLS] and [SEP] included.
+    let embedded: usize = chunks.iter().map(Vec::len).sum();
     let ((), secs, cpu_s) = timed(|| {
-        for c in &chunks {
+        for c in chunks {
             std::hint::black_box(embedder.model().embed(c));
         }
     });
     let rate = embedded as f64 / cpu_s.unwrap_or(secs);
     println!(
-        "embed       {} chunks of {CHUNK}: {embedded} word-pieces, wall {secs:.2} s, {}: {rate:.0} word-pieces/s ({})",
+        "embed       {} chunks: {embedded} tokens, wall {secs:.2} s, {}: {rate:.0} tokens/s ({})",
         chunks.len(),
         cpu(cpu_s),
         if cpu_s.is_some() {
@@ -132,8 +134,8 @@ fn main() {
         }
     );
     println!(
-        "store 250KB 78000 word-pieces would take {:.1} s",
-        78_000.0 / rate
+        "store       {overhead:.2} tokens per word-piece of text; 250 KB (78000 word-pieces) would take {:.1} s",
+        78_000.0 * overhead / rate
     );
 
     let n = embedder.encode(QUERY).len();
