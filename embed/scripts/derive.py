@@ -147,7 +147,8 @@ def write_safetensors(tensors, metadata):
 def is_control(c):
     if c in "\t\n\r":
         return False
-    return unicodedata.category(c).startswith("C")
+    # Cc, Cf, Co; unassigned code points (Cn) stay, as in `tokenizers`.
+    return unicodedata.category(c) in ("Cc", "Cf", "Co", "Cs")
 
 
 def is_whitespace(c):

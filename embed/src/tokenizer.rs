@@ -175,8 +175,10 @@ pub fn normalize(text: &str) -> String {
         if is_whitespace(c) {
             stripped.push(' ');
         } else if is_cjk(c) {
+            // Spaced out first, then decomposed like any character: the compatibility
+            // ideographs (U+F900..) become their unified forms.
             stripped.push(' ');
-            stripped.push(c);
+            push_stripped(c, &mut stripped);
             stripped.push(' ');
         } else {
             push_stripped(c, &mut stripped);
@@ -230,6 +232,10 @@ mod tests {
         assert_eq!(normalize("数据"), " 数  据 ");
         assert_eq!(normalize("ÅNGSTRÖM \u{212B}"), "angstrom a");
         assert_eq!(normalize("한"), "\u{1112}\u{1161}\u{11ab}");
+        // Compatibility ideographs decompose; unassigned code points stay; private use and
+        // format characters go (all as `tokenizers` 0.23.3 does).
+        assert_eq!(normalize("\u{FA08}"), " \u{884C} ");
+        assert_eq!(normalize("a\u{0378}\u{E000}\u{00AD}b"), "a\u{0378}b");
     }
 
     #[test]
