@@ -1,0 +1,425 @@
+//! The BERT encoder of all-MiniLM-L6-v2 and its sentence pooling: embeddings and LayerNorm,
+//! post-norm layers of multi-head self-attention and a GELU feed-forward block, mean pooling
+//! over the tokens, L2 normalisation. One sequence at a time, so no padding and no mask.
+
+use crate::Error;
+use crate::kernels;
+use crate::safetensors::{Dtype, File, View, f16_to_f32};
+
+/// Shape of the encoder.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Config {
+    /// Width of the hidden states and of the output vector.
+    pub hidden: usize,
+    /// Number of encoder layers.
+    pub layers: usize,
+    /// Attention heads per layer; `hidden` is a multiple of it.
+    pub heads: usize,
+    /// Width of the feed-forward block.
+    pub intermediate: usize,
+    /// LayerNorm epsilon.
+    pub eps: f32,
+    /// Most tokens a sequence may have, `[CLS]` and `[SEP]` included.
+    pub max_tokens: usize,
+}
+
+/// A dense layer `y = x Wᵀ + b`, its weights packed for [`kernels::gemm`].
+#[derive(Debug)]
+struct Linear {
+    panels: Vec<f32>,
+    bias: Vec<f32>,
+    k: usize,
+    m: usize,
+}
+
+impl Linear {
+    fn new(w: &[f32], bias: Vec<f32>, m: usize, k: usize) -> Linear {
+        Linear {
+            panels: kernels::pack(w, m, k),
+            bias,
+            k,
+            m,
+        }
+    }
+
+    fn forward(&self, x: &[f32], n: usize) -> Vec<f32> {
+        let mut y = vec![0.0; n * self.m];
+        kernels::gemm(x, n, self.k, &self.panels, &self.bias, &mut y, self.m);
+        y
+    }
+}
+
+#[derive(Debug)]
+struct Norm {
+    gamma: Vec<f32>,
+    beta: Vec<f32>,
+}
+
+#[derive(Debug)]
+struct Layer {
+    qkv: Linear,
+    attn_out: Linear,
+    norm1: Norm,
+    up: Linear,
+    down: Linear,
+    norm2: Norm,
+}
+
+/// Word embeddings stay int8 in memory: only a few rows are read per sequence.
+#[derive(Debug)]
+enum Table {
+    F32(Vec<f32>),
+    I8 {
+        q: Vec<i8>,
+        scale: Vec<f32>,
+        group: usize,
+    },
+}
+
+/// A loaded encoder.
+#[derive(Debug)]
+pub struct Model {
+    config: Config,
+    vocab: usize,
+    words: Table,
+    positions: Vec<f32>,
+    token_type: Vec<f32>,
+    norm: Norm,
+    layers: Vec<Layer>,
+}
+
+struct Loader<'a> {
+    file: &'a File<'a>,
+}
+
+impl Loader<'_> {
+    fn view(&self, name: &str) -> Result<View<'_>, Error> {
+        self.file
+            .get(name)
+            .ok_or_else(|| Error::Format(format!("no tensor `{name}`")))
+    }
+
+    fn shape(&self, name: &str, want: &[usize]) -> Result<View<'_>, Error> {
+        let v = self.view(name)?;
+        if v.shape != want {
+            return Err(Error::Format(format!(
+                "tensor `{name}` has shape {:?}, expected {want:?}",
+                v.shape
+            )));
+        }
+        Ok(v)
+    }
+
+    fn floats(v: View<'_>) -> Vec<f32> {
+        match v.dtype {
+            Dtype::F32 => v
+                .data
+                .chunks_exact(4)
+                .map(|b| f32::from_le_bytes(b.try_into().expect("4 bytes")))
+                .collect(),
+            Dtype::F16 => v
+                .data
+                .chunks_exact(2)
+                .map(|b| f16_to_f32(u16::from_le_bytes([b[0], b[1]])))
+                .collect(),
+            Dtype::I8 | Dtype::U8 => v.data.iter().map(|&b| b as i8 as f32).collect(),
+        }
+    }
+
+    fn vector(&self, name: &str, len: usize) -> Result<Vec<f32>, Error> {
+        Ok(Self::floats(self.shape(name, &[len])?))
+    }
+
+    /// An int8 matrix's per-group scales: `[rows, groups]`, `cols` a multiple of `groups`.
+    fn scales(&self, name: &str, rows: usize, cols: usize) -> Result<(Vec<f32>, usize), Error> {
+        let s = self.view(&format!("{name}_scale"))?;
+        let groups = match s.shape {
+            [r, g] if *r == rows && *g > 0 && cols.is_multiple_of(*g) => *g,
+            [r] if *r == rows => 1,
+            _ => {
+                return Err(Error::Format(format!(
+                    "tensor `{name}_scale` has shape {:?} for a {rows}x{cols} matrix",
+                    s.shape
+                )));
+            }
+        };
+        Ok((Self::floats(s), cols / groups))
+    }
+
+    fn table(&self, name: &str, rows: usize, cols: usize) -> Result<Table, Error> {
+        let v = self.shape(name, &[rows, cols])?;
+        if v.dtype != Dtype::I8 {
+            return Ok(Table::F32(Self::floats(v)));
+        }
+        let (scale, group) = self.scales(name, rows, cols)?;
+        Ok(Table::I8 {
+            q: v.data.iter().map(|&b| b as i8).collect(),
+            scale,
+            group,
+        })
+    }
+
+    fn matrix(&self, name: &str, rows: usize, cols: usize) -> Result<Vec<f32>, Error> {
+        let v = self.shape(name, &[rows, cols])?;
+        let mut w = Self::floats(v);
+        if v.dtype == Dtype::I8 {
+            let (scale, group) = self.scales(name, rows, cols)?;
+            for (chunk, s) in w.chunks_mut(group).zip(&scale) {
+                chunk.iter_mut().for_each(|x| *x *= s);
+            }
+        }
+        Ok(w)
+    }
+
+    fn linear(&self, prefix: &str, m: usize, k: usize) -> Result<Linear, Error> {
+        let w = self.matrix(&format!("{prefix}.weight"), m, k)?;
+        let b = self.vector(&format!("{prefix}.bias"), m)?;
+        Ok(Linear::new(&w, b, m, k))
+    }
+
+    fn norm(&self, prefix: &str, d: usize) -> Result<Norm, Error> {
+        Ok(Norm {
+            gamma: self.vector(&format!("{prefix}.weight"), d)?,
+            beta: self.vector(&format!("{prefix}.bias"), d)?,
+        })
+    }
+}
+
+fn meta<T: std::str::FromStr>(file: &File<'_>, key: &str) -> Result<T, Error> {
+    file.meta(key)
+        .and_then(|v| v.parse().ok())
+        .ok_or_else(|| Error::Format(format!("metadata `{key}` is missing or not a number")))
+}
+
+impl Model {
+    /// Loads the encoder from a parsed weights file (names as in Hugging Face's BertModel).
+    ///
+    /// # Errors
+    /// [`Error::Format`] when the metadata or a tensor is missing or has the wrong shape.
+    pub fn load(file: &File<'_>) -> Result<Model, Error> {
+        let config = Config {
+            hidden: meta(file, "hidden_size")?,
+            layers: meta(file, "num_hidden_layers")?,
+            heads: meta(file, "num_attention_heads")?,
+            intermediate: meta(file, "intermediate_size")?,
+            eps: meta(file, "layer_norm_eps")?,
+            max_tokens: meta(file, "max_tokens")?,
+        };
+        let (d, f) = (config.hidden, config.intermediate);
+        if config.heads == 0 || d % config.heads != 0 {
+            return Err(Error::Format(format!(
+                "{} heads do not divide hidden size {d}",
+                config.heads
+            )));
+        }
+        let l = Loader { file };
+        let words = l.view("embeddings.word_embeddings.weight")?;
+        let vocab = words.shape.first().copied().unwrap_or(0);
+        let positions = l.view("embeddings.position_embeddings.weight")?;
+        if positions
+            .shape
+            .first()
+            .is_none_or(|&p| p < config.max_tokens)
+        {
+            return Err(Error::Format(format!(
+                "fewer position embeddings than max_tokens {}",
+                config.max_tokens
+            )));
+        }
+        let positions = l.matrix(
+            "embeddings.position_embeddings.weight",
+            positions.shape[0],
+            d,
+        )?;
+        // Every token is of type 0: one sequence, never a pair.
+        let token_type = l.view("embeddings.token_type_embeddings.weight")?;
+        if token_type.dtype != Dtype::F32
+            || token_type.shape.get(1) != Some(&d)
+            || token_type.shape[0] == 0
+        {
+            return Err(Error::Format(
+                "token type embeddings are not f32 [_, hidden]".into(),
+            ));
+        }
+        let token_type = Loader::floats(token_type)[..d].to_vec();
+        let mut layers = Vec::with_capacity(config.layers);
+        for i in 0..config.layers {
+            let p = format!("encoder.layer.{i}");
+            let mut qkv = Vec::with_capacity(3 * d * d);
+            let mut bias = Vec::with_capacity(3 * d);
+            for part in ["query", "key", "value"] {
+                qkv.extend(l.matrix(&format!("{p}.attention.self.{part}.weight"), d, d)?);
+                bias.extend(l.vector(&format!("{p}.attention.self.{part}.bias"), d)?);
+            }
+            layers.push(Layer {
+                qkv: Linear::new(&qkv, bias, 3 * d, d),
+                attn_out: l.linear(&format!("{p}.attention.output.dense"), d, d)?,
+                norm1: l.norm(&format!("{p}.attention.output.LayerNorm"), d)?,
+                up: l.linear(&format!("{p}.intermediate.dense"), f, d)?,
+                down: l.linear(&format!("{p}.output.dense"), d, f)?,
+                norm2: l.norm(&format!("{p}.output.LayerNorm"), d)?,
+            });
+        }
+        Ok(Model {
+            config,
+            vocab,
+            words: l.table("embeddings.word_embeddings.weight", vocab, d)?,
+            positions,
+            token_type,
+            norm: l.norm("embeddings.LayerNorm", d)?,
+            layers,
+        })
+    }
+
+    /// The encoder's shape.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// Number of rows of the word embedding table.
+    pub fn vocab_size(&self) -> usize {
+        self.vocab
+    }
+
+    fn word(&self, id: usize, out: &mut [f32]) {
+        let d = self.config.hidden;
+        match &self.words {
+            Table::F32(w) => out.copy_from_slice(&w[id * d..][..d]),
+            Table::I8 { q, scale, group } => {
+                let row = &q[id * d..][..d];
+                let scales = &scale[id * d / group..];
+                for (i, (o, &v)) in out.iter_mut().zip(row).enumerate() {
+                    *o = v as f32 * scales[i / group];
+                }
+            }
+        }
+    }
+
+    /// The unit-length sentence vector of `ids` (with `[CLS]` and `[SEP]`; at most
+    /// `max_tokens`, more are cut). Ids outside the vocabulary panic.
+    pub fn embed(&self, ids: &[u32]) -> Vec<f32> {
+        let c = &self.config;
+        let (d, heads) = (c.hidden, c.heads);
+        let ids = &ids[..ids.len().min(c.max_tokens)];
+        let n = ids.len();
+        if n == 0 {
+            return vec![0.0; d];
+        }
+        let mut x = vec![0.0; n * d];
+        for (t, (row, &id)) in x.chunks_exact_mut(d).zip(ids).enumerate() {
+            assert!(
+                (id as usize) < self.vocab,
+                "token id {id} outside the vocabulary"
+            );
+            self.word(id as usize, row);
+            for ((v, p), ty) in row
+                .iter_mut()
+                .zip(&self.positions[t * d..])
+                .zip(&self.token_type)
+            {
+                *v += p + ty;
+            }
+        }
+        layer_norm(&mut x, &self.norm, d, c.eps);
+        let hd = d / heads;
+        let scale = 1.0 / (hd as f32).sqrt();
+        let mut ctx = vec![0.0; n * d];
+        let mut scores = vec![0.0; n];
+        for layer in &self.layers {
+            let qkv = layer.qkv.forward(&x, n);
+            for h in 0..heads {
+                for i in 0..n {
+                    let q = &qkv[i * 3 * d + h * hd..][..hd];
+                    for (j, s) in scores.iter_mut().enumerate() {
+                        let k = &qkv[j * 3 * d + d + h * hd..][..hd];
+                        *s = kernels::dot(q, k) * scale;
+                    }
+                    softmax(&mut scores);
+                    let out = &mut ctx[i * d + h * hd..][..hd];
+                    out.fill(0.0);
+                    for (j, &p) in scores.iter().enumerate() {
+                        let v = &qkv[j * 3 * d + 2 * d + h * hd..][..hd];
+                        for (o, &v) in out.iter_mut().zip(v) {
+                            *o += p * v;
+                        }
+                    }
+                }
+            }
+            let a = layer.attn_out.forward(&ctx, n);
+            x.iter_mut().zip(&a).for_each(|(x, a)| *x += a);
+            layer_norm(&mut x, &layer.norm1, d, c.eps);
+            let mut hidden = layer.up.forward(&x, n);
+            hidden.iter_mut().for_each(|v| *v = gelu(*v));
+            let o = layer.down.forward(&hidden, n);
+            x.iter_mut().zip(&o).for_each(|(x, o)| *x += o);
+            layer_norm(&mut x, &layer.norm2, d, c.eps);
+        }
+        let mut pooled = vec![0.0f32; d];
+        for row in x.chunks_exact(d) {
+            pooled.iter_mut().zip(row).for_each(|(p, v)| *p += v);
+        }
+        let norm = pooled.iter().map(|v| v * v).sum::<f32>().sqrt();
+        if norm > 0.0 {
+            pooled.iter_mut().for_each(|v| *v /= norm);
+        }
+        pooled
+    }
+}
+
+fn layer_norm(x: &mut [f32], norm: &Norm, d: usize, eps: f32) {
+    for row in x.chunks_exact_mut(d) {
+        let mean = row.iter().sum::<f32>() / d as f32;
+        let var = row.iter().map(|v| (v - mean) * (v - mean)).sum::<f32>() / d as f32;
+        let inv = 1.0 / (var + eps).sqrt();
+        for ((v, g), b) in row.iter_mut().zip(&norm.gamma).zip(&norm.beta) {
+            *v = (*v - mean) * inv * g + b;
+        }
+    }
+}
+
+fn softmax(s: &mut [f32]) {
+    let max = s.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    let mut sum = 0.0;
+    for v in s.iter_mut() {
+        *v = (*v - max).exp();
+        sum += *v;
+    }
+    s.iter_mut().for_each(|v| *v /= sum);
+}
+
+/// GELU with the exact error function, as BERT's `gelu` is.
+fn gelu(x: f32) -> f32 {
+    0.5 * x * (1.0 + erf(x * std::f32::consts::FRAC_1_SQRT_2))
+}
+
+/// The error function to about 1e-7 (Abramowitz and Stegun 7.1.26), enough for f32.
+fn erf(x: f32) -> f32 {
+    let t = 1.0 / (1.0 + 0.327_591_1 * x.abs());
+    let poly = t
+        * (0.254_829_6
+            + t * (-0.284_496_74 + t * (1.421_413_8 + t * (-1.453_152_1 + t * 1.061_405_4))));
+    let y = 1.0 - poly * (-x * x).exp();
+    if x < 0.0 { -y } else { y }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn erf_matches_known_values() {
+        for (x, want) in [
+            (0.0f32, 0.0f32),
+            (0.5, 0.520_499_9),
+            (1.0, 0.842_700_8),
+            (-2.0, -0.995_322_3),
+            (3.5, 0.999_999_3),
+        ] {
+            assert!(
+                (erf(x) - want).abs() < 3e-7,
+                "erf({x}) = {} not {want}",
+                erf(x)
+            );
+        }
+    }
+}
