@@ -680,3 +680,114 @@ fn a_team_directory_that_is_a_symbolic_link_is_refused() {
         .unwrap();
     assert_eq!(fs::read_to_string(link.join("notes/x.md")).unwrap(), "hi");
 }
+
+/// Issue 22's defects 7, 8, 10 and 11 through the component: import and
+/// snapshots go through the same checks as a write, and team scope has no
+/// daily logs on any path.
+#[test]
+fn import_snapshot_and_team_scope_paths_run_every_check() {
+    let temp = tempfile::tempdir().unwrap();
+    let runtime = Runtime::shared().unwrap();
+    let now = DateTime::parse_from_rfc3339(NOW).unwrap();
+    let project = temp.path().join("app");
+    let team = OpenOptions::team_dir_of(&project);
+    fs::create_dir_all(team.join("notes")).unwrap();
+    let root = temp.path().join("root");
+    let options = OpenOptions::new(&root, &project).now(now).team_dir(&team);
+    let mut personal = runtime.open(options.clone()).unwrap();
+    let mut shared = runtime
+        .open(options.scope(agent_memory::Scope::Team))
+        .unwrap();
+
+    // 7: import refuses a team note with conflict markers.
+    let conflicted = "a\n<<<<<<< ours\nb\n=======\nc\n>>>>>>> theirs\n";
+    fs::write(team.join("notes/deploy.md"), conflicted).unwrap();
+    let error = shared
+        .import_file(WriteTarget::Note, Some("deploy"), "new fact\n", false)
+        .unwrap_err();
+    assert!(
+        matches!(&error, Error::Memory(e) if e.kind() == ErrorKind::Conflict),
+        "{error:?}"
+    );
+    assert_eq!(
+        fs::read_to_string(team.join("notes/deploy.md")).unwrap(),
+        conflicted
+    );
+
+    // 10: no path writes the personal layout into the team directory.
+    let before: Vec<_> = walk(&team);
+    for error in [
+        shared.append_daily("h", "b").unwrap_err(),
+        shared.flush_compaction("s", Some(2)).unwrap_err(),
+        shared
+            .import_file(WriteTarget::Daily, Some("2026-05-01"), "x", false)
+            .unwrap_err(),
+    ] {
+        assert!(
+            matches!(&error, Error::Memory(e) if e.kind() == ErrorKind::InvalidTarget),
+            "{error:?}"
+        );
+    }
+    assert_eq!(walk(&team), before);
+
+    // 11: import never rewrites bytes it cannot read as UTF-8.
+    personal
+        .write(WriteTarget::Note, "x\n", WriteMode::Overwrite, Some("bin"))
+        .unwrap();
+    let bin = root.join(personal.project_dir()).join("notes/bin.md");
+    fs::write(&bin, b"caf\xe9\n").unwrap();
+    let error = personal
+        .import_file(WriteTarget::Note, Some("bin"), "more\n", false)
+        .unwrap_err();
+    assert!(error.to_string().contains("UTF-8"), "{error}");
+    assert_eq!(fs::read(&bin).unwrap(), b"caf\xe9\n");
+    fs::remove_file(&bin).unwrap();
+
+    // 8: a first snapshot with no notes works; a refused one leaves the
+    // previous snapshot whole.
+    fs::remove_file(team.join("notes/deploy.md")).unwrap();
+    personal.take_snapshot().unwrap();
+    assert!(team.join("snapshot/TAKEN").is_file());
+    personal
+        .write(
+            WriteTarget::Note,
+            "alpha\n",
+            WriteMode::Overwrite,
+            Some("a"),
+        )
+        .unwrap();
+    personal.take_snapshot().unwrap();
+    let taken = walk(&team.join("snapshot"));
+    personal
+        .write(
+            WriteTarget::Note,
+            "x\n<<<<<<< ours\ny\n=======\nz\n>>>>>>> theirs\n",
+            WriteMode::Overwrite,
+            Some("b"),
+        )
+        .unwrap();
+    let error = personal.take_snapshot().unwrap_err();
+    assert!(
+        matches!(&error, Error::Memory(e) if e.kind() == ErrorKind::Conflict),
+        "{error:?}"
+    );
+    assert_eq!(walk(&team.join("snapshot")), taken);
+}
+
+/// Every file under `dir` with its bytes, sorted.
+fn walk(dir: &std::path::Path) -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                out.push((p.display().to_string(), fs::read(&p).unwrap()));
+            }
+        }
+    }
+    out.sort();
+    out
+}

@@ -98,6 +98,27 @@ fn opens_memory_tag(after: &str) -> bool {
         .is_some_and(|name| name.eq_ignore_ascii_case("memory"))
 }
 
+/// English function words: a query word in this list is not searched when
+/// the query has other words. Sorted, for the binary search.
+pub(crate) const STOP_WORDS: &[&str] = &[
+    "a", "about", "above", "after", "again", "against", "all", "also", "am", "an", "and", "any",
+    "are", "as", "at", "be", "because", "been", "before", "being", "below", "between", "both",
+    "but", "by", "can", "could", "did", "do", "does", "doing", "done", "down", "during", "each",
+    "few", "for", "from", "further", "had", "has", "have", "having", "he", "her", "here", "hers",
+    "him", "his", "how", "i", "if", "in", "into", "is", "it", "its", "itself", "just", "me",
+    "more", "most", "my", "no", "nor", "not", "of", "off", "on", "once", "only", "or", "other",
+    "our", "ours", "out", "over", "own", "same", "she", "should", "so", "some", "such", "than",
+    "that", "the", "their", "theirs", "them", "then", "there", "these", "they", "this", "those",
+    "through", "to", "too", "under", "until", "up", "us", "very", "was", "we", "were", "what",
+    "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would", "you",
+    "your", "yours",
+];
+
+/// Is `word` (lowercase) an English function word?
+pub fn is_stop_word(word: &str) -> bool {
+    STOP_WORDS.binary_search(&word).is_ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -159,25 +180,4 @@ mod tests {
             assert_eq!(neutralize_wrapper_tags(input), want, "{input:?}");
         }
     }
-}
-
-/// English function words: a query word in this list is not searched when
-/// the query has other words. Sorted, for the binary search.
-pub(crate) const STOP_WORDS: &[&str] = &[
-    "a", "about", "above", "after", "again", "against", "all", "also", "am", "an", "and", "any",
-    "are", "as", "at", "be", "because", "been", "before", "being", "below", "between", "both",
-    "but", "by", "can", "could", "did", "do", "does", "doing", "done", "down", "during", "each",
-    "few", "for", "from", "further", "had", "has", "have", "having", "he", "her", "here", "hers",
-    "him", "his", "how", "i", "if", "in", "into", "is", "it", "its", "itself", "just", "me",
-    "more", "most", "my", "no", "nor", "not", "of", "off", "on", "once", "only", "or", "other",
-    "our", "ours", "out", "over", "own", "same", "she", "should", "so", "some", "such", "than",
-    "that", "the", "their", "theirs", "them", "then", "there", "these", "they", "this", "those",
-    "through", "to", "too", "under", "until", "up", "us", "very", "was", "we", "were", "what",
-    "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would", "you",
-    "your", "yours",
-];
-
-/// Is `word` (lowercase) an English function word?
-pub fn is_stop_word(word: &str) -> bool {
-    STOP_WORDS.binary_search(&word).is_ok()
 }
