@@ -1657,16 +1657,27 @@ impl History {
             .collect();
         let mut out = Vec::with_capacity(members.len());
         for m in members {
-            let (positions, i) = self.find_version(&index, m, &in_view)?;
-            let path = index.entries[positions[i]].path.clone();
-            let content = self
-                .content(&index, &positions, i)
-                .ok_or_else(|| unreadable_version(m, &path))?;
-            out.push(ChangedFile {
-                version: m,
-                path,
-                content,
-            });
+            // Each file keeps its own number of versions: another file of
+            // the change may have had its version pruned. The files whose
+            // versions remain are put back; the one asked for must be.
+            let found = self
+                .find_version(&index, m, &in_view)
+                .and_then(|(positions, i)| {
+                    let path = index.entries[positions[i]].path.clone();
+                    let content = self
+                        .content(&index, &positions, i)
+                        .ok_or_else(|| unreadable_version(m, &path))?;
+                    Ok(ChangedFile {
+                        version: m,
+                        path,
+                        content,
+                    })
+                });
+            match found {
+                Ok(file) => out.push(file),
+                Err(_) if m != n => {}
+                Err(e) => return Err(e),
+            }
         }
         Ok(out)
     }

@@ -345,3 +345,37 @@ fn a_snapshot_apply_is_undone_as_one() {
     assert_eq!(read(&m, "a").as_deref(), Some("alpha 2\n"));
     assert_eq!(read(&m, "b"), None);
 }
+
+/// Each file keeps its own number of versions: when one file of a
+/// several-file change has had its version pruned, restoring the change
+/// puts back the files whose versions remain instead of failing.
+#[test]
+fn a_change_whose_other_file_was_pruned_still_restores_what_remains() {
+    let f = Fixture::new();
+    let options = Options {
+        clock: Clock {
+            utc_offset_minutes: 0,
+            fixed_unix_seconds: Some(NOW),
+        },
+        retention: Retention {
+            max_versions_per_file: 2,
+            ..Retention::default()
+        },
+        ..Options::new("/src/app")
+    };
+    let m = Memory::open(&f.root, options).unwrap();
+    note(&m, "a", "alpha\n");
+    m.rename_note("a", "b").unwrap();
+    let renamed = m.history(ReadSource::Note, Some("b"), None).unwrap()[0].clone();
+    // Two more versions of `a` push its side of the rename out of view.
+    note(&m, "a", "again\n");
+    note(&m, "a", "and again\n");
+    let receipt = m.restore(&renamed.id).unwrap();
+    assert!(
+        receipt.message.contains("did not exist"),
+        "{}",
+        receipt.message
+    );
+    assert_eq!(read(&m, "b"), None);
+    assert_eq!(read(&m, "a").as_deref(), Some("and again\n"));
+}
