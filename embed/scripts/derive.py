@@ -61,6 +61,7 @@ FIXTURE_SENTENCES = [
     "Feature flags are on/off switches for unfinished work.",
     "We still support iOS 17.0 as the minimum version.",
     "Café résumé naïve: accents are stripped, UPPER case is lowered.",
+    # Quoted Rust, as a note might hold it: tokenizer input, not a stub.
     "fn parse_config(path: &Path) -> Result<Config, Error> { todo!() }",
     "HTTP 503 from the gateway; retry with exponential back-off (max 5 tries).",
     "数据库 migration 在 2024-03-01 完成",
