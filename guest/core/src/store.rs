@@ -19,17 +19,28 @@ use crate::text::{cut_with_marker, prefix_at_char_boundary};
 use crate::time::{Clock, Date};
 
 mod anchored;
+mod batch;
 mod budget;
 mod change;
 mod curate;
 mod import;
 mod indexed;
+mod lifecycle;
+mod review;
 mod team;
 mod versions;
 
 pub(crate) use crate::layout::{Rel, path_prefix};
 
-pub(crate) use change::{Committed, Step};
+pub use batch::{
+    BatchChange, BatchReceipt, CONSOLIDATION_REASON, DREAM_SOURCE, MAX_BATCH_BYTES,
+    MAX_BATCH_CHANGES, MAX_REASON_BYTES,
+};
+pub(crate) use change::{Committed, Step, Tx};
+pub use review::{Decision, Pending, ReviewGate};
+pub use lifecycle::{
+    ClearReceipt, ClearTarget, DUE_AFTER_LOG_DAYS, DUE_AT_INDEX_PERCENT, MAX_PLAN_BYTES,
+};
 pub use curate::{DeleteReceipt, EditReceipt, RenameReceipt};
 pub use import::{ImportOutcome, ImportReceipt};
 pub use team::{SnapshotInfo, TEAM_PREFIX, conflict_line};
@@ -68,6 +79,8 @@ pub struct Options {
     pub source: String,
     /// How much history is kept.
     pub retention: Retention,
+    /// Which scopes' model tool calls wait for the user's review.
+    pub review: ReviewGate,
 }
 
 impl Options {
@@ -81,6 +94,7 @@ impl Options {
             project_root: None,
             source: String::new(),
             retention: Retention::default(),
+            review: ReviewGate::default(),
         }
     }
 }
@@ -291,6 +305,10 @@ pub struct Memory {
     layout: Layout,
     /// The project's team store, when the host gave a team directory.
     team: Option<Box<Memory>>,
+    /// Which scopes' tool calls wait for review instead of being applied.
+    review: ReviewGate,
+    /// Set on a dry-run copy: changes are previewed here, never made.
+    dry: Option<change::DrySink>,
 }
 
 /// Which store a [`Memory`] is: the personal layout under the root, or the
@@ -355,6 +373,8 @@ impl Memory {
             side_cache: Default::default(),
             layout: Layout::Personal,
             team: None,
+            review: options.review,
+            dry: None,
         })
     }
 
@@ -643,10 +663,7 @@ impl Memory {
         let path = rel.path();
         let ((), done) = self.change(Operation::Write, |tx| {
             let text = lead(tx.kind(&rel)?)? + kept;
-            match mode {
-                WriteMode::Append => tx.push(Step::Append { rel, text }),
-                WriteMode::Overwrite => tx.put(rel, text),
-            }
+            Memory::stage_write(tx, rel, text, mode);
             Ok(())
         })?;
         let range = &done.written[0];
@@ -669,6 +686,14 @@ impl Memory {
             budget: done.budget,
             message,
         })
+    }
+
+    /// Stage a write of `text` to `rel`.
+    pub(crate) fn stage_write(tx: &mut Tx<'_>, rel: Rel, text: String, mode: WriteMode) {
+        match mode {
+            WriteMode::Append => tx.push(Step::Append { rel, text }),
+            WriteMode::Overwrite => tx.put(rel, text),
+        }
     }
 
     /// Read a file whole, capped. `Ok(None)` when it does not exist.
@@ -1303,8 +1328,10 @@ impl Memory {
         }
         // Before anything is read: a project with no personal memory may
         // start from the team snapshot here.
-        let notices = self.snapshot_on_open();
-        Ok(self.build_context(self.gather().sources, notices))
+        let mut notices = self.snapshot_on_open();
+        let gathered = self.gather();
+        notices.extend(self.consolidation_notice(gathered.sources.long_term.as_ref()));
+        Ok(self.build_context(gathered.sources, notices))
     }
 
     /// What the context block is made of, read from disk now.

@@ -180,6 +180,8 @@ impl Memory {
             side_cache: Default::default(),
             layout: Layout::Team,
             team: None,
+            review: self.review,
+            dry: None,
         };
         self.team = Some(Box::new(team));
         self
