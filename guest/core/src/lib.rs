@@ -21,6 +21,7 @@ mod listing;
 pub mod names;
 pub mod prompt;
 pub mod rank;
+pub mod review;
 pub mod search;
 pub mod secrets;
 mod store;
@@ -45,7 +46,7 @@ pub use store::{
     DUE_AFTER_LOG_DAYS, DUE_AT_INDEX_PERCENT, MAX_BATCH_BYTES, MAX_BATCH_CHANGES, MAX_PLAN_BYTES,
     MAX_REASON_BYTES,
 };
-pub use store::{Decision, Pending, ReviewGate};
+pub use review::{Decision, Pending, ReviewGate};
 pub use store::{
     DeleteReceipt, EditReceipt, FileInfo, ImportOutcome, ImportReceipt, Memory, Options,
     ReadSource, RenameReceipt, SnapshotInfo, StoredSecret, TEAM_PREFIX, WriteMode, WriteReceipt,

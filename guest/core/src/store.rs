@@ -26,7 +26,6 @@ mod curate;
 mod import;
 mod indexed;
 mod lifecycle;
-mod review;
 mod team;
 mod versions;
 
@@ -37,7 +36,7 @@ pub use batch::{
     MAX_BATCH_CHANGES, MAX_REASON_BYTES,
 };
 pub(crate) use change::{Committed, Step, Tx};
-pub use review::{Decision, Pending, ReviewGate};
+pub(crate) use change::Preview;
 pub use lifecycle::{
     ClearReceipt, ClearTarget, DUE_AFTER_LOG_DAYS, DUE_AT_INDEX_PERCENT, MAX_PLAN_BYTES,
 };
@@ -94,12 +93,33 @@ impl Options {
             project_root: None,
             source: String::new(),
             retention: Retention::default(),
-            review: ReviewGate::default(),
+            review: Default::default(),
         }
     }
 }
 
 pub use agent_memory_vocab::{ReadSource, WriteMode, WriteTarget};
+use agent_memory_vocab::Scope;
+
+/// Which scopes' tool calls wait for review.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ReviewGate {
+    /// The personal store's.
+    pub personal: bool,
+    /// The team store's.
+    pub team: bool,
+}
+
+impl ReviewGate {
+    /// Whether calls on `scope` are gated.
+    pub fn gates(self, scope: Scope) -> bool {
+        match scope {
+            Scope::Personal => self.personal,
+            Scope::Team => self.team,
+        }
+    }
+}
+
 
 /// The write target a tool word names (`long_term`, `scratchpad`, `daily`,
 /// `note`), exactly.
@@ -463,6 +483,11 @@ impl Memory {
     /// The secret policy in force.
     pub fn secret_policy(&self) -> SecretPolicy {
         self.secrets
+    }
+
+    /// Which scopes this memory's tool calls wait for review in.
+    pub fn review_gate(&self) -> ReviewGate {
+        self.review
     }
 
     /// The limits in force.
@@ -1328,10 +1353,8 @@ impl Memory {
         }
         // Before anything is read: a project with no personal memory may
         // start from the team snapshot here.
-        let mut notices = self.snapshot_on_open();
-        let gathered = self.gather();
-        notices.extend(self.consolidation_notice(gathered.sources.long_term.as_ref()));
-        Ok(self.build_context(gathered.sources, notices))
+        let notices = self.snapshot_on_open();
+        Ok(self.build_context(self.gather().sources, notices))
     }
 
     /// What the context block is made of, read from disk now.

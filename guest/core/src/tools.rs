@@ -12,28 +12,10 @@ use crate::store::{
 use agent_memory_vocab::Scope;
 pub use agent_memory_vocab::ToolSet;
 
-/// Name of the write tool.
-pub const MEMORY_WRITE: &str = "memory_write";
-/// Name of the read tool.
-pub const MEMORY_READ: &str = "memory_read";
-/// Name of the search tool.
-pub const MEMORY_SEARCH: &str = "memory_search";
-/// Name of the edit tool.
-pub const MEMORY_EDIT: &str = "memory_edit";
-/// Name of the delete tool.
-pub const MEMORY_DELETE: &str = "memory_delete";
-/// Name of the rename tool.
-pub const MEMORY_RENAME: &str = "memory_rename";
-/// Name of the history tool.
-pub const MEMORY_HISTORY: &str = "memory_history";
-/// Name of the restore tool.
-pub const MEMORY_RESTORE: &str = "memory_restore";
-/// Name of the refresh tool (staleness anchors).
-pub const MEMORY_REFRESH: &str = "memory_refresh";
-/// Name of the change-set tool.
-pub const MEMORY_BATCH: &str = "memory_batch";
-/// Name of the consolidation tool.
-pub const MEMORY_CONSOLIDATE: &str = "memory_consolidate";
+pub use crate::args::{
+    MEMORY_BATCH, MEMORY_CONSOLIDATE, MEMORY_DELETE, MEMORY_EDIT, MEMORY_HISTORY, MEMORY_READ,
+    MEMORY_REFRESH, MEMORY_RENAME, MEMORY_RESTORE, MEMORY_SEARCH, MEMORY_WRITE,
+};
 /// Name of Anthropic's memory tool.
 pub const MEMORY: &str = crate::anthropic::TOOL_NAME;
 

@@ -12,7 +12,7 @@ use crate::budget::Budget;
 use crate::error::{Error, ErrorKind, Result};
 use crate::fsio::Kind;
 use crate::history::Operation;
-use crate::tools::{MEMORY_DELETE, MEMORY_EDIT, MEMORY_RENAME, MEMORY_WRITE};
+use crate::args::{MEMORY_DELETE, MEMORY_EDIT, MEMORY_RENAME, MEMORY_WRITE};
 
 /// Most changes one change set may hold.
 pub const MAX_BATCH_CHANGES: usize = 64;

@@ -98,8 +98,14 @@ impl Memory {
     /// The context block's notice that a consolidation is due, if one is:
     /// logs of [`DUE_AFTER_LOG_DAYS`] days not yet consolidated, or
     /// `MEMORY.md` at [`DUE_AT_INDEX_PERCENT`]% of its budget.
+    /// Add the notice to the block's sources (after the others).
+    pub(crate) fn add_due_notice(&self, sources: &mut crate::context::Sources) {
+        let notice = self.consolidation_notice(sources.long_term.as_ref());
+        sources.notices.extend(notice);
+    }
+
     /// `index` is `MEMORY.md`'s head as the block read it, and its size.
-    pub(crate) fn consolidation_notice(&self, index: Option<&(String, u64)>) -> Option<String> {
+    fn consolidation_notice(&self, index: Option<&(String, u64)>) -> Option<String> {
         if self.is_team() {
             return None;
         }

@@ -369,6 +369,7 @@ impl Memory {
     ) -> Option<String> {
         sources.notices = notices;
         self.add_team_sources(&mut sources);
+        self.add_due_notice(&mut sources);
         self.add_marks(&mut sources);
         crate::context::build(&sources, self.limits.max_inject_bytes)
     }

@@ -16,30 +16,12 @@ use std::fs;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::Memory;
-use super::change::Preview;
 use crate::error::{Error, ErrorKind, Result};
 use crate::fsio;
+use crate::store::{Memory, Preview};
 use agent_memory_vocab::Scope;
 
-/// Which scopes' tool calls wait for review.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct ReviewGate {
-    /// The personal store's.
-    pub personal: bool,
-    /// The team store's.
-    pub team: bool,
-}
-
-impl ReviewGate {
-    /// Whether calls on `scope` are gated.
-    pub fn gates(self, scope: Scope) -> bool {
-        match scope {
-            Scope::Personal => self.personal,
-            Scope::Team => self.team,
-        }
-    }
-}
+pub use crate::store::ReviewGate;
 
 /// How a queued call was decided.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -102,11 +84,6 @@ struct Entry {
 }
 
 impl Memory {
-    /// Which scopes this memory's tool calls wait for review in.
-    pub fn review_gate(&self) -> ReviewGate {
-        self.review
-    }
-
     /// The queue's directory, store-relative.
     fn review_dir(&self) -> String {
         format!("{REVIEW_DIR}/{}", self.slug())
