@@ -933,3 +933,77 @@ fn kill_9_mid_multi_file_changes_leaves_whole_files_and_restorable_versions() {
         "kill -9 mid multi-file changes (window {window:?}): {stats:?}, {restored} versions restored"
     );
 }
+
+#[test]
+fn kill_9_mid_change_sets_leaves_all_or_nothing() {
+    let _turn = heavy();
+    let iterations = 60 * scale();
+    let store = Store::new();
+    let mut rng = Rng::seeded("kill_9_mid_change_sets");
+    // Three notes always written together: after any kill, once the next
+    // command has run, all three hold the same version.
+    const SIZE: usize = 20_000;
+    const NAMES: [&str; 3] = ["a", "b", "c"];
+    let batch = |n: usize| {
+        let changes: Vec<serde_json::Value> = NAMES
+            .iter()
+            .map(|name| {
+                serde_json::json!({"tool": "memory_write", "arguments": {
+                    "target": "note", "name": name, "mode": "overwrite",
+                    "content": version("set", n, SIZE)}})
+            })
+            .collect();
+        serde_json::json!({ "changes": changes }).to_string()
+    };
+    store.ok(&["call", "memory_batch", &batch(0)]);
+    let timer = Instant::now();
+    store.ok(&["call", "memory_batch", &batch(1)]);
+    let window = timer.elapsed() * 5 / 4;
+    let mut stats = KillStats::default();
+    let mut next = 1;
+    for i in 0..iterations {
+        next += 1;
+        let args = if rng.below(4) == 0 {
+            vec!["undo".to_string()]
+        } else {
+            vec!["call".into(), "memory_batch".into(), batch(next)]
+        };
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let finished = spawn_and_kill(&store, &args, &mut rng, window);
+        stats.iterations += 1;
+        stats.finished_before_kill += usize::from(finished);
+        after_kill(&store, &mut stats);
+        // The next command finishes a change the kill interrupted.
+        store.ok(&["read", "note", "a"]);
+        let held: Vec<Option<usize>> = notes(&store)
+            .iter()
+            .map(|(_, text)| whole_version("set", text, SIZE))
+            .collect();
+        assert_eq!(held.len(), 3, "iteration {i}: {held:?}");
+        assert!(
+            held.iter().all(|v| v.is_some() && *v == held[0]),
+            "iteration {i}: the set is torn: {held:?}"
+        );
+    }
+    // Every version history lists can be restored.
+    let mut restored = 0;
+    for name in NAMES {
+        for id in listed_versions(&store, name) {
+            let out = store.run(&[
+                "call",
+                "memory_restore",
+                &format!(r#"{{"version":"{id}"}}"#),
+            ]);
+            assert!(
+                out.status.success(),
+                "{name} {id}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            restored += 1;
+        }
+    }
+    assert!(restored > 0);
+    eprintln!(
+        "kill -9 mid change sets (window {window:?}): {stats:?}, {restored} versions restored"
+    );
+}
