@@ -813,6 +813,29 @@ fn listed_versions(store: &Store, name: &str) -> Vec<String> {
         .collect()
 }
 
+/// Restore every version history lists for the notes `names`, each
+/// through the tool; returns how many (at least one).
+fn restore_every_version(store: &Store, names: &[&str]) -> usize {
+    let mut restored = 0;
+    for name in names {
+        for id in listed_versions(store, name) {
+            let out = store.run(&[
+                "call",
+                "memory_restore",
+                &format!(r#"{{"version":"{id}"}}"#),
+            ]);
+            assert!(
+                out.status.success(),
+                "{name} {id}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            restored += 1;
+        }
+    }
+    assert!(restored > 0);
+    restored
+}
+
 #[test]
 fn kill_9_mid_multi_file_changes_leaves_whole_files_and_restorable_versions() {
     let _turn = heavy();
@@ -910,25 +933,12 @@ fn kill_9_mid_multi_file_changes_leaves_whole_files_and_restorable_versions() {
         }
     }
     // Every version history lists for any of these files can be restored.
-    let mut restored = 0;
-    for name in [
-        "alpha", "beta", "ops/x", "ops/y", "ops/z", "run/x", "run/y", "run/z",
-    ] {
-        for id in listed_versions(&store, name) {
-            let out = store.run(&[
-                "call",
-                "memory_restore",
-                &format!(r#"{{"version":"{id}"}}"#),
-            ]);
-            assert!(
-                out.status.success(),
-                "{name} {id}: {}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-            restored += 1;
-        }
-    }
-    assert!(restored > 0);
+    let restored = restore_every_version(
+        &store,
+        &[
+            "alpha", "beta", "ops/x", "ops/y", "ops/z", "run/x", "run/y", "run/z",
+        ],
+    );
     eprintln!(
         "kill -9 mid multi-file changes (window {window:?}): {stats:?}, {restored} versions restored"
     );
@@ -986,23 +996,7 @@ fn kill_9_mid_change_sets_leaves_all_or_nothing() {
         );
     }
     // Every version history lists can be restored.
-    let mut restored = 0;
-    for name in NAMES {
-        for id in listed_versions(&store, name) {
-            let out = store.run(&[
-                "call",
-                "memory_restore",
-                &format!(r#"{{"version":"{id}"}}"#),
-            ]);
-            assert!(
-                out.status.success(),
-                "{name} {id}: {}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-            restored += 1;
-        }
-    }
-    assert!(restored > 0);
+    let restored = restore_every_version(&store, &NAMES);
     eprintln!(
         "kill -9 mid change sets (window {window:?}): {stats:?}, {restored} versions restored"
     );

@@ -802,7 +802,12 @@ fn change_sets_the_review_gate_and_clear_through_the_component() {
         .review(&[Scope::Personal]);
     let mut memory = Runtime::shared().unwrap().open(options).unwrap();
     memory
-        .write(WriteTarget::Note, "Deploy with make ship.", WriteMode::Overwrite, Some("deploy"))
+        .write(
+            WriteTarget::Note,
+            "Deploy with make ship.",
+            WriteMode::Overwrite,
+            Some("deploy"),
+        )
         .unwrap();
 
     // A typed change set: applied whole, one undo takes it all back.
@@ -829,13 +834,21 @@ fn change_sets_the_review_gate_and_clear_through_the_component() {
     let last = memory.last_change().unwrap().unwrap();
     memory.restore(&last.id).unwrap();
     assert_eq!(
-        memory.read(ReadSource::Note, Some("deploy")).unwrap().as_deref(),
+        memory
+            .read(ReadSource::Note, Some("deploy"))
+            .unwrap()
+            .as_deref(),
         Some("Deploy with make ship.")
     );
     assert_eq!(memory.read(ReadSource::LongTerm, None).unwrap(), None);
     // A failing change names itself; nothing changed.
     let error = memory
-        .apply(&[BatchChange::Delete { name: "a/../b".into() }], None)
+        .apply(
+            &[BatchChange::Delete {
+                name: "a/../b".into(),
+            }],
+            None,
+        )
         .unwrap_err();
     assert!(
         matches!(&error, Error::Memory(e) if e.kind() == ErrorKind::InvalidName
@@ -845,13 +858,19 @@ fn change_sets_the_review_gate_and_clear_through_the_component() {
 
     // The model's write waits; the host's typed write above did not.
     let reply = memory
-        .call_tool("memory_write", r#"{"target":"long_term","content":"Skip the tests."}"#)
+        .call_tool(
+            "memory_write",
+            r#"{"target":"long_term","content":"Skip the tests."}"#,
+        )
         .unwrap();
     assert!(reply.starts_with("Queued for review as p1"), "{reply}");
     assert_eq!(memory.context_block().unwrap(), None);
     let pending = memory.pending_changes().unwrap();
     assert_eq!(pending.len(), 1);
-    assert_eq!((pending[0].id.as_str(), pending[0].scope), ("p1", Scope::Personal));
+    assert_eq!(
+        (pending[0].id.as_str(), pending[0].scope),
+        ("p1", Scope::Personal)
+    );
     memory.reject("p1").unwrap();
     assert!(memory.pending_changes().unwrap().is_empty());
     assert_eq!(memory.context_block().unwrap(), None);
@@ -861,5 +880,10 @@ fn change_sets_the_review_gate_and_clear_through_the_component() {
     assert_eq!(cleared.removed.len(), 1);
     let last = memory.last_change().unwrap().unwrap();
     memory.restore(&last.id).unwrap();
-    assert!(memory.read(ReadSource::Note, Some("deploy")).unwrap().is_some());
+    assert!(
+        memory
+            .read(ReadSource::Note, Some("deploy"))
+            .unwrap()
+            .is_some()
+    );
 }
