@@ -79,7 +79,7 @@ struct Cli {
     #[arg(long, global = true, value_name = "LABEL", env = "AGENT_MEMORY_SOURCE")]
     source: Option<String>,
 
-    /// Which store read, write, search, history, undo and edit act on:
+    /// Which store read, write, search, history, undo, clear and edit act on:
     /// personal (this user's) or team (the project's team memory, see
     /// --team-dir). Tool calls take "scope" in their arguments instead
     #[arg(long, global = true, value_name = "SCOPE", default_value = "personal", value_parser = parse_scope)]

@@ -263,7 +263,7 @@ fn tools_prints_a_set_as_json() {
     let out = cli.ok(&["tools", "--set", "full"]);
     let tools: serde_json::Value = serde_json::from_str(&out).unwrap();
     let tools = tools.as_array().unwrap();
-    assert_eq!(tools.len(), 9);
+    assert_eq!(tools.len(), 11);
     for tool in tools {
         assert!(tool["description"].as_str().is_some_and(|d| !d.is_empty()));
         assert_eq!(tool["parameters"]["type"], "object", "{tool}");

@@ -851,7 +851,7 @@ fn scope_team_points_read_write_search_and_history_at_the_team_store() {
     assert_eq!(refused.status.code(), Some(2));
     assert!(
         stderr(&refused).contains(
-            "--scope team applies to read, write, search, history, undo and edit; drop it here"
+            "--scope team applies to read, write, search, history, undo, clear and edit; drop it here"
         ),
         "{}",
         stderr(&refused)
