@@ -456,11 +456,9 @@ impl Memory {
         // 5. Apply, all or nothing: a change of several files is journaled
         // first, so a crash half way is finished by the next writer.
         let journaled = checked.iter().filter(|c| !c.same).count() > 1;
-        if journaled {
-            if let Err(e) = self.write_journal(lock, &self.replay_steps(&checked)) {
-                history.rollback(lock, &recorded);
-                return Err(e);
-            }
+        if journaled && let Err(e) = self.write_journal(lock, &self.replay_steps(&checked)) {
+            history.rollback(lock, &recorded);
+            return Err(e);
         }
         let mut written = Vec::with_capacity(checked.len());
         for (n, c) in checked.iter().enumerate() {
