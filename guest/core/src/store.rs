@@ -25,6 +25,7 @@ mod curate;
 mod import;
 mod indexed;
 mod team;
+mod top;
 mod versions;
 
 pub(crate) use crate::layout::{Rel, path_prefix};
