@@ -325,6 +325,25 @@ fn the_first_load_keeps_the_token_in_a_cookie_and_out_of_the_address() {
 }
 
 #[test]
+fn the_overview_asks_for_its_data_with_the_page_and_no_other_view_does() {
+    let server = Server::start();
+    let preload = r#"<link rel="preload" href="/api/overview" as="fetch" crossorigin>"#;
+    let page = server.get("/");
+    assert_eq!(page.status, 200);
+    assert!(page.body.contains(preload), "{}", page.body);
+    assert!(!page.body.contains("<!-- preload -->"), "{}", page.body);
+    for other in ["/?view=notes", "/?q=deploy", "/?note=a"] {
+        let page = server.get(other);
+        assert_eq!(page.status, 200, "{other}");
+        assert!(
+            !page.body.contains("rel=\"preload\""),
+            "{other}: {}",
+            page.body
+        );
+    }
+}
+
+#[test]
 fn a_host_header_other_than_its_own_address_gets_403() {
     let server = Server::start();
     let cookie = server.cookie();
@@ -569,7 +588,7 @@ fn the_secret_guard_refusal_names_the_rule_and_never_the_value() {
     let body = r.json();
     assert_eq!(body["error"], "secret-detected");
     let message = body["message"].as_str().unwrap();
-    assert!(message.contains("github"), "no rule id: {message}");
+    assert!(message.contains("github-pat"), "no rule id: {message}");
     assert!(
         !r.body.contains(SECRET) && !r.body.contains(&SECRET[4..20]),
         "{}",
@@ -627,6 +646,117 @@ fn edit_history_restore_and_undo_are_ordinary_changes() {
     let r = server.post("/api/delete", serde_json::json!({"name": "security/auth"}));
     assert_eq!(r.status, 200, "{}", r.body);
     assert_eq!(server.note_file("security/auth"), None);
+}
+
+#[test]
+fn a_recorded_version_is_read_for_the_diff_and_nothing_changes() {
+    let server = Server::start();
+    server.post(
+        "/api/new",
+        serde_json::json!({"name": "auth", "text": "Login via OAuth.\nTokens rotate daily."}),
+    );
+    let r = server.post(
+        "/api/save",
+        serde_json::json!({"kind": "note", "name": "auth", "base": "Login via OAuth.\nTokens rotate daily.", "text": "Login via SAML.\nTokens rotate daily."}),
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    let file = server.get("/api/file?kind=note&name=auth").json();
+    let history = file["history"].as_array().unwrap();
+    assert_eq!(history.len(), 2, "{file}");
+    let (saved, created) = (
+        history[0]["id"].as_str().unwrap(),
+        history[1]["id"].as_str().unwrap(),
+    );
+    let r = server.get(&format!("/api/version?version={saved}"));
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(r.json()["text"], "Login via OAuth.\nTokens rotate daily.");
+    // Before the note's creation there was no file.
+    let r = server.get(&format!("/api/version?version={created}"));
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert!(r.json()["text"].is_null(), "{}", r.body);
+    // Reading a version records nothing and changes nothing.
+    let again = server.get("/api/file?kind=note&name=auth").json();
+    assert_eq!(again["history"], file["history"]);
+    assert_eq!(
+        server.note_file("auth").as_deref(),
+        Some("Login via SAML.\nTokens rotate daily.")
+    );
+    // Ids go to the library as given; it refuses what it does not know.
+    for bad in ["v999", "../../etc/passwd", "v0", ""] {
+        let r = server.get(&format!("/api/version?version={}", bad.replace('/', "%2F")));
+        assert_eq!(r.status, 404, "{bad:?}: {}", r.body);
+        assert_eq!(r.json()["error"], "not-found", "{bad:?}");
+    }
+    let r = server.get(&format!("/api/version?version={saved}&scope=team"));
+    assert_eq!(r.status, 400, "{}", r.body);
+    assert_eq!(r.json()["error"], "no-team-dir");
+    let r = server.get("/api/version");
+    assert_eq!(r.status, 400, "a version is required: {}", r.body);
+}
+
+#[test]
+fn search_answers_a_page_of_hits_and_counts_them_all() {
+    let server = Server::start();
+    for i in 0..40 {
+        server.cli(&[
+            "write",
+            "note",
+            "--name",
+            &format!("n{i:02}"),
+            &"rollback drill\n".repeat(i + 1),
+        ]);
+    }
+    for mode in ["ranked", "literal"] {
+        let r = server
+            .get(&format!("/api/search?q=rollback&mode={mode}"))
+            .json();
+        assert_eq!(r["total"], 40, "{mode}: {r}");
+        let hits = r["hits"].as_array().unwrap();
+        assert_eq!(hits.len(), 30, "{mode}");
+        assert!(hits.iter().all(|h| h["kind"] == "note"), "{mode}");
+    }
+    // The best hit of a ranked search is the note with the most mentions.
+    let r = server.get("/api/search?q=rollback").json();
+    assert_eq!(r["hits"][0]["name"], "n39", "{r}");
+}
+
+#[test]
+fn the_secret_scan_names_the_saved_version_that_holds_one() {
+    let server = Server::start();
+    server.cli(&[
+        "--secrets",
+        "off",
+        "write",
+        "note",
+        "--name",
+        "ci",
+        &format!("token: {SECRET}"),
+    ]);
+    server.cli(&[
+        "write",
+        "note",
+        "--name",
+        "ci",
+        "--overwrite",
+        "token: in the vault",
+    ]);
+    let r = server.get("/api/secrets");
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert!(
+        !r.body.contains(&SECRET[4..]),
+        "the value leaked: {}",
+        r.body
+    );
+    let found = r.json()["secrets"].as_array().unwrap().clone();
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0]["name"], "ci");
+    assert_eq!(found[0]["rule"], "github-pat");
+    assert!(
+        found[0]["version"]
+            .as_str()
+            .is_some_and(|v| v.starts_with('v')),
+        "{found:?}"
+    );
 }
 
 #[test]

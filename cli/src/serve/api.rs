@@ -20,12 +20,18 @@ const INDEX_HTML: &str = include_str!("assets/index.html");
 const APP_JS: &str = include_str!("assets/app.js");
 const APP_CSS: &str = include_str!("assets/app.css");
 
-pub async fn index() -> Response {
-    (
-        [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
-        INDEX_HTML,
-    )
-        .into_response()
+/// The page. Its address without a query is the overview: the overview's
+/// data is then asked for with the page, not after its script has run.
+pub async fn index(uri: axum::http::Uri) -> Response {
+    let html = if uri.query().is_none_or(str::is_empty) {
+        INDEX_HTML.replace(
+            "<!-- preload -->",
+            r#"<link rel="preload" href="/api/overview" as="fetch" crossorigin>"#,
+        )
+    } else {
+        INDEX_HTML.to_string()
+    };
+    ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], html).into_response()
 }
 
 pub async fn script() -> Response {
@@ -431,7 +437,7 @@ struct HitJson {
 
 /// Hits a search answers with: a page's worth; the summary says how many
 /// files matched in all.
-const SHOWN_HITS: usize = 30;
+const SHOWN_HITS: u32 = 30;
 
 pub async fn search(State(app): State<Arc<App>>, Query(query): Query<SearchQuery>) -> ApiResult {
     let mode = match query.mode.as_deref() {
@@ -448,14 +454,14 @@ pub async fn search(State(app): State<Arc<App>>, Query(query): Query<SearchQuery
         .with_stores(move |stores| -> Result<Value, Error> {
             let memory = &mut stores.personal.anchored;
             let started = std::time::Instant::now();
-            let results = memory.search_with(&q, mode)?;
+            // Only the hits shown: the library then re-reads only their
+            // files, where the whole search re-reads the best 100.
+            let (results, total) = memory.search_top(&q, mode, SHOWN_HITS)?;
             let took = started.elapsed();
             let project_dir = memory.project_dir().to_string();
-            let total = results.hits.len();
             let hits: Vec<HitJson> = results
                 .hits
                 .into_iter()
-                .take(SHOWN_HITS)
                 .map(|hit| {
                     let link = locate(&hit.path, &project_dir);
                     HitJson {
@@ -497,6 +503,7 @@ pub async fn secrets(State(app): State<Arc<App>>) -> ApiResult {
                         "line": s.line,
                         "rule": s.rule_id,
                         "masked": s.masked,
+                        "version": s.version,
                         "scope": link.as_ref().map(|l| l.0.tool_word()),
                         "kind": link.as_ref().map(|l| l.1.tool_word()),
                         "name": link.and_then(|l| l.2),
@@ -506,6 +513,25 @@ pub async fn secrets(State(app): State<Arc<App>>) -> ApiResult {
         })
         .await?;
     Ok(Json(found))
+}
+
+#[derive(Debug, Deserialize)]
+pub struct VersionQuery {
+    scope: Option<String>,
+    version: String,
+}
+
+/// The text a file held at a recorded version, and the file's text now,
+/// for the page's diff. The version id goes to the library as given.
+pub async fn version(State(app): State<Arc<App>>, Query(query): Query<VersionQuery>) -> ApiResult {
+    let answer = app
+        .with_stores(move |stores| -> Result<Value, ApiError> {
+            let scope = scope_of(query.scope.as_deref())?;
+            let text = stores.pair(scope)?.plain.read_version(&query.version)?;
+            Ok(json!({ "scope": scope.tool_word(), "version": query.version, "text": text }))
+        })
+        .await?;
+    Ok(Json(answer))
 }
 
 #[derive(Debug, Deserialize)]

@@ -101,6 +101,7 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/api/files", get(api::files))
         .route("/api/file", get(api::file))
         .route("/api/search", get(api::search))
+        .route("/api/version", get(api::version))
         .route("/api/secrets", get(api::secrets))
         .route("/api/save", post(api::save))
         .route("/api/new", post(api::create))
