@@ -703,21 +703,39 @@ fn search_answers_a_page_of_hits_and_counts_them_all() {
             "note",
             "--name",
             &format!("n{i:02}"),
-            &"rollback drill\n".repeat(i + 1),
+            &"rollback drill\n".repeat((i + 1) * 5),
         ]);
     }
     for mode in ["ranked", "literal"] {
-        let r = server
-            .get(&format!("/api/search?q=rollback&mode={mode}"))
-            .json();
-        assert_eq!(r["total"], 40, "{mode}: {r}");
-        let hits = r["hits"].as_array().unwrap();
-        assert_eq!(hits.len(), 30, "{mode}");
-        assert!(hits.iter().all(|h| h["kind"] == "note"), "{mode}");
+        // A page of 10 by default; more when asked.
+        for (limit, shown) in [("", 10), ("&limit=30", 30), ("&limit=500", 40)] {
+            let r = server
+                .get(&format!("/api/search?q=rollback&mode={mode}{limit}"))
+                .json();
+            assert_eq!(r["total"], 40, "{mode}{limit}: {r}");
+            let hits = r["hits"].as_array().unwrap();
+            assert_eq!(hits.len(), shown, "{mode}{limit}");
+            assert!(hits.iter().all(|h| h["kind"] == "note"), "{mode}");
+            // Long windows are cut at a line end, and say so; short ones are whole.
+            for hit in hits {
+                let body = hit["body"].as_str().unwrap();
+                if hit["name"] == "n00" {
+                    assert_eq!(hit["cut"], false, "{hit}");
+                }
+                if hit["cut"] == true {
+                    assert!(body.len() <= 1500 && body.ends_with("drill"), "{body:?}");
+                }
+            }
+            if mode == "ranked" {
+                let best = &hits[0];
+                assert_eq!(best["name"], "n39", "the most mentions first: {r}");
+                assert_eq!(best["cut"], true, "{best}");
+            }
+        }
     }
-    // The best hit of a ranked search is the note with the most mentions.
-    let r = server.get("/api/search?q=rollback").json();
-    assert_eq!(r["hits"][0]["name"], "n39", "{r}");
+    let r = server.get("/api/search?q=rollback&limit=0");
+    assert_eq!(r.status, 400, "{}", r.body);
+    assert_eq!(r.json()["error"], "invalid-arguments");
 }
 
 #[test]

@@ -421,6 +421,9 @@ pub async fn file(State(app): State<Arc<App>>, Query(file): Query<FileRef>) -> A
 pub struct SearchQuery {
     q: Option<String>,
     mode: Option<String>,
+    /// How many hits to answer with (default [`SHOWN_HITS`]); the library
+    /// refuses 0 and answers at most 100.
+    limit: Option<u32>,
 }
 
 #[derive(Serialize)]
@@ -433,11 +436,31 @@ struct HitJson {
     total_hits: u32,
     body: String,
     filename_only: bool,
+    /// The body was cut to [`SHOWN_BODY_BYTES`].
+    cut: bool,
 }
 
-/// Hits a search answers with: a page's worth; the summary says how many
-/// files matched in all.
-const SHOWN_HITS: u32 = 30;
+/// Hits a search answers with unless asked for more: a page's worth; the
+/// summary says how many files matched in all.
+const SHOWN_HITS: u32 = 10;
+
+/// Of each hit's windows, about this many bytes are shown (whole lines);
+/// the rest is one click away, in the file.
+const SHOWN_BODY_BYTES: usize = 1500;
+
+/// `body` up to the last whole line within [`SHOWN_BODY_BYTES`] (at least
+/// its first line, cut at a character boundary), and whether it was cut.
+fn shown_body(body: String) -> (String, bool) {
+    if body.len() <= SHOWN_BODY_BYTES {
+        return (body, false);
+    }
+    let mut end = SHOWN_BODY_BYTES;
+    while !body.is_char_boundary(end) {
+        end -= 1;
+    }
+    let end = body[..end].rfind('\n').filter(|&i| i > 0).unwrap_or(end);
+    (body[..end].to_string(), true)
+}
 
 pub async fn search(State(app): State<Arc<App>>, Query(query): Query<SearchQuery>) -> ApiResult {
     let mode = match query.mode.as_deref() {
@@ -456,7 +479,8 @@ pub async fn search(State(app): State<Arc<App>>, Query(query): Query<SearchQuery
             let started = std::time::Instant::now();
             // Only the hits shown: the library then re-reads only their
             // files, where the whole search re-reads the best 100.
-            let (results, total) = memory.search_top(&q, mode, SHOWN_HITS)?;
+            let limit = query.limit.unwrap_or(SHOWN_HITS);
+            let (results, total) = memory.search_top(&q, mode, limit)?;
             let took = started.elapsed();
             let project_dir = memory.project_dir().to_string();
             let hits: Vec<HitJson> = results
@@ -464,6 +488,7 @@ pub async fn search(State(app): State<Arc<App>>, Query(query): Query<SearchQuery
                 .into_iter()
                 .map(|hit| {
                     let link = locate(&hit.path, &project_dir);
+                    let (body, cut) = shown_body(hit.body);
                     HitJson {
                         scope: link.as_ref().map(|l| l.0.tool_word()),
                         kind: link.as_ref().map(|l| l.1.tool_word()),
@@ -471,7 +496,8 @@ pub async fn search(State(app): State<Arc<App>>, Query(query): Query<SearchQuery
                         path: hit.path,
                         matched_terms: hit.matched_terms,
                         total_hits: hit.total_hits,
-                        body: hit.body,
+                        body,
+                        cut,
                         filename_only: hit.filename_only,
                     }
                 })
@@ -757,6 +783,22 @@ mod tests {
         assert_eq!(at("projects/other-00000000/notes/a.md"), None);
         assert_eq!(at("team:snapshot/notes/a.md"), None);
         assert_eq!(at("team:daily/2026-05-30.md"), None);
+    }
+
+    #[test]
+    fn a_long_hit_body_is_cut_at_a_line_end_and_a_short_one_kept() {
+        assert_eq!(shown_body("a\nb".into()), ("a\nb".to_string(), false));
+        let lines = "0123456789\n".repeat(200);
+        let (shown, cut) = shown_body(lines.clone());
+        assert!(cut);
+        assert!(shown.len() <= SHOWN_BODY_BYTES && shown.len() > SHOWN_BODY_BYTES - 11);
+        assert!(
+            lines.starts_with(&shown) && shown.ends_with('9'),
+            "{shown:?}"
+        );
+        // One long line of multi-byte characters: cut at a boundary.
+        let (shown, cut) = shown_body("é".repeat(SHOWN_BODY_BYTES));
+        assert!(cut && shown.len() == SHOWN_BODY_BYTES && shown.chars().all(|c| c == 'é'));
     }
 
     #[test]
