@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::{self, ExitCode};
 
 use agent_memory::{
-    Memory, OpenOptions, ReadSource, RootChoice, RootRule, Runtime, Scope, SearchMode,
+    ClearTarget, Memory, OpenOptions, ReadSource, RootChoice, RootRule, Runtime, Scope, SearchMode,
     SecretPolicy, ToolSet, WriteMode, WriteTarget,
 };
 use anyhow::{Context as _, Result, bail};
@@ -85,8 +85,38 @@ struct Cli {
     #[arg(long, global = true, value_name = "SCOPE", default_value = "personal", value_parser = parse_scope)]
     scope: Scope,
 
+    /// The review gate: the model's changes (call, mcp) wait in a queue
+    /// until `agent-memory review` approves them. Bare --review (or
+    /// AGENT_MEMORY_REVIEW=1) gates both stores; --review=personal or
+    /// --review=team gates one
+    #[arg(
+        long,
+        global = true,
+        value_name = "SCOPE",
+        env = "AGENT_MEMORY_REVIEW",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "1",
+        value_parser = parse_review
+    )]
+    review: Option<Gate>,
+
     #[command(subcommand)]
     command: Command,
+}
+
+/// The scopes `--review` gates.
+#[derive(Debug, Clone)]
+struct Gate(Vec<Scope>);
+
+fn parse_review(text: &str) -> Result<Gate, String> {
+    match text {
+        "" | "0" => Ok(Gate(Vec::new())),
+        "1" | "all" => Ok(Gate(vec![Scope::Personal, Scope::Team])),
+        word => Scope::from_tool_word(word)
+            .map(|s| Gate(vec![s]))
+            .ok_or_else(|| format!("expected 1, 0, all, {}", Scope::tool_words())),
+    }
 }
 
 fn parse_secrets(text: &str) -> Result<SecretPolicy, String> {
@@ -104,6 +134,38 @@ fn parse_tool_set(text: &str) -> Result<ToolSet, String> {
 
 fn parse_search_mode(text: &str) -> Result<SearchMode, String> {
     SearchMode::from_tool_word(text).ok_or_else(|| format!("expected {}", SearchMode::tool_words()))
+}
+
+#[derive(Debug, Subcommand)]
+enum ReviewDecision {
+    /// Apply a queued change (checked again)
+    Approve {
+        /// Its id (p12)
+        #[arg(required_unless_present = "all")]
+        id: Option<String>,
+        /// Every queued change, oldest first
+        #[arg(long, conflicts_with = "id")]
+        all: bool,
+    },
+    /// Drop a queued change and its text
+    Reject {
+        /// Its id (p12)
+        #[arg(required_unless_present = "all")]
+        id: Option<String>,
+        /// Every queued change
+        #[arg(long, conflicts_with = "id")]
+        all: bool,
+    },
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum ClearWhat {
+    /// The project's scratchpad, daily logs and notes (team: its notes)
+    Project,
+    /// MEMORY.md
+    LongTerm,
+    /// Both
+    All,
 }
 
 #[derive(Debug, Subcommand)]
@@ -188,6 +250,26 @@ enum Command {
     /// Put back the version before the most recent change of this project
     /// (itself recorded: a second undo redoes)
     Undo,
+    /// List the model's changes waiting for review (with --review on), with
+    /// their diffs and source; or decide them
+    Review {
+        #[command(subcommand)]
+        decide: Option<ReviewDecision>,
+    },
+    /// Print the consolidation plan: what needs tidying, with instructions
+    /// for the agent's model (the tool memory_consolidate, the MCP prompt
+    /// consolidate)
+    Dream,
+    /// Remove memory files as one change that `undo` brings back; the team
+    /// store only with --scope team
+    Clear {
+        /// What to remove
+        #[arg(value_enum, default_value = "project")]
+        what: ClearWhat,
+        /// Do not ask
+        #[arg(long)]
+        yes: bool,
+    },
     /// Report secrets already stored anywhere in the memory root, its names
     /// and its history (rule, file, version, line, a masked prefix); exit 1
     /// when any is found
@@ -443,6 +525,9 @@ fn run(cli: Cli) -> Result<()> {
             if let Some(source) = cli.source {
                 options = options.source(source);
             }
+            if let Some(Gate(review)) = &cli.review {
+                options = options.review(review);
+            }
             let team = cli.team_dir.or_else(|| {
                 let dir = OpenOptions::team_dir_of(options.project());
                 // Taking a snapshot or importing codescout's shared
@@ -476,13 +561,14 @@ fn run(cli: Cli) -> Result<()> {
                         | Command::Search { .. }
                         | Command::History { .. }
                         | Command::Undo
+                        | Command::Clear { .. }
                         | Command::Edit { .. }
                 ) {
                     // Bad usage, exit 2, as clap's own refusals.
                     <Cli as clap::CommandFactory>::command()
                         .error(
                             clap::error::ErrorKind::ArgumentConflict,
-                            "--scope team applies to read, write, search, history, undo and edit; drop it here (tool calls take \"scope\":\"team\" in their arguments)",
+                            "--scope team applies to read, write, search, history, undo, clear and edit; drop it here (tool calls take \"scope\":\"team\" in their arguments)",
                         )
                         .exit();
                 }
@@ -588,6 +674,74 @@ fn import(
     travel::run(memory, team, entries, dry_run)
 }
 
+/// `agent-memory review`: list the queue, or decide one or all of it.
+fn review(memory: &mut Memory, decide: Option<ReviewDecision>) -> Result<()> {
+    let pending = memory.pending_changes()?;
+    let (approve, id, all) = match decide {
+        None => {
+            if pending.is_empty() {
+                return print_text("Nothing waits for review.");
+            }
+            let mut out = String::new();
+            for p in &pending {
+                let when = local_time_text(p.time_unix, p.utc_offset_minutes);
+                out.push_str(&format!(
+                    "{}  {when}  {}  {} scope  by {}\n{}  arguments: {}\n",
+                    p.id,
+                    p.tool,
+                    p.scope.tool_word(),
+                    if p.source.is_empty() { "(no source)" } else { &p.source },
+                    p.diff,
+                    p.arguments
+                ));
+                out.push('\n');
+            }
+            out.push_str("Decide with `agent-memory review approve ID` or `review reject ID` (--all for every one).");
+            return print_text(&out);
+        }
+        Some(ReviewDecision::Approve { id, all }) => (true, id, all),
+        Some(ReviewDecision::Reject { id, all }) => (false, id, all),
+    };
+    let ids: Vec<String> = match (id, all) {
+        (Some(id), _) => vec![id],
+        (None, _) => pending.into_iter().map(|p| p.id).collect(),
+    };
+    if ids.is_empty() {
+        return print_text("Nothing waits for review.");
+    }
+    for id in ids {
+        let text = if approve {
+            memory.approve(&id)?
+        } else {
+            memory.reject(&id)?
+        };
+        print_text(&format!("{id}: {text}"))?;
+    }
+    Ok(())
+}
+
+/// `2026-05-30 09:15 +02:00` for a Unix time and offset.
+fn local_time_text(unix: i64, offset_minutes: i32) -> String {
+    match chrono::FixedOffset::east_opt(offset_minutes * 60)
+        .and_then(|o| chrono::DateTime::from_timestamp(unix, 0).map(|t| t.with_timezone(&o)))
+    {
+        Some(t) => t.format("%Y-%m-%d %H:%M %:z").to_string(),
+        None => unix.to_string(),
+    }
+}
+
+/// Ask on stderr, read a line from stdin: `true` for y or yes.
+fn confirm(question: &str) -> Result<bool> {
+    use std::io::Write as _;
+    eprint!("{question}");
+    std::io::stderr().flush().ok();
+    let mut answer = String::new();
+    std::io::stdin()
+        .read_line(&mut answer)
+        .context("cannot read the answer from stdin")?;
+    Ok(matches!(answer.trim().to_ascii_lowercase().as_str(), "y" | "yes"))
+}
+
 /// Run `command`; `scope` is `--scope`, which the typed methods already
 /// follow (the memory was opened with it) and tool calls take as an
 /// argument.
@@ -674,6 +828,28 @@ fn run_on(memory: &mut Memory, command: Command, scope: Scope) -> Result<()> {
                 ))
             }
         },
+        Command::Review { decide } => review(memory, decide),
+        Command::Dream => print_text(&memory.consolidation_plan()?),
+        Command::Clear { what, yes } => {
+            let target = match what {
+                ClearWhat::Project => ClearTarget::Project,
+                ClearWhat::LongTerm => ClearTarget::LongTerm,
+                ClearWhat::All => ClearTarget::All,
+            };
+            if !yes && !confirm(&format!(
+                "Clear {} of {} ({})? `agent-memory undo` brings it back. [y/N] ",
+                match what {
+                    ClearWhat::Project => "this project's scratchpad, logs and notes",
+                    ClearWhat::LongTerm => "MEMORY.md",
+                    ClearWhat::All => "MEMORY.md and this project's files",
+                },
+                if scope == Scope::Team { "the team memory" } else { "your memory" },
+                memory.project_dir()
+            ))? {
+                bail!("nothing was cleared: not confirmed (pass --yes to skip the question)");
+            }
+            print_text(&memory.clear(target)?.message)
+        }
         Command::Scan { purge } => {
             if purge {
                 let done = memory.purge_secrets()?;

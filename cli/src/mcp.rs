@@ -1,9 +1,9 @@
 //! `agent-memory mcp`: the memory as a Model Context Protocol server on
 //! stdin/stdout, for agents that speak MCP (Claude Code, Codex, ...).
 //!
-//! - Tools: the set chosen with `--tools` (`full` by default: `memory_write`,
-//!   `memory_read`, `memory_search`, `memory_edit`, `memory_delete`,
-//!   `memory_rename`; `seed`; or `anthropic`, just `memory`), with the names,
+//! - Tools: the set chosen with `--tools` (`full` by default: the seed's
+//!   three, the curation tools, `memory_batch` and `memory_consolidate`;
+//!   `seed`; or `anthropic`, just `memory`), with the names,
 //!   descriptions and JSON Schemas the component itself defines
 //!   (`tools.tool-definitions`); calls go to `memory.call-tool` unchanged. A
 //!   refusal of the memory comes back as a tool result with `isError` and
@@ -12,6 +12,9 @@
 //! - Resource `memory://context`: the `<memory>` block for the system prompt
 //!   (empty text when there is nothing to show).
 //! - Prompt `memory`: the usage prompt followed by the context block.
+//! - Prompt `consolidate`: the consolidation plan (`memory_consolidate`),
+//!   to answer with one `memory_batch`; an empty memory is an
+//!   invalid-params error saying so.
 //! - The usage prompt is also the server's `instructions`.
 //! - While memory is turned off (`AGENT_MEMORY_DISABLE`, the config file) the
 //!   server still offers the same tools, but no component is loaded: every
@@ -36,6 +39,9 @@ use rmcp::model::{
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
+
+/// The name of the consolidation prompt.
+const CONSOLIDATE_PROMPT: &str = "consolidate";
 
 /// The URI of the context block resource.
 const CONTEXT_URI: &str = "memory://context";
@@ -319,7 +325,14 @@ impl ServerHandler for MemoryServer {
             Some("How to use the memory tools, then the current memory context block"),
             None,
         );
-        Ok(ListPromptsResult::with_all_items(vec![prompt]))
+        let consolidate = Prompt::new(
+            CONSOLIDATE_PROMPT,
+            Some(
+                "Tidy the memory: the consolidation plan (logs to distill, repeated lines, stale notes, what MEMORY.md's budget cuts), to answer with one memory_batch",
+            ),
+            None,
+        );
+        Ok(ListPromptsResult::with_all_items(vec![prompt, consolidate]))
     }
 
     async fn get_prompt(
@@ -327,10 +340,26 @@ impl ServerHandler for MemoryServer {
         request: GetPromptRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, McpError> {
+        if request.name == CONSOLIDATE_PROMPT {
+            if let Some(reply) = &self.disabled {
+                let message = PromptMessage::new_text(Role::User, reply.to_string());
+                return Ok(GetPromptResult::new(vec![message])
+                    .with_description("Memory is turned off")
+                    .into());
+            }
+            let plan = self
+                .with_memory(|m| m.consolidation_plan())
+                .await?
+                .map_err(|e| McpError::invalid_params(describe(&e), None))?;
+            let message = PromptMessage::new_text(Role::User, plan);
+            return Ok(GetPromptResult::new(vec![message])
+                .with_description("The consolidation plan: answer with one memory_batch")
+                .into());
+        }
         if request.name != PROMPT_NAME {
             return Err(McpError::invalid_params(
                 format!(
-                    "no prompt `{}`; this server has `{PROMPT_NAME}`",
+                    "no prompt `{}`; this server has `{PROMPT_NAME}` and `{CONSOLIDATE_PROMPT}`",
                     request.name
                 ),
                 None,

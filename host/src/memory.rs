@@ -14,6 +14,9 @@ use crate::error::{Error, MemoryError};
 use crate::options::{OpenOptions, local_offset_minutes};
 use crate::runtime::{Instance, Limits as InstanceLimits, sandbox};
 use crate::types::{
+    BatchChange, BatchReceipt, ClearReceipt, ClearTarget, PendingChange,
+};
+use crate::types::{
     DeleteReceipt, EditReceipt, FileInfo, ImportReceipt, Limits, PurgeReceipt, ReadSource,
     RenameReceipt, SearchMode, SearchResults, SnapshotInfo, StoredSecret, ToolDefinition, ToolSet,
     Version, WriteMode, WriteReceipt, WriteTarget,
@@ -583,6 +586,94 @@ impl Memory {
     pub fn rename_note(&mut self, name: &str, new_name: &str) -> Result<RenameReceipt, Error> {
         self.call("rename-note", |store, b, h| {
             b.memory().call_rename_note(store, h, name, new_name)
+        })?
+        .map(Into::into)
+        .map_err(domain)
+    }
+
+    /// Applies several changes as one, all or nothing: one history change
+    /// (restoring any of its versions restores them all). `reason`
+    /// `consolidation` records it with the source `dream`. See the WIT
+    /// `memory.apply`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Memory`] with kind `InvalidArguments` (empty or oversized
+    /// set, two changes on one file), or the first failing change's own
+    /// error, its message starting `change N (tool)`; nothing changes on
+    /// error.
+    pub fn apply(
+        &mut self,
+        changes: &[BatchChange],
+        reason: Option<&str>,
+    ) -> Result<BatchReceipt, Error> {
+        let changes: Vec<wit::BatchChange> = changes.iter().map(Into::into).collect();
+        self.call("apply", |store, b, h| {
+            b.memory().call_apply(store, h, &changes, reason)
+        })?
+        .map(Into::into)
+        .map_err(domain)
+    }
+
+    /// The consolidation plan for the agent's own model (see the WIT
+    /// `memory.consolidation-plan`). Changes nothing.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Memory`] with kind `NotFound` for an empty memory, `Io`.
+    pub fn consolidation_plan(&mut self) -> Result<String, Error> {
+        self.call("consolidation-plan", |store, b, h| {
+            b.memory().call_consolidation_plan(store, h)
+        })?
+        .map_err(domain)
+    }
+
+    /// The model's tool calls waiting for review, oldest first, each with
+    /// what it would change now (see [`OpenOptions::review`]).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Memory`] with kind `Io`.
+    pub fn pending_changes(&mut self) -> Result<Vec<PendingChange>, Error> {
+        self.call("pending-changes", |store, b, h| {
+            b.memory().call_pending_changes(store, h)
+        })?
+        .map(|all| all.into_iter().map(Into::into).collect())
+        .map_err(domain)
+    }
+
+    /// Applies the queued call `id` (checked again); returns the tool's
+    /// answer.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Memory`] with kind `NotFound` (never queued),
+    /// `InvalidArguments` (already decided, or not like `p12`), or the
+    /// call's own error (it then stays queued).
+    pub fn approve(&mut self, id: &str) -> Result<String, Error> {
+        self.call("approve", |store, b, h| b.memory().call_approve(store, h, id))?
+            .map_err(domain)
+    }
+
+    /// Drops the queued call `id` and its text.
+    ///
+    /// # Errors
+    ///
+    /// As [`Memory::approve`], less the call's own.
+    pub fn reject(&mut self, id: &str) -> Result<String, Error> {
+        self.call("reject", |store, b, h| b.memory().call_reject(store, h, id))?
+            .map_err(domain)
+    }
+
+    /// Removes memory files as one change that undo brings back; the team
+    /// store only for a memory opened in team scope.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Memory`] with kind `Busy` or `Io`; nothing changes on error.
+    pub fn clear(&mut self, what: ClearTarget) -> Result<ClearReceipt, Error> {
+        self.call("clear", |store, b, h| {
+            b.memory().call_clear(store, h, what.into())
         })?
         .map(Into::into)
         .map_err(domain)

@@ -56,6 +56,7 @@ pub struct OpenOptions {
     pub(crate) project_dir: Option<PathBuf>,
     pub(crate) team_dir: Option<PathBuf>,
     pub(crate) scope: crate::Scope,
+    pub(crate) review: Vec<crate::Scope>,
 }
 
 /// The team directory's name in a project: `<project root>/.agent-memory`.
@@ -92,6 +93,7 @@ impl OpenOptions {
             project_dir: None,
             team_dir: None,
             scope: crate::Scope::Personal,
+            review: Vec::new(),
         }
     }
 
@@ -156,6 +158,17 @@ impl OpenOptions {
     /// text as given. The model cannot change it.
     pub fn secret_policy(mut self, policy: crate::SecretPolicy) -> Self {
         self.secret_policy = policy;
+        self
+    }
+
+    /// The review gate: the model's changes (through
+    /// [`Memory::call_tool`](crate::Memory::call_tool)) to the stores in
+    /// `scopes` wait for the user's decision
+    /// ([`Memory::pending_changes`](crate::Memory::pending_changes),
+    /// `approve`, `reject`) instead of being applied. The host's typed
+    /// methods are never gated. Default: off.
+    pub fn review(mut self, scopes: &[crate::Scope]) -> Self {
+        self.review = scopes.to_vec();
         self
     }
 
@@ -331,6 +344,7 @@ impl OpenOptions {
             project_dir: guest_project.map(str::to_string),
             team_dir: guest_team.map(str::to_string),
             scope: self.scope.into(),
+            review: self.review.iter().map(|&s| s.into()).collect(),
         }
     }
 }

@@ -649,3 +649,188 @@ impl From<wit::PurgeReceipt> for PurgeReceipt {
         }
     }
 }
+
+/// One change of a change set ([`Memory::apply`](crate::Memory::apply)):
+/// the arguments of the method of the same name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BatchChange {
+    /// As [`Memory::write`](crate::Memory::write); content over the write
+    /// cap is refused, never cut.
+    Write {
+        /// Which file.
+        target: WriteTarget,
+        /// What to store.
+        content: String,
+        /// Append or overwrite.
+        mode: WriteMode,
+        /// The note's name, for [`WriteTarget::Note`].
+        name: Option<String>,
+    },
+    /// As [`Memory::edit`](crate::Memory::edit).
+    Edit {
+        /// Which file.
+        target: WriteTarget,
+        /// The note's name, or a daily log's `YYYY-MM-DD`.
+        name: Option<String>,
+        /// The exact text to replace, once.
+        old_text: String,
+        /// Its replacement.
+        new_text: String,
+    },
+    /// As [`Memory::delete_note`](crate::Memory::delete_note).
+    Delete {
+        /// The note.
+        name: String,
+    },
+    /// As [`Memory::rename_note`](crate::Memory::rename_note).
+    Rename {
+        /// The note.
+        name: String,
+        /// Its new name.
+        new_name: String,
+    },
+}
+
+impl From<&BatchChange> for wit::BatchChange {
+    fn from(c: &BatchChange) -> Self {
+        match c.clone() {
+            BatchChange::Write {
+                target,
+                content,
+                mode,
+                name,
+            } => wit::BatchChange::Write(wit::BatchWrite {
+                target: target.into(),
+                content,
+                mode: mode.into(),
+                name,
+            }),
+            BatchChange::Edit {
+                target,
+                name,
+                old_text,
+                new_text,
+            } => wit::BatchChange::Edit(wit::BatchEdit {
+                target: target.into(),
+                name,
+                old_text,
+                new_text,
+            }),
+            BatchChange::Delete { name } => wit::BatchChange::Delete(name),
+            BatchChange::Rename { name, new_name } => {
+                wit::BatchChange::Rename(wit::BatchRename { name, new_name })
+            }
+        }
+    }
+}
+
+/// The outcome of [`Memory::apply`](crate::Memory::apply).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct BatchReceipt {
+    /// One line per change, in order: what it did.
+    pub done: Vec<String>,
+    /// Redactions, near-duplicates, history's warnings.
+    pub warnings: Vec<String>,
+    /// How full the injected memory is now.
+    pub budget: Budget,
+    /// The lines, the warnings, then the budget line.
+    pub message: String,
+}
+
+impl From<wit::BatchReceipt> for BatchReceipt {
+    fn from(r: wit::BatchReceipt) -> Self {
+        BatchReceipt {
+            done: r.done,
+            warnings: r.warnings,
+            budget: r.budget.into(),
+            message: r.message,
+        }
+    }
+}
+
+/// A model's tool call waiting for review
+/// ([`Memory::pending_changes`](crate::Memory::pending_changes)).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct PendingChange {
+    /// `p1`, `p2`, ...: what `approve` and `reject` take.
+    pub id: String,
+    /// When it was queued (Unix seconds)...
+    pub time_unix: i64,
+    /// ... and the local offset then, in minutes.
+    pub utc_offset_minutes: i32,
+    /// The memory's source label when it was queued.
+    pub source: String,
+    /// The store it changes.
+    pub scope: Scope,
+    /// The tool.
+    pub tool: String,
+    /// Its JSON arguments, text guarded.
+    pub arguments: String,
+    /// What it would change now, as a line diff per file, or why it would
+    /// fail now.
+    pub diff: String,
+}
+
+impl From<wit::PendingChange> for PendingChange {
+    fn from(p: wit::PendingChange) -> Self {
+        PendingChange {
+            id: p.id,
+            time_unix: p.time_unix,
+            utc_offset_minutes: p.utc_offset_minutes,
+            source: p.source,
+            scope: match p.scope {
+                wit::Scope::Personal => Scope::Personal,
+                wit::Scope::Team => Scope::Team,
+            },
+            tool: p.tool,
+            arguments: p.arguments,
+            diff: p.diff,
+        }
+    }
+}
+
+/// What [`Memory::clear`](crate::Memory::clear) removes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClearTarget {
+    /// The project's scratchpad, daily logs and notes (team scope: the
+    /// team's notes).
+    Project,
+    /// `MEMORY.md`.
+    LongTerm,
+    /// Both.
+    All,
+}
+
+impl From<ClearTarget> for wit::ClearTarget {
+    fn from(t: ClearTarget) -> Self {
+        match t {
+            ClearTarget::Project => wit::ClearTarget::Project,
+            ClearTarget::LongTerm => wit::ClearTarget::LongTerm,
+            ClearTarget::All => wit::ClearTarget::All,
+        }
+    }
+}
+
+/// The outcome of [`Memory::clear`](crate::Memory::clear).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ClearReceipt {
+    /// Paths removed, sorted.
+    pub removed: Vec<String>,
+    /// Their bytes in all.
+    pub bytes: u64,
+    /// What went, and how to bring it back.
+    pub message: String,
+}
+
+impl From<wit::ClearReceipt> for ClearReceipt {
+    fn from(r: wit::ClearReceipt) -> Self {
+        ClearReceipt {
+            removed: r.removed,
+            bytes: r.bytes,
+            message: r.message,
+        }
+    }
+}

@@ -154,6 +154,24 @@ export interface MemoryOptions {
   teamDir?: string | null;
   /** Which store the typed methods act on (default `personal`; `team` needs `teamDir`). */
   scope?: Scope;
+  /**
+   * The review gate: the scopes whose changes made through `callTool` (the
+   * model's) wait for `approve` instead of being applied (default none).
+   */
+  review?: Scope[];
+}
+
+/** A model's tool call waiting for review. */
+export interface PendingChange {
+  id: string;
+  timeUnix: number;
+  utcOffsetMinutes: number;
+  source: string;
+  scope: Scope;
+  tool: string;
+  arguments: string;
+  /** What it would change now, as a line diff per file, or why it would fail now. */
+  diff: string;
 }
 
 /** One memory of `openGroup`. */
@@ -373,6 +391,11 @@ export declare class Memory implements Disposable {
   restore(version: string): WriteReceipt;
   lastChange(): Version | null;
   readVersion(version: string): string | null;
+  consolidationPlan(): string;
+  pendingChanges(): PendingChange[];
+  approve(id: string): string;
+  reject(id: string): string;
+  clear(what?: 'project' | 'long_term' | 'all'): string[];
   scanSecrets(): StoredSecret[];
   purgeSecrets(): PurgeReceipt;
   takeSnapshot(): SnapshotInfo;

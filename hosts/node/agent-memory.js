@@ -451,6 +451,7 @@ function member(spec, guestRoot, guestProject) {
     // Beside the root, never the root itself.
     guestTeam: team === undefined ? undefined : guestRoot === '/' ? '/agent-memory-team' : `${guestRoot}-team`,
     scope: word(spec.scope ?? 'personal', SCOPES, 'invalid-options', 'scope'),
+    review: (spec.review ?? []).map((s) => word(s, SCOPES, 'invalid-options', 'review scope')),
     open: false,
     closed: false,
   };
@@ -467,6 +468,7 @@ const witOptions = (m) => ({
   projectDir: m.guestProject,
   teamDir: m.guestTeam,
   scope: m.scope,
+  review: m.review,
 });
 
 // Releases the handles of memories that were never closed, when collected.
@@ -722,6 +724,41 @@ export class Memory {
    */
   readVersion(versionId) {
     return this.#call('readVersion', versionId) ?? null;
+  }
+
+  /**
+   * The consolidation plan for the agent's own model; changes nothing.
+   * Throws `not-found` for an empty memory.
+   */
+  consolidationPlan() {
+    return this.#call('consolidationPlan');
+  }
+
+  /**
+   * The model's tool calls waiting for review (`review: ['personal']`),
+   * oldest first: `[{id, timeUnix, utcOffsetMinutes, source, scope, tool,
+   * arguments, diff}]`.
+   */
+  pendingChanges() {
+    return this.#call('pendingChanges').map((p) => ({ ...p, timeUnix: Number(p.timeUnix) }));
+  }
+
+  /** Apply the queued call `id` (checked again); returns the tool's answer. */
+  approve(id) {
+    return this.#call('approve', id);
+  }
+
+  /** Drop the queued call `id` and its text. */
+  reject(id) {
+    return this.#call('reject', id);
+  }
+
+  /**
+   * Remove memory files as one change that undo brings back: `project`,
+   * `long_term` or `all`. Returns the paths removed.
+   */
+  clear(what = 'project') {
+    return this.#call('clear', word(what, ['project', 'long-term', 'all'], 'invalid-target', 'clear target')).removed;
   }
 
   /** The most recent change this project can see, or `null`: restore its `id` to undo it. */

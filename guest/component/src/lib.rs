@@ -358,6 +358,30 @@ impl From<core::SnapshotInfo> for types::SnapshotInfo {
     }
 }
 
+impl From<types::BatchChange> for core::BatchChange {
+    fn from(c: types::BatchChange) -> Self {
+        match c {
+            types::BatchChange::Write(w) => core::BatchChange::Write {
+                target: w.target.into(),
+                content: w.content,
+                mode: w.mode.into(),
+                name: w.name,
+            },
+            types::BatchChange::Edit(e) => core::BatchChange::Edit {
+                target: e.target.into(),
+                name: e.name,
+                old_text: e.old_text,
+                new_text: e.new_text,
+            },
+            types::BatchChange::Delete(name) => core::BatchChange::Delete { name },
+            types::BatchChange::Rename(r) => core::BatchChange::Rename {
+                name: r.name,
+                new_name: r.new_name,
+            },
+        }
+    }
+}
+
 impl store::GuestMemory for Memory {
     fn open(options: types::Options) -> Result<store::Memory, types::Error> {
         let root = core::names::guest_root(&options.root)?;
@@ -373,6 +397,10 @@ impl store::GuestMemory for Memory {
             source: options.source,
             retention: retention(&options.limits),
             project_root,
+            review: core::ReviewGate {
+                personal: options.review.contains(&types::Scope::Personal),
+                team: options.review.contains(&types::Scope::Team),
+            },
         };
         let mut memory = core::Memory::open(root, opts)?;
         if let Some(dir) = options.team_dir {
@@ -599,6 +627,66 @@ impl store::GuestMemory for Memory {
 
     fn apply_snapshot(&self) -> Result<types::SnapshotInfo, types::Error> {
         self.with(|m| m.apply_snapshot()).map(Into::into)
+    }
+
+    fn apply(
+        &self,
+        changes: Vec<types::BatchChange>,
+        reason: Option<String>,
+    ) -> Result<types::BatchReceipt, types::Error> {
+        let changes: Vec<core::BatchChange> = changes.into_iter().map(Into::into).collect();
+        self.scoped(|m| m.apply(&changes, reason.as_deref()))
+            .map(|r| types::BatchReceipt {
+                done: r.done,
+                warnings: r.warnings,
+                budget: r.budget.into(),
+                message: r.message,
+            })
+    }
+
+    fn consolidation_plan(&self) -> Result<String, types::Error> {
+        self.with(|m| m.consolidation_plan())
+    }
+
+    fn pending_changes(&self) -> Result<Vec<types::PendingChange>, types::Error> {
+        self.with(|m| m.pending()).map(|all| {
+            all.into_iter()
+                .map(|p| types::PendingChange {
+                    id: p.id,
+                    time_unix: p.time_unix,
+                    utc_offset_minutes: p.utc_offset_minutes,
+                    source: p.source,
+                    scope: match p.scope {
+                        Scope::Personal => types::Scope::Personal,
+                        Scope::Team => types::Scope::Team,
+                    },
+                    tool: p.tool,
+                    arguments: p.arguments,
+                    diff: p.diff,
+                })
+                .collect()
+        })
+    }
+
+    fn approve(&self, id: String) -> Result<String, types::Error> {
+        self.with(|m| m.approve(&id))
+    }
+
+    fn reject(&self, id: String) -> Result<String, types::Error> {
+        self.with(|m| m.reject(&id))
+    }
+
+    fn clear(&self, what: types::ClearTarget) -> Result<types::ClearReceipt, types::Error> {
+        let what = match what {
+            types::ClearTarget::Project => core::ClearTarget::Project,
+            types::ClearTarget::LongTerm => core::ClearTarget::LongTerm,
+            types::ClearTarget::All => core::ClearTarget::All,
+        };
+        self.scoped(|m| m.clear(what)).map(|r| types::ClearReceipt {
+            removed: r.removed,
+            bytes: r.bytes,
+            message: r.message,
+        })
     }
 
     fn call_tool(&self, name: String, arguments: String) -> Result<String, types::Error> {

@@ -1,6 +1,7 @@
-//! A tool call's JSON arguments, read strictly: one object, only the
-//! fields a tool names, each once, each of the type it takes. Shared by the
-//! seed and curation tools and the `memory` tool.
+//! The tools' names, and a tool call's JSON arguments, read strictly: one
+//! object, only the fields a tool names, each once, each of the type it
+//! takes. Shared by the seed and curation tools, change sets and the
+//! `memory` tool.
 
 use std::fmt;
 
@@ -8,6 +9,29 @@ use serde::de::{self, Deserialize, Deserializer, MapAccess, Visitor};
 use serde_json::{Map, Value};
 
 use crate::error::{Error, ErrorKind, Result};
+
+/// Name of the write tool.
+pub const MEMORY_WRITE: &str = "memory_write";
+/// Name of the read tool.
+pub const MEMORY_READ: &str = "memory_read";
+/// Name of the search tool.
+pub const MEMORY_SEARCH: &str = "memory_search";
+/// Name of the edit tool.
+pub const MEMORY_EDIT: &str = "memory_edit";
+/// Name of the delete tool.
+pub const MEMORY_DELETE: &str = "memory_delete";
+/// Name of the rename tool.
+pub const MEMORY_RENAME: &str = "memory_rename";
+/// Name of the history tool.
+pub const MEMORY_HISTORY: &str = "memory_history";
+/// Name of the restore tool.
+pub const MEMORY_RESTORE: &str = "memory_restore";
+/// Name of the refresh tool (staleness anchors).
+pub const MEMORY_REFRESH: &str = "memory_refresh";
+/// Name of the change-set tool.
+pub const MEMORY_BATCH: &str = "memory_batch";
+/// Name of the consolidation tool.
+pub const MEMORY_CONSOLIDATE: &str = "memory_consolidate";
 
 pub(crate) fn invalid(tool: &str, what: String) -> Error {
     Error::new(ErrorKind::InvalidArguments, format!("{tool}: {what}"))

@@ -50,6 +50,15 @@ impl Error {
         Error::new(kind, format!("failed to {op} `{path}`: {err}"))
     }
 
+    /// The same error with `what` (the part of a request that failed, e.g.
+    /// `change 2 (memory_edit)`) before its message.
+    pub(crate) fn within(self, what: &str) -> Self {
+        Error {
+            kind: self.kind,
+            message: format!("{what}: {}", self.message),
+        }
+    }
+
     /// The kind of failure.
     pub fn kind(&self) -> ErrorKind {
         self.kind

@@ -803,6 +803,7 @@ impl History {
         lock: &LockGuard,
         clock: &Clock,
         items: &[Item<'_>],
+        source: Option<&str>,
     ) -> Recorded {
         let mut recorded = Recorded::default();
         if self.retention.is_off() || items.is_empty() {
@@ -893,7 +894,7 @@ impl History {
                     size: *size,
                     sha: *sha,
                     prefix: *prefix,
-                    source: self.source.clone(),
+                    source: source.unwrap_or(&self.source).to_string(),
                     change,
                     tail: *tail,
                     purged: false,

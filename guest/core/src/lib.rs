@@ -21,6 +21,7 @@ mod listing;
 pub mod names;
 pub mod prompt;
 pub mod rank;
+pub mod review;
 pub mod search;
 pub mod secrets;
 mod store;
@@ -40,6 +41,12 @@ pub use limits::{
 pub use rank::SearchMode;
 pub use search::{SearchHit, SearchResults};
 pub use store::conflict_line;
+pub use store::{
+    BatchChange, BatchReceipt, CONSOLIDATION_REASON, ClearReceipt, ClearTarget, DREAM_SOURCE,
+    DUE_AFTER_LOG_DAYS, DUE_AT_INDEX_PERCENT, MAX_BATCH_BYTES, MAX_BATCH_CHANGES, MAX_PLAN_BYTES,
+    MAX_REASON_BYTES,
+};
+pub use review::{Decision, Pending, ReviewGate};
 pub use store::{
     DeleteReceipt, EditReceipt, FileInfo, ImportOutcome, ImportReceipt, Memory, Options,
     ReadSource, RenameReceipt, SnapshotInfo, StoredSecret, TEAM_PREFIX, WriteMode, WriteReceipt,

@@ -19,18 +19,28 @@ use crate::text::{cut_with_marker, prefix_at_char_boundary};
 use crate::time::{Clock, Date};
 
 mod anchored;
+mod batch;
 mod budget;
 mod change;
 mod curate;
 mod import;
 mod indexed;
+mod lifecycle;
 mod team;
 mod top;
 mod versions;
 
 pub(crate) use crate::layout::{Rel, path_prefix};
 
-pub(crate) use change::{Committed, Step};
+pub use batch::{
+    BatchChange, BatchReceipt, CONSOLIDATION_REASON, DREAM_SOURCE, MAX_BATCH_BYTES,
+    MAX_BATCH_CHANGES, MAX_REASON_BYTES,
+};
+pub(crate) use change::{Committed, Step, Tx};
+pub(crate) use change::Preview;
+pub use lifecycle::{
+    ClearReceipt, ClearTarget, DUE_AFTER_LOG_DAYS, DUE_AT_INDEX_PERCENT, MAX_PLAN_BYTES,
+};
 pub use curate::{DeleteReceipt, EditReceipt, RenameReceipt};
 pub use import::{ImportOutcome, ImportReceipt};
 pub use team::{SnapshotInfo, TEAM_PREFIX, conflict_line};
@@ -69,6 +79,8 @@ pub struct Options {
     pub source: String,
     /// How much history is kept.
     pub retention: Retention,
+    /// Which scopes' model tool calls wait for the user's review.
+    pub review: ReviewGate,
 }
 
 impl Options {
@@ -82,11 +94,33 @@ impl Options {
             project_root: None,
             source: String::new(),
             retention: Retention::default(),
+            review: Default::default(),
         }
     }
 }
 
 pub use agent_memory_vocab::{ReadSource, WriteMode, WriteTarget};
+use agent_memory_vocab::Scope;
+
+/// Which scopes' tool calls wait for review.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ReviewGate {
+    /// The personal store's.
+    pub personal: bool,
+    /// The team store's.
+    pub team: bool,
+}
+
+impl ReviewGate {
+    /// Whether calls on `scope` are gated.
+    pub fn gates(self, scope: Scope) -> bool {
+        match scope {
+            Scope::Personal => self.personal,
+            Scope::Team => self.team,
+        }
+    }
+}
+
 
 /// The write target a tool word names (`long_term`, `scratchpad`, `daily`,
 /// `note`), exactly.
@@ -292,6 +326,10 @@ pub struct Memory {
     layout: Layout,
     /// The project's team store, when the host gave a team directory.
     team: Option<Box<Memory>>,
+    /// Which scopes' tool calls wait for review instead of being applied.
+    review: ReviewGate,
+    /// Set on a dry-run copy: changes are previewed here, never made.
+    dry: Option<change::DrySink>,
 }
 
 /// Which store a [`Memory`] is: the personal layout under the root, or the
@@ -356,6 +394,8 @@ impl Memory {
             side_cache: Default::default(),
             layout: Layout::Personal,
             team: None,
+            review: options.review,
+            dry: None,
         })
     }
 
@@ -444,6 +484,11 @@ impl Memory {
     /// The secret policy in force.
     pub fn secret_policy(&self) -> SecretPolicy {
         self.secrets
+    }
+
+    /// Which scopes this memory's tool calls wait for review in.
+    pub fn review_gate(&self) -> ReviewGate {
+        self.review
     }
 
     /// The limits in force.
@@ -644,10 +689,7 @@ impl Memory {
         let path = rel.path();
         let ((), done) = self.change(Operation::Write, |tx| {
             let text = lead(tx.kind(&rel)?)? + kept;
-            match mode {
-                WriteMode::Append => tx.push(Step::Append { rel, text }),
-                WriteMode::Overwrite => tx.put(rel, text),
-            }
+            Memory::stage_write(tx, rel, text, mode);
             Ok(())
         })?;
         let range = &done.written[0];
@@ -670,6 +712,14 @@ impl Memory {
             budget: done.budget,
             message,
         })
+    }
+
+    /// Stage a write of `text` to `rel`.
+    pub(crate) fn stage_write(tx: &mut Tx<'_>, rel: Rel, text: String, mode: WriteMode) {
+        match mode {
+            WriteMode::Append => tx.push(Step::Append { rel, text }),
+            WriteMode::Overwrite => tx.put(rel, text),
+        }
     }
 
     /// Read a file whole, capped. `Ok(None)` when it does not exist.

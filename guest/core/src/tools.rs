@@ -12,24 +12,10 @@ use crate::store::{
 use agent_memory_vocab::Scope;
 pub use agent_memory_vocab::ToolSet;
 
-/// Name of the write tool.
-pub const MEMORY_WRITE: &str = "memory_write";
-/// Name of the read tool.
-pub const MEMORY_READ: &str = "memory_read";
-/// Name of the search tool.
-pub const MEMORY_SEARCH: &str = "memory_search";
-/// Name of the edit tool.
-pub const MEMORY_EDIT: &str = "memory_edit";
-/// Name of the delete tool.
-pub const MEMORY_DELETE: &str = "memory_delete";
-/// Name of the rename tool.
-pub const MEMORY_RENAME: &str = "memory_rename";
-/// Name of the history tool.
-pub const MEMORY_HISTORY: &str = "memory_history";
-/// Name of the restore tool.
-pub const MEMORY_RESTORE: &str = "memory_restore";
-/// Name of the refresh tool (staleness anchors).
-pub const MEMORY_REFRESH: &str = "memory_refresh";
+pub use crate::args::{
+    MEMORY_BATCH, MEMORY_CONSOLIDATE, MEMORY_DELETE, MEMORY_EDIT, MEMORY_HISTORY, MEMORY_READ,
+    MEMORY_REFRESH, MEMORY_RENAME, MEMORY_RESTORE, MEMORY_SEARCH, MEMORY_WRITE,
+};
 /// Name of Anthropic's memory tool.
 pub const MEMORY: &str = crate::anthropic::TOOL_NAME;
 
@@ -61,6 +47,8 @@ pub fn definitions(set: ToolSet) -> Vec<ToolDefinition> {
             MEMORY_HISTORY,
             MEMORY_RESTORE,
             MEMORY_REFRESH,
+            MEMORY_BATCH,
+            MEMORY_CONSOLIDATE,
         ],
         ToolSet::Anthropic => &[MEMORY],
     };
@@ -68,8 +56,11 @@ pub fn definitions(set: ToolSet) -> Vec<ToolDefinition> {
         .filter(|d| names.contains(&d.name))
         .map(|d| match set {
             // The seed's tables stay as they are; the full set shows the
-            // team scope every tool but `memory` accepts.
-            ToolSet::Full => with_scope(d),
+            // team scope every tool but `memory` accepts (a change set's
+            // changes carry their own).
+            ToolSet::Full if d.name != MEMORY_BATCH && d.name != MEMORY_CONSOLIDATE => {
+                with_scope(d)
+            }
             _ => d,
         })
         .collect()
@@ -293,6 +284,50 @@ fn all_definitions() -> Vec<ToolDefinition> {
             }),
         },
         ToolDefinition {
+            name: MEMORY_BATCH,
+            description: "Apply several memory changes at once, all or nothing: each is a memory_write, memory_edit, memory_delete or memory_rename call with that tool's own arguments. They are checked first; if any fails, nothing changes and the error names it. They are recorded as one change, so one restore undoes them all. Each file may be changed by one change of the set only. Answer a consolidation plan (memory_consolidate) with one memory_batch whose reason is \"consolidation\".",
+            parameters: json!({
+                "type": "object",
+                "properties": {
+                    "changes": {
+                        "type": "array",
+                        "minItems": 1,
+                        "maxItems": crate::store::MAX_BATCH_CHANGES,
+                        "items": {
+                            "type": "object",
+                            "properties": {
+                                "tool": {
+                                    "type": "string",
+                                    "enum": [MEMORY_WRITE, MEMORY_EDIT, MEMORY_DELETE, MEMORY_RENAME]
+                                },
+                                "arguments": {
+                                    "type": "object",
+                                    "description": "That tool's arguments"
+                                }
+                            },
+                            "required": ["tool", "arguments"],
+                            "additionalProperties": false
+                        }
+                    },
+                    "reason": {
+                        "type": "string",
+                        "description": "Why, in a few words; \"consolidation\" when answering a consolidation plan"
+                    }
+                },
+                "required": ["changes"],
+                "additionalProperties": false
+            }),
+        },
+        ToolDefinition {
+            name: MEMORY_CONSOLIDATE,
+            description: "Get a plan for tidying this memory: the daily logs since the last consolidation, lines said more than once, stale notes, what of MEMORY.md no longer fits its budget, and notes nothing links to, with instructions. Call it when the memory block says a consolidation is due; answer with one memory_batch whose reason is \"consolidation\". Changes nothing.",
+            parameters: json!({
+                "type": "object",
+                "properties": {},
+                "additionalProperties": false
+            }),
+        },
+        ToolDefinition {
             name: MEMORY,
             description: "Anthropic's memory tool: a /memories directory of Markdown files that persists across conversations (this project's notes). Commands: view (a file with line numbers, or a directory listing), create, str_replace, insert, delete, rename. Check /memories before starting a task; record progress and learnings as you go. Only .md files.",
             parameters: json!({
@@ -504,6 +539,17 @@ pub enum ToolCall {
         /// Which store (personal unless given).
         scope: Scope,
     },
+    /// `memory_batch`.
+    Batch {
+        /// The changes, in order.
+        changes: Vec<crate::store::BatchChange>,
+        /// Why (`consolidation` answers a plan).
+        reason: Option<String>,
+        /// The store they change (every change names the same one).
+        scope: Scope,
+    },
+    /// `memory_consolidate`.
+    Consolidate,
     /// `memory`: Anthropic's tool, its arguments kept whole (the command
     /// decides which fields it takes).
     Anthropic {
@@ -661,6 +707,11 @@ pub fn parse(name: &str, arguments: &str) -> Result<ToolCall> {
                 scope: opt_scope(name, &mut map)?.unwrap_or_default(),
             })
         }
+        MEMORY_BATCH => parse_batch(arguments),
+        MEMORY_CONSOLIDATE => {
+            parse_object(name, arguments, &[])?;
+            Ok(ToolCall::Consolidate)
+        }
         MEMORY => Ok(ToolCall::Anthropic {
             arguments: arguments.to_string(),
         }),
@@ -674,8 +725,142 @@ pub fn parse(name: &str, arguments: &str) -> Result<ToolCall> {
     }
 }
 
+/// Parse `memory_batch`: each change is one of the four changing tools
+/// with its own arguments, parsed as that tool parses them.
+fn parse_batch(arguments: &str) -> Result<ToolCall> {
+    use crate::store::BatchChange;
+    let name = MEMORY_BATCH;
+    let mut map = parse_object(name, arguments, &["changes", "reason"])?;
+    let reason = opt_str(name, &mut map, "reason")?;
+    let items = match map.remove("changes") {
+        Some(Value::Array(items)) => items,
+        None | Some(Value::Null) => return Err(invalid(name, "missing field \"changes\"".into())),
+        Some(other) => {
+            return Err(invalid(
+                name,
+                format!("field \"changes\" must be an array, got {}", type_name(&other)),
+            ));
+        }
+    };
+    let mut changes = Vec::with_capacity(items.len());
+    let mut scope: Option<Scope> = None;
+    for (n, item) in items.into_iter().enumerate() {
+        let at = format!("change {}", n + 1);
+        let Value::Object(mut item) = item else {
+            return Err(invalid(
+                name,
+                format!("{at} must be an object {{\"tool\": ..., \"arguments\": {{...}}}}"),
+            ));
+        };
+        let tool = req_str(name, &mut item, "tool").map_err(|e| e.within(&at))?;
+        let args = match item.remove("arguments") {
+            Some(v @ Value::Object(_)) => v.to_string(),
+            _ => {
+                return Err(invalid(
+                    name,
+                    format!("{at}: field \"arguments\" must be an object of {tool}'s arguments"),
+                ));
+            }
+        };
+        if let Some(extra) = item.keys().next() {
+            return Err(invalid(
+                name,
+                format!("{at}: unknown field {extra:?}; a change has only \"tool\" and \"arguments\""),
+            ));
+        }
+        let at = format!("{at} ({tool})");
+        let (change, this_scope) = match parse(&tool, &args).map_err(|e| e.within(&at))? {
+            ToolCall::Write {
+                target,
+                content,
+                mode,
+                name,
+                scope,
+            } => (
+                BatchChange::Write {
+                    target,
+                    content,
+                    mode,
+                    name,
+                },
+                scope,
+            ),
+            ToolCall::Edit {
+                target,
+                name,
+                old_text,
+                new_text,
+                scope,
+            } => (
+                BatchChange::Edit {
+                    target,
+                    name,
+                    old_text,
+                    new_text,
+                },
+                scope,
+            ),
+            ToolCall::Delete { name, scope } => (BatchChange::Delete { name }, scope),
+            ToolCall::Rename {
+                name,
+                new_name,
+                scope,
+            } => (BatchChange::Rename { name, new_name }, scope),
+            _ => {
+                return Err(invalid(
+                    name,
+                    format!(
+                        "{at}: a change set holds only {MEMORY_WRITE}, {MEMORY_EDIT}, {MEMORY_DELETE} and {MEMORY_RENAME} calls"
+                    ),
+                ));
+            }
+        };
+        match scope {
+            Some(s) if s != this_scope => {
+                return Err(invalid(
+                    name,
+                    format!(
+                        "{at} is in the {this_scope} scope, the changes before it in the {s} scope; a change set changes one store: send one set per scope"
+                    ),
+                ));
+            }
+            _ => scope = Some(this_scope),
+        }
+        changes.push(change);
+    }
+    Ok(ToolCall::Batch {
+        changes,
+        reason,
+        scope: scope.unwrap_or_default(),
+    })
+}
+
+/// The store a changing call acts on, or `None` for a call that changes
+/// nothing (what the review gate holds back).
+fn changed_scope(call: &ToolCall) -> Option<Scope> {
+    match call {
+        ToolCall::Write { scope, .. }
+        | ToolCall::Edit { scope, .. }
+        | ToolCall::Delete { scope, .. }
+        | ToolCall::Rename { scope, .. }
+        | ToolCall::Restore { scope, .. }
+        | ToolCall::Batch { scope, .. } => Some(*scope),
+        ToolCall::Anthropic { arguments } => {
+            let command = serde_json::from_str::<Value>(arguments)
+                .ok()
+                .and_then(|v| v.get("command").and_then(Value::as_str).map(str::to_string));
+            (command.as_deref() != Some("view")).then_some(Scope::Personal)
+        }
+        ToolCall::Read { .. }
+        | ToolCall::Search { .. }
+        | ToolCall::History { .. }
+        | ToolCall::Refresh { .. }
+        | ToolCall::Consolidate => None,
+    }
+}
+
 /// Every tool name `call` executes.
-pub const TOOL_NAMES: [&str; 10] = [
+pub const TOOL_NAMES: [&str; 12] = [
     MEMORY_WRITE,
     MEMORY_READ,
     MEMORY_SEARCH,
@@ -685,6 +870,8 @@ pub const TOOL_NAMES: [&str; 10] = [
     MEMORY_HISTORY,
     MEMORY_RESTORE,
     MEMORY_REFRESH,
+    MEMORY_BATCH,
+    MEMORY_CONSOLIDATE,
     MEMORY,
 ];
 
@@ -729,8 +916,28 @@ pub const NO_FILES: &str = "(no memory files)";
 /// # Errors
 /// `unknown-tool`, `invalid-arguments`, `invalid-target`, `invalid-mode`,
 /// and the errors of the operation; a missing note is `not-found`.
+///
+/// With the review gate on for the store a changing call acts on (see
+/// [`crate::store::ReviewGate`]), the call is checked and queued instead,
+/// and the text says it awaits review, with its id.
 pub fn call(memory: &Memory, name: &str, arguments: &str) -> Result<String> {
-    match parse(name, arguments)? {
+    let parsed = parse(name, arguments)?;
+    match changed_scope(&parsed) {
+        Some(scope) if memory.review_gate().gates(scope) => {
+            memory.queue_call(name, arguments, scope)
+        }
+        _ => run(memory, parsed),
+    }
+}
+
+/// [`call`] past the review gate: what approving a queued call runs.
+pub(crate) fn call_ungated(memory: &Memory, name: &str, arguments: &str) -> Result<String> {
+    run(memory, parse(name, arguments)?)
+}
+
+/// Execute a parsed call.
+fn run(memory: &Memory, call: ToolCall) -> Result<String> {
+    match call {
         ToolCall::Write {
             target,
             content,
@@ -836,6 +1043,15 @@ pub fn call(memory: &Memory, name: &str, arguments: &str) -> Result<String> {
             .scoped(scope)?
             .refresh(target, name.as_deref())?
             .message),
+        ToolCall::Batch {
+            changes,
+            reason,
+            scope,
+        } => Ok(memory
+            .scoped(scope)?
+            .apply(&changes, reason.as_deref())?
+            .message),
+        ToolCall::Consolidate => memory.consolidation_plan(),
         ToolCall::Anthropic { arguments } => crate::anthropic::call(memory, &arguments),
     }
 }

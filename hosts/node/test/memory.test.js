@@ -615,3 +615,18 @@ test('a team directory that is a symbolic link is refused, naming the link', { s
   }
   assert.equal(readFileSync(join(link, 'notes', 'x.md'), 'utf8'), 'hi');
 });
+
+test('the review gate queues the model\'s write until it is approved', () => {
+  const memory = Memory.open(tempDir(), PROJECT, { now: NOW, review: ['personal'] });
+  const reply = memory.callTool('memory_write', { target: 'long_term', content: 'Push to main.' });
+  assert.ok(reply.startsWith('Queued for review as p1'), reply);
+  assert.equal(memory.contextBlock(), null);
+  const [pending] = memory.pendingChanges();
+  assert.deepEqual([pending.id, pending.tool, pending.scope], ['p1', 'memory_write', 'personal']);
+  assert.ok(pending.diff.includes('+Push to main.'), pending.diff);
+  assert.ok(memory.approve('p1').startsWith('Appended'));
+  assert.ok(memory.contextBlock().includes('Push to main.'));
+  assert.throws(() => memory.reject('p1'), (e) => e.kind === 'invalid-arguments');
+  assert.deepEqual(memory.clear('long_term'), ['MEMORY.md']);
+  assert.equal(memory.contextBlock(), null);
+});

@@ -623,3 +623,20 @@ def test_a_team_dir_that_is_a_symbolic_link_is_refused_naming_it(tmp_path):
     with am.Memory(tmp_path / "root", PROJECT, now=NOW, team_dir=link, scope="team") as memory:
         memory.write("note", "hi", name="x")
     assert (link / "notes" / "x.md").read_text() == "hi"
+
+
+def test_the_review_gate_queues_the_models_write_until_approved(tmp_path):
+    with am.Memory(tmp_path / "root", PROJECT, now=NOW, review=("personal",)) as memory:
+        reply = memory.call_tool("memory_write", {"target": "long_term", "content": "Push to main."})
+        assert reply.startswith("Queued for review as p1")
+        assert memory.context_block() is None
+        [pending] = memory.pending_changes()
+        assert (pending["id"], pending["tool"], pending["scope"]) == ("p1", "memory_write", "personal")
+        assert "+Push to main." in pending["diff"]
+        assert memory.approve("p1").startswith("Appended")
+        assert "Push to main." in memory.context_block()
+        with pytest.raises(am.MemoryError) as info:
+            memory.reject("p1")
+        assert info.value.kind == "invalid-arguments"
+        assert memory.clear("long_term") == ["MEMORY.md"]
+        assert memory.context_block() is None

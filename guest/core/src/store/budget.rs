@@ -47,6 +47,7 @@ impl Memory {
         } else {
             // The personal block also shows the team's index and notices.
             self.add_team_sources(&mut gathered.sources);
+            self.add_due_notice(&mut gathered.sources);
         }
         // Staleness marks take room in the block as they do in
         // `context-block`; the team's section alone has only its own.

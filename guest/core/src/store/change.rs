@@ -82,9 +82,25 @@ impl Step {
 /// The plan's handle: reads under the lock, stages steps.
 pub(crate) struct Tx<'m> {
     memory: &'m Memory,
-    steps: Vec<Step>,
+    steps: Vec<Staged>,
     /// The file the receipt's budget is about when no step names one.
     focus: Option<String>,
+    /// What history records the steps staged from now on as.
+    op: Operation,
+    /// The part of a change set the steps staged from now on belong to,
+    /// put before the error of a step that fails.
+    label: Option<String>,
+    /// The source label history records this change with, instead of the
+    /// memory's own.
+    source: Option<String>,
+}
+
+/// A staged step with what history records it as and the part of the
+/// request it came from.
+struct Staged {
+    step: Step,
+    op: Operation,
+    label: Option<String>,
 }
 
 impl Tx<'_> {
@@ -109,7 +125,24 @@ impl Tx<'_> {
 
     /// Stage a step.
     pub(crate) fn push(&mut self, step: Step) {
-        self.steps.push(step);
+        self.steps.push(Staged {
+            step,
+            op: self.op,
+            label: self.label.clone(),
+        });
+    }
+
+    /// Record the steps staged from now on as `op`, and name them `label`
+    /// in errors (one change of a change set).
+    pub(crate) fn part(&mut self, op: Operation, label: String) {
+        self.op = op;
+        self.label = Some(label);
+    }
+
+    /// Record this change in history with `source` instead of the
+    /// memory's own label (a consolidation is recorded as `dream`).
+    pub(crate) fn source(&mut self, source: &str) {
+        self.source = Some(source.to_string());
     }
 
     /// Stage `rel` holding `text` whole (all of it new).
@@ -194,9 +227,60 @@ impl Committed {
     }
 }
 
+/// What a previewed change would do to one file: its text before and
+/// after (`None`: missing).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Preview {
+    pub(crate) path: String,
+    pub(crate) before: Option<String>,
+    pub(crate) after: Option<String>,
+}
+
+/// Where a dry run's previews go (see [`Memory::with_dry_run`]).
+pub(crate) type DrySink = std::sync::Arc<std::sync::Mutex<Vec<Preview>>>;
+
+/// The error that stops a dry run's change before it records or applies
+/// anything; never seen outside [`Memory::dry_run`].
+fn dry_stop() -> Error {
+    Error::new(ErrorKind::Other, DRY_RUN_STOP)
+}
+
+const DRY_RUN_STOP: &str = "\u{0}dry run: nothing was changed";
+
+impl Memory {
+    /// This memory (and its team store) with every change previewed into
+    /// `sink` instead of committed.
+    fn with_dry_run(&self, sink: &DrySink) -> Memory {
+        let mut dry = self.clone();
+        dry.dry = Some(sink.clone());
+        if let Some(team) = &mut dry.team {
+            team.dry = Some(sink.clone());
+        }
+        dry
+    }
+
+    /// Run `call` on a dry-run copy of this memory: every change it makes
+    /// is validated and checked like a real one (the guard, names, kinds,
+    /// conflicts, its own preconditions) and previewed, never recorded or
+    /// applied. Returns what the files would hold.
+    ///
+    /// # Errors
+    /// The error the change would fail with.
+    pub(crate) fn dry_run<T>(&self, call: impl FnOnce(&Memory) -> Result<T>) -> Result<Vec<Preview>> {
+        let sink = DrySink::default();
+        let dry = self.with_dry_run(&sink);
+        match call(&dry) {
+            Err(e) if e.kind() != ErrorKind::Other || e.message() != DRY_RUN_STOP => Err(e),
+            _ => Ok(sink.lock().map(|mut v| std::mem::take(&mut *v)).unwrap_or_default()),
+        }
+    }
+}
+
 /// A step after validation: what it will write, and what was there.
 struct Checked {
     step: Step,
+    /// What history records it as.
+    op: Operation,
     /// What its first file was.
     before: Kind,
     /// The first file's previous content, when history or a rollback
@@ -242,21 +326,94 @@ impl Memory {
             memory: self,
             steps: Vec::new(),
             focus: None,
+            op,
+            label: None,
+            source: None,
         };
         let value = plan(&mut tx)?;
-        let committed = self.commit(lock, op, tx.steps, tx.focus)?;
+        if let Some(sink) = &self.dry {
+            let previews = self.preview(tx.steps)?;
+            sink.lock().map_err(|_| dry_stop())?.extend(previews);
+            return Err(dry_stop());
+        }
+        let committed = self.commit(lock, tx.steps, tx.focus, tx.source.as_deref())?;
         Ok((value, committed))
+    }
+
+    /// Steps 1 and 3 of a change that is only previewed (see
+    /// [`Memory::with_dry_run`]): what each file would hold.
+    fn preview(&self, steps: Vec<Staged>) -> Result<Vec<Preview>> {
+        let mut out = Vec::new();
+        let lossy = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+        for mut s in steps {
+            let mut redactions = Vec::new();
+            self.validate(&mut s.step, &mut redactions)
+                .map_err(|e| within(e, &s.label))?;
+            let c = self.check(s.step, s.op).map_err(|e| within(e, &s.label))?;
+            let before = c.old.as_deref().map(lossy);
+            match &c.step {
+                Step::Put { rel, bytes, .. } => out.push(Preview {
+                    path: rel.path(),
+                    before,
+                    after: Some(lossy(bytes)),
+                }),
+                Step::Append { rel, text } => {
+                    let path = rel.path();
+                    let before = match (before, c.before) {
+                        (None, Kind::File(_)) => fs::read(self.abs(&path)).ok().map(|b| lossy(&b)),
+                        (b, _) => b,
+                    };
+                    let mut after = before.clone().unwrap_or_default();
+                    if !after.is_empty() && !after.ends_with('\n') {
+                        after.push('\n');
+                    }
+                    after.push_str(text);
+                    out.push(Preview {
+                        path,
+                        before,
+                        after: Some(after),
+                    });
+                }
+                Step::Remove { rel, .. } => out.push(Preview {
+                    path: rel.path(),
+                    before,
+                    after: None,
+                }),
+                Step::Move { from, to, .. } => {
+                    out.push(Preview {
+                        path: from.path(),
+                        before: before.clone(),
+                        after: None,
+                    });
+                    out.push(Preview {
+                        path: to.path(),
+                        before: None,
+                        after: before,
+                    });
+                }
+                Step::MoveDir { .. } => {
+                    for f in &c.files {
+                        out.push(Preview {
+                            path: f.path.clone(),
+                            before: f.bytes.as_deref().map(lossy),
+                            after: None,
+                        });
+                    }
+                }
+            }
+        }
+        Ok(out)
     }
 
     fn commit(
         &self,
         lock: &LockGuard,
-        op: Operation,
-        steps: Vec<Step>,
+        steps: Vec<Staged>,
         focus: Option<String>,
+        source: Option<&str>,
     ) -> Result<Committed> {
         let mut redactions = Vec::new();
-        let Some(first) = steps.first().map(Step::focus) else {
+        let Some(first) = steps.first().map(|s| s.step.focus()) else {
             let focus = focus.unwrap_or_else(|| self.long_term_rel().path());
             return Ok(Committed {
                 written: Vec::new(),
@@ -270,29 +427,33 @@ impl Memory {
         let focus = focus.unwrap_or(first);
         // 1. Validate names and text.
         let mut steps = steps;
-        for step in &mut steps {
-            self.validate(step, &mut redactions)?;
+        let mut labels = Vec::with_capacity(steps.len());
+        for s in &mut steps {
+            self.validate(&mut s.step, &mut redactions)
+                .map_err(|e| within(e, &s.label))?;
+            labels.push(s.label.take());
         }
         // 3. Layout, kind, scope, conflicts; and what each file holds now.
         let mut checked = Vec::with_capacity(steps.len());
-        for step in steps {
-            checked.push(self.check(step)?);
+        for (s, label) in steps.into_iter().zip(&labels) {
+            checked.push(self.check(s.step, s.op).map_err(|e| within(e, label))?);
         }
         // 4. History, as one change.
         let history = self.history_store();
-        let recorded = history.record_change(lock, &self.clock(), &history_items(op, &checked));
+        let items = history_items(&checked);
+        let recorded = history.record_change(lock, &self.clock(), &items, source);
         let mut history_warnings = recorded.warnings.clone();
         // 5. Apply, all or nothing.
         let mut written = Vec::with_capacity(checked.len());
         for (n, c) in checked.iter().enumerate() {
-            match self.apply(lock, c) {
+            match self.apply_step(lock, c) {
                 Ok(range) => written.push(range),
                 Err(e) => {
                     for done in checked[..n].iter().rev() {
                         self.put_back(lock, done);
                     }
                     history.rollback(lock, &recorded);
-                    return Err(e);
+                    return Err(within(e, &labels[n]));
                 }
             }
         }
@@ -394,7 +555,7 @@ impl Memory {
     /// Step 3 for one step: its files are regular or missing, reached
     /// through no link, free where it creates them; team results hold no
     /// conflict markers. Reads what history and a rollback need.
-    fn check(&self, step: Step) -> Result<Checked> {
+    fn check(&self, step: Step, op: Operation) -> Result<Checked> {
         let (before, old, same, files) = match &step {
             Step::Put { rel, bytes, .. } => {
                 let path = rel.path();
@@ -508,6 +669,7 @@ impl Memory {
         };
         let mut c = Checked {
             step,
+            op,
             before,
             old,
             same,
@@ -548,7 +710,7 @@ impl Memory {
 
     /// Step 5 for one step: make the folders it needs, then change its
     /// file atomically. Returns the byte range written.
-    fn apply(&self, lock: &LockGuard, c: &Checked) -> Result<Range<u64>> {
+    fn apply_step(&self, lock: &LockGuard, c: &Checked) -> Result<Range<u64>> {
         if c.same {
             return Ok(match &c.step {
                 Step::Put { added, .. } => added.start as u64..added.end as u64,
@@ -794,11 +956,20 @@ impl Memory {
     }
 }
 
-/// Step 4's items: what each file held before `op`.
-fn history_items(op: Operation, checked: &[Checked]) -> Vec<Item<'_>> {
+/// `e` with the part of a change set it came from, if any.
+fn within(e: Error, label: &Option<String>) -> Error {
+    match label {
+        Some(label) => e.within(label),
+        None => e,
+    }
+}
+
+/// Step 4's items: what each file held before its step.
+fn history_items(checked: &[Checked]) -> Vec<Item<'_>> {
     let mut items = Vec::new();
     for c in checked.iter().filter(|c| !c.same) {
         let append = matches!(c.step, Step::Append { .. });
+        let op = c.op;
         for f in &c.files {
             let op = match &c.step {
                 Step::Move { .. } | Step::MoveDir { .. } => Operation::Rename,

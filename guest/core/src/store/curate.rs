@@ -1,15 +1,14 @@
 //! Curation: replace text in a file, delete and rename notes.
 //!
-//! Each operation validates everything first, then takes the store lock,
-//! checks the files, and changes them through [`Memory::replace_file_locked`],
-//! [`Memory::remove_file_locked`] or [`Memory::rename_file_locked`]: a temp
-//! file renamed over the target, an unlink, a rename. On any error the store
-//! is as it was. Those three are the only places curation changes a file,
-//! so recording history before a change belongs there.
+//! Each operation checks its arguments, then stages its steps on a change
+//! ([`Memory::change`]), which validates, records and applies them. The
+//! staging functions (`stage_edit`, `stage_delete`, [`RenamePlan::stage`])
+//! are shared with change sets, which stage several operations on one
+//! change.
 
 use std::fs;
 
-use super::{Memory, Rel, Step, WriteTarget};
+use super::{Memory, Rel, Step, Tx, WriteTarget};
 use crate::budget::Budget;
 use crate::error::{Error, ErrorKind, Result};
 use crate::fsio::{self, Kind};
@@ -110,80 +109,16 @@ impl Memory {
         old_text: &str,
         new_text: &str,
     ) -> Result<EditReceipt> {
-        self.team_target(target.into())?;
-        let rel = match (target, name) {
-            (WriteTarget::Daily, Some(date)) => self.daily_rel(daily_date(date)?),
-            _ => self.target_rel(target, name)?,
-        };
+        let rel = self.edit_rel(target, name)?;
         let path = rel.path();
-        if old_text.is_empty() {
-            return Err(Error::new(
-                ErrorKind::InvalidArguments,
-                format!(
-                    "cannot edit `{path}`: old_text is empty; copy the exact text to replace from the file (read it first)"
-                ),
-            ));
-        }
-        let cap = self.limits.max_write_bytes;
-        if new_text.len() > cap {
-            return Err(Error::new(
-                ErrorKind::InvalidArguments,
-                format!(
-                    "cannot edit `{path}`: new_text is {} bytes, the limit is {cap}; replace a smaller part at a time",
-                    new_text.len()
-                ),
-            ));
-        }
+        self.check_edit(&path, old_text, new_text)?;
         // The new text is checked before anything is read: a secret is
         // refused whatever the file holds (the change then checks the
         // whole result again).
         let guarded = self.guard(new_text, &path)?;
         let new_text = guarded.text.as_ref();
-        let (line, mut done) = self.change(Operation::Edit, |tx| {
-            let Some(text) = tx.read_text(&rel)? else {
-                return Err(Error::new(
-                    ErrorKind::NotFound,
-                    format!(
-                        "cannot edit `{path}`: the file does not exist; list the files to find the right one"
-                    ),
-                ));
-            };
-            let (lines, count) = occurrence_lines(&text, old_text);
-            if count == 0 {
-                return Err(Error::new(
-                    ErrorKind::NotFound,
-                    format!(
-                        "cannot edit `{path}`: old_text was not found; read the file first and copy the text exactly, including whitespace and line breaks"
-                    ),
-                ));
-            }
-            if count > 1 {
-                let mut listed: Vec<String> = lines.iter().map(u32::to_string).collect();
-                if lines.len() == MAX_LINES_LISTED {
-                    listed.push("…".into());
-                }
-                return Err(Error::new(
-                    ErrorKind::Ambiguous,
-                    format!(
-                        "cannot edit `{path}`: old_text occurs {count} times (lines {}); include more of the surrounding text so that it matches exactly once",
-                        listed.join(", ")
-                    ),
-                ));
-            }
-            // `count == 1`, so the search finds it.
-            let start = text.find(old_text).unwrap_or(0);
-            let mut new = String::with_capacity(text.len() - old_text.len() + new_text.len());
-            new.push_str(&text[..start]);
-            new.push_str(new_text);
-            new.push_str(&text[start + old_text.len()..]);
-            let added = start..start + new_text.len();
-            tx.push(Step::Put {
-                rel,
-                bytes: new.into_bytes(),
-                added,
-            });
-            Ok(lines[0])
-        })?;
+        let (line, mut done) =
+            self.change(Operation::Edit, |tx| stage_edit(tx, rel, old_text, new_text))?;
         done.redacted_before(&guarded);
         let range = &done.written[0];
         let mut message = format!(
@@ -217,17 +152,7 @@ impl Memory {
         let shown = note_name(name)?;
         let rel = self.note_rel(Some(name))?;
         let path = rel.path();
-        let (existed, done) = self.change(Operation::Delete, |tx| {
-            tx.focus(&rel);
-            let kind = tx.kind(&rel)?;
-            if kind != Kind::Missing {
-                tx.push(Step::Remove {
-                    rel: rel.clone(),
-                    prune: true,
-                });
-            }
-            Ok(kind)
-        })?;
+        let (existed, done) = self.change(Operation::Delete, |tx| stage_delete(tx, &rel))?;
         let Kind::File(bytes) = existed else {
             let mut message = format!("Nothing to delete: note `{shown}` does not exist ({path})");
             done.finish(&mut message);
@@ -260,6 +185,56 @@ impl Memory {
     /// `not-found` when `name` does not exist; `already-exists` when
     /// `new_name` does; `not-a-file`, `io`.
     pub fn rename_note(&self, name: &str, new_name: &str) -> Result<RenameReceipt> {
+        let rename = self.rename_plan(name, new_name)?;
+        let (from_path, to_path) = (rename.from.path(), rename.to.path());
+        let (old_shown, new_shown) = (rename.old_shown.clone(), rename.new_shown.clone());
+        let ((), done) = self.change(Operation::Rename, |tx| rename.stage(tx))?;
+        let mut message =
+            format!("Renamed note `{old_shown}` to `{new_shown}` ({from_path} -> {to_path})");
+        done.finish(&mut message);
+        Ok(RenameReceipt {
+            message,
+            from: from_path,
+            to: to_path,
+            budget: done.budget,
+        })
+    }
+
+    /// The file an edit of `target` changes: `name` is the note, or for
+    /// `daily` the date of the log (today's when `None`).
+    pub(crate) fn edit_rel(&self, target: WriteTarget, name: Option<&str>) -> Result<Rel> {
+        self.team_target(target.into())?;
+        match (target, name) {
+            (WriteTarget::Daily, Some(date)) => Ok(self.daily_rel(daily_date(date)?)),
+            _ => self.target_rel(target, name),
+        }
+    }
+
+    /// Refuse edit arguments that can never apply to `path`.
+    pub(crate) fn check_edit(&self, path: &str, old_text: &str, new_text: &str) -> Result<()> {
+        if old_text.is_empty() {
+            return Err(Error::new(
+                ErrorKind::InvalidArguments,
+                format!(
+                    "cannot edit `{path}`: old_text is empty; copy the exact text to replace from the file (read it first)"
+                ),
+            ));
+        }
+        let cap = self.limits.max_write_bytes;
+        if new_text.len() > cap {
+            return Err(Error::new(
+                ErrorKind::InvalidArguments,
+                format!(
+                    "cannot edit `{path}`: new_text is {} bytes, the limit is {cap}; replace a smaller part at a time",
+                    new_text.len()
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Check a rename's names and resolve both files.
+    pub(crate) fn rename_plan(&self, name: &str, new_name: &str) -> Result<RenamePlan> {
         let old_shown = note_name(name)?;
         let new_shown = note_name(new_name)?;
         let from = self.note_rel(Some(name))?;
@@ -270,39 +245,11 @@ impl Memory {
                 format!("cannot rename note `{old_shown}` to itself"),
             ));
         }
-        let (from_path, to_path) = (from.path(), to.path());
-        let ((), done) = self.change(Operation::Rename, |tx| {
-            if tx.kind(&from)? == Kind::Missing {
-                return Err(Error::new(
-                    ErrorKind::NotFound,
-                    format!(
-                        "cannot rename note `{old_shown}`: it does not exist ({from_path}); list the files to find the right name"
-                    ),
-                ));
-            }
-            if tx.kind(&to)? != Kind::Missing {
-                return Err(Error::new(
-                    ErrorKind::AlreadyExists,
-                    format!(
-                        "cannot rename note `{old_shown}` to `{new_shown}`: {to_path} exists already; pick another name, or merge the two notes by editing one and deleting the other"
-                    ),
-                ));
-            }
-            tx.push(Step::Move {
-                from: from.clone(),
-                to: to.clone(),
-                prune: true,
-            });
-            Ok(())
-        })?;
-        let mut message =
-            format!("Renamed note `{old_shown}` to `{new_shown}` ({from_path} -> {to_path})");
-        done.finish(&mut message);
-        Ok(RenameReceipt {
-            message,
-            from: from_path,
-            to: to_path,
-            budget: done.budget,
+        Ok(RenamePlan {
+            from,
+            to,
+            old_shown: old_shown.to_string(),
+            new_shown: new_shown.to_string(),
         })
     }
 
@@ -390,6 +337,107 @@ impl Memory {
                 None => return,
             }
         }
+    }
+}
+
+/// Stage an edit of `rel`: `old_text` (checked by
+/// [`Memory::check_edit`]) must occur exactly once. Returns its line.
+pub(crate) fn stage_edit(tx: &mut Tx<'_>, rel: Rel, old_text: &str, new_text: &str) -> Result<u32> {
+    let path = rel.path();
+    let Some(text) = tx.read_text(&rel)? else {
+        return Err(Error::new(
+            ErrorKind::NotFound,
+            format!("cannot edit `{path}`: the file does not exist; list the files to find the right one"),
+        ));
+    };
+    let (lines, count) = occurrence_lines(&text, old_text);
+    if count == 0 {
+        return Err(Error::new(
+            ErrorKind::NotFound,
+            format!(
+                "cannot edit `{path}`: old_text was not found; read the file first and copy the text exactly, including whitespace and line breaks"
+            ),
+        ));
+    }
+    if count > 1 {
+        let mut listed: Vec<String> = lines.iter().map(u32::to_string).collect();
+        if lines.len() == MAX_LINES_LISTED {
+            listed.push("…".into());
+        }
+        return Err(Error::new(
+            ErrorKind::Ambiguous,
+            format!(
+                "cannot edit `{path}`: old_text occurs {count} times (lines {}); include more of the surrounding text so that it matches exactly once",
+                listed.join(", ")
+            ),
+        ));
+    }
+    // `count == 1`, so the search finds it.
+    let start = text.find(old_text).unwrap_or(0);
+    let mut new = String::with_capacity(text.len() - old_text.len() + new_text.len());
+    new.push_str(&text[..start]);
+    new.push_str(new_text);
+    new.push_str(&text[start + old_text.len()..]);
+    let added = start..start + new_text.len();
+    tx.push(Step::Put {
+        rel,
+        bytes: new.into_bytes(),
+        added,
+    });
+    Ok(lines[0])
+}
+
+/// Stage the deletion of the note `rel` when it exists. Returns what was
+/// there.
+pub(crate) fn stage_delete(tx: &mut Tx<'_>, rel: &Rel) -> Result<Kind> {
+    tx.focus(rel);
+    let kind = tx.kind(rel)?;
+    if kind != Kind::Missing {
+        tx.push(Step::Remove {
+            rel: rel.clone(),
+            prune: true,
+        });
+    }
+    Ok(kind)
+}
+
+/// A rename whose names are checked: both files and how the user wrote
+/// them.
+pub(crate) struct RenamePlan {
+    pub(crate) from: Rel,
+    pub(crate) to: Rel,
+    pub(crate) old_shown: String,
+    pub(crate) new_shown: String,
+}
+
+impl RenamePlan {
+    /// Stage the move: the note must exist and its new name be free.
+    pub(crate) fn stage(&self, tx: &mut Tx<'_>) -> Result<()> {
+        let (old_shown, new_shown) = (&self.old_shown, &self.new_shown);
+        if tx.kind(&self.from)? == Kind::Missing {
+            return Err(Error::new(
+                ErrorKind::NotFound,
+                format!(
+                    "cannot rename note `{old_shown}`: it does not exist ({}); list the files to find the right name",
+                    self.from.path()
+                ),
+            ));
+        }
+        if tx.kind(&self.to)? != Kind::Missing {
+            return Err(Error::new(
+                ErrorKind::AlreadyExists,
+                format!(
+                    "cannot rename note `{old_shown}` to `{new_shown}`: {} exists already; pick another name, or merge the two notes by editing one and deleting the other",
+                    self.to.path()
+                ),
+            ));
+        }
+        tx.push(Step::Move {
+            from: self.from.clone(),
+            to: self.to.clone(),
+            prune: true,
+        });
+        Ok(())
     }
 }
 

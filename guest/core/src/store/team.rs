@@ -180,6 +180,8 @@ impl Memory {
             side_cache: Default::default(),
             layout: Layout::Team,
             team: None,
+            review: self.review,
+            dry: None,
         };
         self.team = Some(Box::new(team));
         self
@@ -367,6 +369,7 @@ impl Memory {
     ) -> Option<String> {
         sources.notices = notices;
         self.add_team_sources(&mut sources);
+        self.add_due_notice(&mut sources);
         self.add_marks(&mut sources);
         crate::context::build(&sources, self.limits.max_inject_bytes)
     }

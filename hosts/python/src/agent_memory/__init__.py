@@ -455,6 +455,9 @@ class OpenOptions:
     project_dir: Optional[PathLike] = None
     team_dir: Optional[PathLike] = None
     scope: str = "personal"
+    #: The review gate: the scopes whose changes made through ``call_tool``
+    #: (the model's) wait for :meth:`Memory.approve` instead of being applied.
+    review: Tuple[str, ...] = ()
 
 
 def default_component_path() -> Path:
@@ -676,6 +679,7 @@ class _Member:
     team: Optional[Path] = None
     guest_team: Optional[str] = None
     scope: str = "personal"
+    review: Tuple[str, ...] = ()
     handle: Optional[ResourceAny] = None
     closed: bool = False
 
@@ -785,6 +789,7 @@ class _Group:
             # Beside the root, never the root itself.
             guest_team=None if team is None else ("/agent-memory-team" if guest_root == "/" else f"{guest_root}-team"),
             scope=_word(o.scope, SCOPES, "invalid-options", "scope"),
+            review=tuple(_word(w, SCOPES, "invalid-options", "review scope") for w in o.review),
         )
 
     # -- the instance --
@@ -921,6 +926,7 @@ class _Group:
                 project_dir=member.guest_project,
                 team_dir=member.guest_team,
                 scope=member.scope,
+                review=list(member.review),
             )
             member.handle = self.result("store", "[static]memory.open", options)
         elif member.follows_system_zone:
@@ -1081,6 +1087,7 @@ class Memory:
         project_dir: Optional[PathLike] = None,
         team_dir: Optional[PathLike] = None,
         scope: str = "personal",
+        review: Tuple[str, ...] = (),
         component: Optional[PathLike] = None,
     ) -> None:
         options = OpenOptions(
@@ -1102,6 +1109,7 @@ class Memory:
             project_dir=project_dir,
             team_dir=team_dir,
             scope=scope,
+            review=tuple(review),
         )
         self._attach(_Group(Runtime.shared(component), [options]), 0)
 
@@ -1354,6 +1362,56 @@ class Memory:
             another project's id).
         """
         return self._method("read-version", version)
+
+    def consolidation_plan(self) -> str:
+        """The consolidation plan for the agent's own model: what needs
+        tidying, with instructions to answer with one ``memory_batch`` whose
+        reason is ``consolidation``. Changes nothing.
+
+        :raises MemoryError: ``not-found`` for an empty memory.
+        """
+        return self._method("consolidation-plan")
+
+    def pending_changes(self) -> List[Dict[str, Any]]:
+        """The model's tool calls waiting for review (``review=...``), oldest
+        first: dicts with ``id``, ``time_unix``, ``utc_offset_minutes``,
+        ``source``, ``scope``, ``tool``, ``arguments`` and ``diff`` (what it
+        would change now)."""
+        return [
+            {
+                "id": p.id,
+                "time_unix": p.time_unix,
+                "utc_offset_minutes": p.utc_offset_minutes,
+                "source": p.source,
+                "scope": p.scope,
+                "tool": p.tool,
+                "arguments": p.arguments,
+                "diff": p.diff,
+            }
+            for p in self._method("pending-changes")
+        ]
+
+    def approve(self, id: str) -> str:
+        """Applies the queued call ``id`` (checked again); returns the tool's
+        answer.
+
+        :raises MemoryError: ``not-found`` (never queued),
+            ``invalid-arguments`` (already decided), or the call's own error
+            (it then stays queued).
+        """
+        return self._method("approve", id)
+
+    def reject(self, id: str) -> str:
+        """Drops the queued call ``id`` and its text."""
+        return self._method("reject", id)
+
+    def clear(self, what: str = "project") -> List[str]:
+        """Removes memory files as one change that :meth:`restore` of
+        :meth:`last_change` brings back: ``project`` (scratchpad, logs,
+        notes), ``long_term`` (``MEMORY.md``) or ``all``. Returns the paths
+        removed."""
+        target = _word(what, ("project", "long-term", "all"), "invalid-target", "clear target")
+        return list(self._method("clear", target).removed)
 
     def last_change(self) -> Optional[Version]:
         """The most recent change this project can see (its files and

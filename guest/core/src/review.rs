@@ -1,0 +1,338 @@
+//! The review gate: with it on for a scope, the model's tool calls that
+//! would change that scope's memory wait in a queue until the user
+//! approves or rejects them. A queued call is checked like a real one when
+//! it is queued (a call that would fail is refused at once) and again when
+//! it is approved; until then it is never injected or searched: it lives
+//! under the personal root's `.store/review/<project>/`, one file per call,
+//! which no listing, search or block reads.
+//!
+//! Text a queued call would store is guarded when it is queued: under
+//! `block` a secret refuses the call, under `redact` the queue keeps the
+//! redacted text. A decided call keeps only its id, decision and outcome:
+//! a rejected call leaves nothing of its text behind.
+
+use std::fs;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::fsio;
+use crate::store::{Memory, Preview};
+use agent_memory_vocab::Scope;
+
+pub use crate::store::ReviewGate;
+
+/// How a queued call was decided.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Decision {
+    /// Applied.
+    Approved,
+    /// Dropped, its text with it.
+    Rejected,
+}
+
+/// A tool call waiting for review.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pending {
+    /// Its id, `p1`, `p2`, …
+    pub id: String,
+    /// When it was queued (Unix seconds, and the local offset then).
+    pub time_unix: i64,
+    /// The local offset at that time, in minutes.
+    pub utc_offset_minutes: i32,
+    /// Who made it (the memory's source label then).
+    pub source: String,
+    /// The store it changes.
+    pub scope: Scope,
+    /// The tool.
+    pub tool: String,
+    /// Its JSON arguments, text guarded.
+    pub arguments: String,
+    /// What it would change now, as a line diff per file; or why it would
+    /// fail now.
+    pub diff: String,
+}
+
+/// Most calls one project's queue holds undecided.
+pub const MAX_PENDING: usize = 200;
+/// Where queues live under the personal root.
+const REVIEW_DIR: &str = ".store/review";
+/// Keys whose text must match the store as it is, so are never redacted
+/// (a secret there is already stored).
+const MATCHED_KEYS: [&str; 2] = ["old_text", "old_str"];
+/// Lines of a diff shown per file before the rest is counted.
+const MAX_DIFF_LINES: usize = 120;
+
+/// One queue file.
+#[derive(Debug, Serialize, Deserialize)]
+struct Entry {
+    id: u64,
+    time: i64,
+    offset: i32,
+    source: String,
+    scope: String,
+    tool: String,
+    /// `None` once decided.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    arguments: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    decision: Option<Decision>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    outcome: Option<String>,
+}
+
+impl Memory {
+    /// The queue's directory, store-relative.
+    fn review_dir(&self) -> String {
+        format!("{REVIEW_DIR}/{}", self.slug())
+    }
+
+    /// Queue a model's tool call for review instead of running it: checked
+    /// first by a dry run, its text guarded. Returns the text for the
+    /// model.
+    pub(crate) fn queue_call(&self, tool: &str, arguments: &str, scope: Scope) -> Result<String> {
+        self.dry_run(|dry| crate::tools::call_ungated(dry, tool, arguments))?;
+        let mut args: Value = serde_json::from_str(arguments).map_err(|e| {
+            Error::new(
+                ErrorKind::InvalidArguments,
+                format!("{tool}: arguments are not JSON: {e}"),
+            )
+        })?;
+        self.guard_queued(&mut args, tool)?;
+        let lock = self.lock()?;
+        let entries = self.queue_entries()?;
+        let open = entries.iter().filter(|e| e.decision.is_none()).count();
+        if open >= MAX_PENDING {
+            return Err(Error::new(
+                ErrorKind::Busy,
+                format!(
+                    "{open} changes already wait for review; nothing was queued. Ask the user to review them (agent-memory review) before making more"
+                ),
+            ));
+        }
+        let id = entries.iter().map(|e| e.id).max().unwrap_or(0) + 1;
+        let clock = self.clock();
+        let entry = Entry {
+            id,
+            time: clock.unix_seconds(),
+            offset: clock.utc_offset_minutes,
+            source: self.history_store().source().to_string(),
+            scope: scope.tool_word().to_string(),
+            tool: tool.to_string(),
+            arguments: Some(args.to_string()),
+            decision: None,
+            outcome: None,
+        };
+        self.save_entry(&entry, &lock)?;
+        Ok(format!(
+            "Queued for review as p{id}: this {tool} call is not in memory until the user approves it (agent-memory review approve p{id}). Do not repeat it; go on with your task"
+        ))
+    }
+
+    /// Guard every text a queued call would store: names refuse a secret,
+    /// text is redacted or refused by the policy. Text that must match the
+    /// store (`old_text`) is left as it is.
+    fn guard_queued(&self, value: &mut Value, tool: &str) -> Result<()> {
+        match value {
+            Value::Object(map) => {
+                for (key, v) in map.iter_mut() {
+                    if MATCHED_KEYS.contains(&key.as_str()) {
+                        continue;
+                    }
+                    if let Value::String(text) = v {
+                        let guarded = self.guard(text, &format!("the queued {tool} call"))?;
+                        if let std::borrow::Cow::Owned(t) = guarded.text {
+                            *text = t;
+                        }
+                    } else {
+                        self.guard_queued(v, tool)?;
+                    }
+                }
+            }
+            Value::Array(items) => {
+                for v in items {
+                    self.guard_queued(v, tool)?;
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// The calls waiting for review, oldest first, each with what it would
+    /// change now.
+    ///
+    /// # Errors
+    /// `io` when the queue cannot be read.
+    pub fn pending(&self) -> Result<Vec<Pending>> {
+        let mut out = Vec::new();
+        for e in self.queue_entries()? {
+            let (Some(arguments), None) = (e.arguments, e.decision) else {
+                continue;
+            };
+            let scope = Scope::from_tool_word(&e.scope).unwrap_or_default();
+            let diff = match self.dry_run(|dry| crate::tools::call_ungated(dry, &e.tool, &arguments)) {
+                Ok(previews) => render_diff(&previews),
+                Err(err) => format!("would fail now: {}", err.message()),
+            };
+            out.push(Pending {
+                id: format!("p{}", e.id),
+                time_unix: e.time,
+                utc_offset_minutes: e.offset,
+                source: e.source,
+                scope,
+                tool: e.tool,
+                arguments,
+                diff,
+            });
+        }
+        Ok(out)
+    }
+
+    /// Apply the queued call `id`, checked again as any change is. Returns
+    /// the tool's answer.
+    ///
+    /// # Errors
+    /// `not-found` for an id that was never queued; `invalid-arguments`
+    /// for one already decided or not of the form `p12`; the call's own
+    /// error when it fails now (it then stays queued).
+    pub fn approve(&self, id: &str) -> Result<String> {
+        let lock = self.lock()?;
+        let mut entry = self.open_entry(id)?;
+        let arguments = entry.arguments.take().unwrap_or_default();
+        drop(lock);
+        let outcome = crate::tools::call_ungated(self, &entry.tool, &arguments).map_err(|e| {
+            Error::new(
+                e.kind(),
+                format!(
+                    "{id} was not applied and stays queued: {}. Reject it, or change the memory and approve it again",
+                    e.message()
+                ),
+            )
+        })?;
+        let lock = self.lock()?;
+        entry.decision = Some(Decision::Approved);
+        entry.outcome = outcome.lines().next().map(str::to_string);
+        self.save_entry(&entry, &lock)?;
+        Ok(outcome)
+    }
+
+    /// Drop the queued call `id` and its text.
+    ///
+    /// # Errors
+    /// As [`Memory::approve`], less the call's own.
+    pub fn reject(&self, id: &str) -> Result<String> {
+        let lock = self.lock()?;
+        let mut entry = self.open_entry(id)?;
+        entry.arguments = None;
+        entry.decision = Some(Decision::Rejected);
+        self.save_entry(&entry, &lock)?;
+        Ok(format!(
+            "Rejected {id} ({}): nothing of it was stored",
+            entry.tool
+        ))
+    }
+
+    /// The undecided entry `id`, or why not.
+    fn open_entry(&self, id: &str) -> Result<Entry> {
+        let n = id
+            .strip_prefix('p')
+            .filter(|d| !d.is_empty() && d.len() <= 19 && d.bytes().all(|b| b.is_ascii_digit()))
+            .and_then(|d| d.parse::<u64>().ok())
+            .ok_or_else(|| {
+                Error::new(
+                    ErrorKind::InvalidArguments,
+                    format!("{id:?} is not a review id: ids look like p12 (agent-memory review lists them)"),
+                )
+            })?;
+        let entry = self
+            .queue_entries()?
+            .into_iter()
+            .find(|e| e.id == n)
+            .ok_or_else(|| {
+                Error::new(
+                    ErrorKind::NotFound,
+                    format!("no queued change {id}: agent-memory review lists the ones waiting"),
+                )
+            })?;
+        if let Some(decision) = entry.decision {
+            let word = match decision {
+                Decision::Approved => "approved",
+                Decision::Rejected => "rejected",
+            };
+            return Err(Error::new(
+                ErrorKind::InvalidArguments,
+                format!("{id} was already {word}; nothing was changed"),
+            ));
+        }
+        Ok(entry)
+    }
+
+    /// Every queue file of this project, by id. Unreadable files are
+    /// skipped.
+    fn queue_entries(&self) -> Result<Vec<Entry>> {
+        let dir = self.review_dir();
+        let listed = match fs::read_dir(self.abs(&dir)) {
+            Ok(listed) => listed,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(Error::io("list", &dir, &e)),
+        };
+        let mut entries: Vec<Entry> = listed
+            .flatten()
+            .filter(|e| e.file_name().to_str().is_some_and(|n| n.ends_with(".json") && !n.starts_with('.')))
+            .filter_map(|e| fs::read(e.path()).ok())
+            .filter_map(|bytes| serde_json::from_slice::<Entry>(&bytes).ok())
+            .collect();
+        entries.sort_by_key(|e| e.id);
+        Ok(entries)
+    }
+
+    /// Write `entry` atomically.
+    fn save_entry(&self, entry: &Entry, lock: &fsio::LockGuard) -> Result<()> {
+        let dir = self.review_dir();
+        fs::create_dir_all(self.abs(&dir)).map_err(|e| Error::io("create directory", &dir, &e))?;
+        let bytes = serde_json::to_vec(entry)
+            .map_err(|e| Error::new(ErrorKind::Io, format!("cannot encode p{}: {e}", entry.id)))?;
+        let name = format!("p{}.json", entry.id);
+        fsio::replace(&self.abs(&dir), &name, &bytes, lock)
+            .map_err(|e| Error::io("write", &format!("{dir}/{name}"), &e))
+    }
+}
+
+/// A line diff per file: the lines both sides share at the start and end
+/// are skipped, the rest shown as `-` and `+` lines.
+pub(crate) fn render_diff(previews: &[Preview]) -> String {
+    let mut out = String::new();
+    for p in previews {
+        let (a, b) = (p.before.as_deref(), p.after.as_deref());
+        let what = match (a, b) {
+            (None, Some(_)) => "new file",
+            (Some(_), None) => "deleted",
+            _ => "changed",
+        };
+        out.push_str(&format!("--- {} ({what})\n", p.path));
+        let old: Vec<&str> = a.map(|t| t.lines().collect()).unwrap_or_default();
+        let new: Vec<&str> = b.map(|t| t.lines().collect()).unwrap_or_default();
+        let head = old.iter().zip(&new).take_while(|(x, y)| x == y).count();
+        let tail = old[head..]
+            .iter()
+            .rev()
+            .zip(new[head..].iter().rev())
+            .take_while(|(x, y)| x == y)
+            .count();
+        let mut lines: Vec<String> = Vec::new();
+        lines.extend(old[head..old.len() - tail].iter().map(|l| format!("-{l}")));
+        lines.extend(new[head..new.len() - tail].iter().map(|l| format!("+{l}")));
+        let total = lines.len();
+        for l in lines.into_iter().take(MAX_DIFF_LINES) {
+            out.push_str(&l);
+            out.push('\n');
+        }
+        if total > MAX_DIFF_LINES {
+            out.push_str(&format!("… {} more lines\n", total - MAX_DIFF_LINES));
+        }
+    }
+    out
+}
