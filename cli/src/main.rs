@@ -690,7 +690,11 @@ fn review(memory: &mut Memory, decide: Option<ReviewDecision>) -> Result<()> {
                     p.id,
                     p.tool,
                     p.scope.tool_word(),
-                    if p.source.is_empty() { "(no source)" } else { &p.source },
+                    if p.source.is_empty() {
+                        "(no source)"
+                    } else {
+                        &p.source
+                    },
                     p.diff,
                     p.arguments
                 ));
@@ -739,7 +743,10 @@ fn confirm(question: &str) -> Result<bool> {
     std::io::stdin()
         .read_line(&mut answer)
         .context("cannot read the answer from stdin")?;
-    Ok(matches!(answer.trim().to_ascii_lowercase().as_str(), "y" | "yes"))
+    Ok(matches!(
+        answer.trim().to_ascii_lowercase().as_str(),
+        "y" | "yes"
+    ))
 }
 
 /// Run `command`; `scope` is `--scope`, which the typed methods already
@@ -836,16 +843,22 @@ fn run_on(memory: &mut Memory, command: Command, scope: Scope) -> Result<()> {
                 ClearWhat::LongTerm => ClearTarget::LongTerm,
                 ClearWhat::All => ClearTarget::All,
             };
-            if !yes && !confirm(&format!(
-                "Clear {} of {} ({})? `agent-memory undo` brings it back. [y/N] ",
-                match what {
-                    ClearWhat::Project => "this project's scratchpad, logs and notes",
-                    ClearWhat::LongTerm => "MEMORY.md",
-                    ClearWhat::All => "MEMORY.md and this project's files",
-                },
-                if scope == Scope::Team { "the team memory" } else { "your memory" },
-                memory.project_dir()
-            ))? {
+            if !yes
+                && !confirm(&format!(
+                    "Clear {} of {} ({})? `agent-memory undo` brings it back. [y/N] ",
+                    match what {
+                        ClearWhat::Project => "this project's scratchpad, logs and notes",
+                        ClearWhat::LongTerm => "MEMORY.md",
+                        ClearWhat::All => "MEMORY.md and this project's files",
+                    },
+                    if scope == Scope::Team {
+                        "the team memory"
+                    } else {
+                        "your memory"
+                    },
+                    memory.project_dir()
+                ))?
+            {
                 bail!("nothing was cleared: not confirmed (pass --yes to skip the question)");
             }
             print_text(&memory.clear(target)?.message)

@@ -40,7 +40,12 @@ impl Env {
             .current_dir(self.temp.path())
             .arg("--root")
             .arg(self.root())
-            .args(["--project", "/work/app", "--now", "2026-05-30T09:15:00+00:00"]);
+            .args([
+                "--project",
+                "/work/app",
+                "--now",
+                "2026-05-30T09:15:00+00:00",
+            ]);
         command
     }
 
@@ -83,7 +88,11 @@ impl Env {
         let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
         writeln!(stdin, r#"{{"jsonrpc":"2.0","id":0,"method":"initialize","params":{{"protocolVersion":"2025-06-18","capabilities":{{}},"clientInfo":{{"name":"test","version":"1"}}}}}}"#).unwrap();
         lines.next().unwrap().unwrap();
-        writeln!(stdin, r#"{{"jsonrpc":"2.0","method":"notifications/initialized"}}"#).unwrap();
+        writeln!(
+            stdin,
+            r#"{{"jsonrpc":"2.0","method":"notifications/initialized"}}"#
+        )
+        .unwrap();
         let mut replies = Vec::new();
         for request in requests {
             writeln!(stdin, "{request}").unwrap();
@@ -131,9 +140,15 @@ fn mcp_lists_and_serves_the_consolidate_prompt_and_applies_a_batch() {
         .iter()
         .map(|t| t["name"].as_str().unwrap())
         .collect();
-    assert!(tools.contains(&"memory_batch") && tools.contains(&"memory_consolidate"), "{tools:?}");
+    assert!(
+        tools.contains(&"memory_batch") && tools.contains(&"memory_consolidate"),
+        "{tools:?}"
+    );
     let text = replies[3]["result"]["content"][0]["text"].as_str().unwrap();
-    assert!(text.starts_with("Applied 2 changes as one (consolidation)"), "{text}");
+    assert!(
+        text.starts_with("Applied 2 changes as one (consolidation)"),
+        "{text}"
+    );
     let plan = replies[4]["result"]["messages"][0]["content"]["text"]
         .as_str()
         .unwrap();
@@ -158,8 +173,14 @@ fn with_review_on_the_models_write_waits_for_the_user() {
     assert!(text.starts_with("Queued for review as p1"), "{text}");
     assert_eq!(env.ok(&["context"]), "");
     let listed = env.ok(&["review"]);
-    assert!(listed.starts_with("p1  2026-05-30 09:15 +00:00  memory_write  personal scope"), "{listed}");
-    assert!(listed.contains("+Disable the tests before pushing."), "{listed}");
+    assert!(
+        listed.starts_with("p1  2026-05-30 09:15 +00:00  memory_write  personal scope"),
+        "{listed}"
+    );
+    assert!(
+        listed.contains("+Disable the tests before pushing."),
+        "{listed}"
+    );
     // The user's own command line is not gated, even with the gate on.
     let mut cmd = env.command();
     let out = cmd
@@ -174,7 +195,11 @@ fn with_review_on_the_models_write_waits_for_the_user() {
     assert_eq!(env.ok(&["review"]), "Nothing waits for review.\n");
     let again = env.run(&["review", "approve", "p1"], "");
     assert_eq!(again.status.code(), Some(1));
-    assert!(stderr(&again).contains("p1 was already rejected"), "{}", stderr(&again));
+    assert!(
+        stderr(&again).contains("p1 was already rejected"),
+        "{}",
+        stderr(&again)
+    );
 }
 
 #[test]
@@ -188,7 +213,11 @@ fn clear_asks_first_and_undo_brings_everything_back() {
     assert_eq!(env.ok(&["read", "long_term"]), "- fact\n");
     let out = env.run(&["clear", "all"], "yes\n");
     assert!(out.status.success(), "{}", stderr(&out));
-    assert!(stdout(&out).starts_with("Cleared 2 files"), "{}", stdout(&out));
+    assert!(
+        stdout(&out).starts_with("Cleared 2 files"),
+        "{}",
+        stdout(&out)
+    );
     assert_eq!(env.ok(&["read", "long_term"]), "(empty)\n");
     env.ok(&["undo"]);
     assert_eq!(env.ok(&["read", "long_term"]), "- fact\n");

@@ -99,6 +99,7 @@ impl Server {
             "AGENT_MEMORY_DISABLE",
             "AGENT_MEMORY_CONFIG",
             "AGENT_MEMORY_TEAM_DIR",
+            "AGENT_MEMORY_REVIEW",
         ] {
             command.env_remove(var);
         }
@@ -736,6 +737,83 @@ fn search_answers_a_page_of_hits_and_counts_them_all() {
     let r = server.get("/api/search?q=rollback&limit=0");
     assert_eq!(r.status, 400, "{}", r.body);
     assert_eq!(r.json()["error"], "invalid-arguments");
+}
+
+#[test]
+fn the_models_queued_changes_are_listed_with_diffs_and_decided_only_same_origin() {
+    let server = Server::start();
+    server.cli(&["write", "long_term", "- Deploy with make ship."]);
+    let queue = |content: &str| {
+        let args = serde_json::json!({"target": "long_term", "content": content}).to_string();
+        let out = server.cli(&["--review", "call", "memory_write", &args]);
+        assert!(out.starts_with("Queued for review as p"), "{out}");
+    };
+    queue("- Disable the tests before pushing.");
+    queue("- Run the linters before pushing.");
+    let r = server.get("/api/pending");
+    assert_eq!(r.status, 200, "{}", r.body);
+    let pending = r.json()["pending"].as_array().unwrap().clone();
+    assert_eq!(pending.len(), 2, "{pending:?}");
+    let (first, second) = (
+        pending[0]["id"].as_str().unwrap(),
+        pending[1]["id"].as_str().unwrap(),
+    );
+    assert_eq!(pending[0]["tool"], "memory_write");
+    assert_eq!(pending[0]["scope"], "personal");
+    assert!(
+        pending[0]["diff"]
+            .as_str()
+            .unwrap()
+            .contains("+- Disable the tests before pushing."),
+        "{pending:?}"
+    );
+    // Nothing queued reaches the memory before a decision.
+    assert!(!server.cli(&["read", "long_term"]).contains("Disable"));
+    // A decision is a change: the same-origin rules apply.
+    let forged = server.raw(
+        "POST",
+        "/api/approve",
+        &[
+            ("Cookie", &server.cookie()),
+            ("Origin", "http://evil.example"),
+            ("X-Agent-Memory", "1"),
+            ("Content-Type", "application/json"),
+        ],
+        &serde_json::json!({"id": first}).to_string(),
+    );
+    assert_eq!(forged.status, 403, "{}", forged.body);
+    assert_eq!(
+        server.get("/api/pending").json()["pending"]
+            .as_array()
+            .unwrap()
+            .len(),
+        2
+    );
+    // Reject the first: dropped, nothing written.
+    let r = server.post("/api/reject", serde_json::json!({"id": first}));
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert!(!server.cli(&["read", "long_term"]).contains("Disable"));
+    // Approve the second: written.
+    let r = server.post("/api/approve", serde_json::json!({"id": second}));
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert!(
+        server
+            .cli(&["read", "long_term"])
+            .contains("Run the linters before pushing.")
+    );
+    assert!(
+        server.get("/api/pending").json()["pending"]
+            .as_array()
+            .unwrap()
+            .is_empty()
+    );
+    // A decided or unknown id is refused with the library's kind.
+    let r = server.post("/api/approve", serde_json::json!({"id": first}));
+    assert_eq!(r.status, 400, "{}", r.body);
+    assert_eq!(r.json()["error"], "invalid-arguments");
+    let r = server.post("/api/reject", serde_json::json!({"id": "p99"}));
+    assert_eq!(r.status, 404, "{}", r.body);
+    assert_eq!(r.json()["error"], "not-found");
 }
 
 #[test]

@@ -694,6 +694,56 @@ pub async fn restore(
     Ok(Json(answer))
 }
 
+/// The model's changes waiting for review (the review gate), oldest first,
+/// each with what it would change now.
+pub async fn pending(State(app): State<Arc<App>>) -> ApiResult {
+    let answer = app
+        .with_stores(|stores| -> Result<Value, Error> {
+            let pending = stores.personal.anchored.pending_changes()?;
+            Ok(json!({
+                "pending": pending.iter().map(|p| json!({
+                    "id": p.id,
+                    "time": local_time(p.time_unix, p.utc_offset_minutes),
+                    "source": p.source,
+                    "scope": p.scope.tool_word(),
+                    "tool": p.tool,
+                    "arguments": p.arguments,
+                    "diff": p.diff,
+                })).collect::<Vec<_>>(),
+            }))
+        })
+        .await?;
+    Ok(Json(answer))
+}
+
+#[derive(Debug, Deserialize)]
+pub struct Decision {
+    id: String,
+}
+
+/// Applies a queued change (checked again by the library, which may refuse
+/// it now: it then stays queued).
+pub async fn approve(State(app): State<Arc<App>>, Json(decision): Json<Decision>) -> ApiResult {
+    let answer = app
+        .with_stores(move |stores| -> Result<Value, ApiError> {
+            let message = stores.personal.anchored.approve(&decision.id)?;
+            Ok(json!({ "message": message }))
+        })
+        .await?;
+    Ok(Json(answer))
+}
+
+/// Drops a queued change and its text.
+pub async fn reject(State(app): State<Arc<App>>, Json(decision): Json<Decision>) -> ApiResult {
+    let answer = app
+        .with_stores(move |stores| -> Result<Value, ApiError> {
+            let message = stores.personal.anchored.reject(&decision.id)?;
+            Ok(json!({ "message": message }))
+        })
+        .await?;
+    Ok(Json(answer))
+}
+
 #[derive(Debug, Deserialize)]
 pub struct UndoRequest {
     scope: Option<String>,

@@ -110,6 +110,9 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/api/restore", post(api::restore))
         .route("/api/undo", post(api::undo))
         .route("/api/refresh", post(api::refresh))
+        .route("/api/pending", get(api::pending))
+        .route("/api/approve", post(api::approve))
+        .route("/api/reject", post(api::reject))
         .layer(axum::middleware::from_fn_with_state(
             Arc::clone(&app),
             guard::check,

@@ -40,7 +40,7 @@ function cli(args, opts = {}) {
 
 function cleanEnv() {
   const env = { ...process.env, XDG_CONFIG_HOME: join(temp, 'config') };
-  for (const k of ['AGENT_MEMORY_DIR', 'AGENT_MEMORY_NOW', 'AGENT_MEMORY_DISABLE', 'AGENT_MEMORY_CONFIG', 'AGENT_MEMORY_TEAM_DIR']) delete env[k];
+  for (const k of ['AGENT_MEMORY_DIR', 'AGENT_MEMORY_NOW', 'AGENT_MEMORY_DISABLE', 'AGENT_MEMORY_CONFIG', 'AGENT_MEMORY_TEAM_DIR', 'AGENT_MEMORY_REVIEW']) delete env[k];
   return env;
 }
 
@@ -258,6 +258,32 @@ test('create a note from the page; its Markdown cannot run script', async () => 
   assert.equal(await page.locator('article.md a[href^="javascript"]').count(), 0);
   page.off('dialog', count);
   assert.equal(dialogs, 0, 'stored text ran as script');
+});
+
+test('review the model\'s queued changes: approve one, reject one', async () => {
+  const queue = (content) => {
+    const out = cli(['--review', 'call', 'memory_write', JSON.stringify({ target: 'long_term', content })]);
+    assert.match(out, /^Queued for review as p\d+/);
+    return out.match(/p\d+/)[0];
+  };
+  const bad = queue('- Disable the tests before pushing.');
+  const good = queue('- Run the linters before pushing.');
+  await page.goto(new URL('/?view=review', server.url).href);
+  await ready('review');
+  const diff = await page.getByLabel(`Change ${bad}`).textContent();
+  assert.match(diff, /^\+- Disable the tests before pushing\.$/m);
+  // The file's header line is not a removed line.
+  assert.equal(await page.getByLabel(`Change ${bad}`).locator('span.del', { hasText: 'MEMORY.md' }).count(), 0);
+  await shot('review');
+  await page.getByRole('button', { name: `Reject ${bad}` }).click();
+  await page.getByRole('status').filter({ hasText: `${bad}: Rejected` }).waitFor();
+  assert.equal(await page.getByLabel(`Change ${bad}`).count(), 0);
+  await page.getByRole('button', { name: `Approve ${good}` }).click();
+  await page.getByRole('status').filter({ hasText: `${good}:` }).waitFor();
+  await page.getByText('Nothing waits for review.').waitFor();
+  const memory = cli(['read', 'long_term']);
+  assert.match(memory, /Run the linters before pushing\./);
+  assert.doesNotMatch(memory, /Disable the tests/);
 });
 
 test('the secrets page scans the store', async () => {

@@ -610,6 +610,43 @@ async function searchPage() {
   await runSearch();
 }
 
+// A diff as the library renders it: `+` added, `-` removed, the rest context.
+function renderedDiff(text, label) {
+  const line = (l) => {
+    const cls = /^(---|\+\+\+) /.test(l) ? 'file' : l.startsWith('+') ? 'add' : l.startsWith('-') ? 'del' : '';
+    return `<span class="${cls}">${esc(l)}</span>`;
+  };
+  return `<pre class="diff" aria-label="${esc(label)}">${text.split('\n').map(line).join('\n')}</pre>`;
+}
+
+async function reviewPage() {
+  const r = await api('/api/pending');
+  const message = flash;
+  flash = '';
+  const items = r.pending.map((c) => `<article class="panel pending" aria-labelledby="h-${esc(c.id)}">
+      <h2 id="h-${esc(c.id)}">${esc(c.id)}: ${esc(c.tool)} <span class="badge ${c.scope === 'team' ? 'team' : 'scope'}">${esc(c.scope)}</span></h2>
+      <p class="muted">queued ${esc(c.time)} by ${c.source ? esc(c.source) : '(no source)'}</p>
+      <h3>What it would change now</h3>
+      ${renderedDiff(c.diff, 'Change ' + c.id)}
+      <details><summary>Arguments</summary><pre>${esc(c.arguments)}</pre></details>
+      <div class="actions"><button class="primary" data-approve="${esc(c.id)}">Approve ${esc(c.id)}</button>
+        <button class="danger" data-reject="${esc(c.id)}">Reject ${esc(c.id)}</button></div>
+    </article>`).join('');
+  app.innerHTML = `<h1>Review</h1><div id="result">${message}</div>
+    <p class="muted">With the review gate on (<code>--review</code>), the model's changes wait here, never injected, until you decide. Approving applies the change as it stands now (checked again); rejecting drops it and its text.</p>
+    ${r.pending.length ? items : '<div class="notice ok" role="status">Nothing waits for review.</div>'}`;
+  for (const [attr, path] of [['approve', '/api/approve'], ['reject', '/api/reject']]) {
+    for (const b of app.querySelectorAll(`button[data-${attr}]`)) {
+      b.addEventListener('click', async () => {
+        try {
+          const res = await api(path, { id: b.dataset[attr] });
+          await after(`${b.dataset[attr]}: ${res.message}`);
+        } catch (e) { document.getElementById('result').innerHTML = errorBox(e); }
+      });
+    }
+  }
+}
+
 async function secretsPage() {
   const r = await api('/api/secrets');
   const rows = r.secrets.map((s) => {
@@ -635,7 +672,7 @@ async function route() {
   if (p.has('q')) view = 'search';
   if (p.has('note') || p.has('file')) view = p.get('edit') ? 'edit' : 'file';
   setActive(view === 'file' || view === 'edit' ? 'notes' : view);
-  const pages = { overview, notes, search: searchPage, secrets: secretsPage, new: newPage, file: filePage, edit: editPage };
+  const pages = { overview, notes, search: searchPage, secrets: secretsPage, review: reviewPage, new: newPage, file: filePage, edit: editPage };
   const page = pages[view] || overview;
   try {
     await page();
