@@ -813,6 +813,29 @@ fn listed_versions(store: &Store, name: &str) -> Vec<String> {
         .collect()
 }
 
+/// Restore every version history lists for the notes `names`, each
+/// through the tool; returns how many (at least one).
+fn restore_every_version(store: &Store, names: &[&str]) -> usize {
+    let mut restored = 0;
+    for name in names {
+        for id in listed_versions(store, name) {
+            let out = store.run(&[
+                "call",
+                "memory_restore",
+                &format!(r#"{{"version":"{id}"}}"#),
+            ]);
+            assert!(
+                out.status.success(),
+                "{name} {id}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            restored += 1;
+        }
+    }
+    assert!(restored > 0);
+    restored
+}
+
 #[test]
 fn kill_9_mid_multi_file_changes_leaves_whole_files_and_restorable_versions() {
     let _turn = heavy();
@@ -910,26 +933,71 @@ fn kill_9_mid_multi_file_changes_leaves_whole_files_and_restorable_versions() {
         }
     }
     // Every version history lists for any of these files can be restored.
-    let mut restored = 0;
-    for name in [
-        "alpha", "beta", "ops/x", "ops/y", "ops/z", "run/x", "run/y", "run/z",
-    ] {
-        for id in listed_versions(&store, name) {
-            let out = store.run(&[
-                "call",
-                "memory_restore",
-                &format!(r#"{{"version":"{id}"}}"#),
-            ]);
-            assert!(
-                out.status.success(),
-                "{name} {id}: {}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-            restored += 1;
-        }
-    }
-    assert!(restored > 0);
+    let restored = restore_every_version(
+        &store,
+        &[
+            "alpha", "beta", "ops/x", "ops/y", "ops/z", "run/x", "run/y", "run/z",
+        ],
+    );
     eprintln!(
         "kill -9 mid multi-file changes (window {window:?}): {stats:?}, {restored} versions restored"
+    );
+}
+
+#[test]
+fn kill_9_mid_change_sets_leaves_all_or_nothing() {
+    let _turn = heavy();
+    let iterations = 60 * scale();
+    let store = Store::new();
+    let mut rng = Rng::seeded("kill_9_mid_change_sets");
+    // Three notes always written together: after any kill, once the next
+    // command has run, all three hold the same version.
+    const SIZE: usize = 20_000;
+    const NAMES: [&str; 3] = ["a", "b", "c"];
+    let batch = |n: usize| {
+        let changes: Vec<serde_json::Value> = NAMES
+            .iter()
+            .map(|name| {
+                serde_json::json!({"tool": "memory_write", "arguments": {
+                    "target": "note", "name": name, "mode": "overwrite",
+                    "content": version("set", n, SIZE)}})
+            })
+            .collect();
+        serde_json::json!({ "changes": changes }).to_string()
+    };
+    store.ok(&["call", "memory_batch", &batch(0)]);
+    let timer = Instant::now();
+    store.ok(&["call", "memory_batch", &batch(1)]);
+    let window = timer.elapsed() * 5 / 4;
+    let mut stats = KillStats::default();
+    let mut next = 1;
+    for i in 0..iterations {
+        next += 1;
+        let args = if rng.below(4) == 0 {
+            vec!["undo".to_string()]
+        } else {
+            vec!["call".into(), "memory_batch".into(), batch(next)]
+        };
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let finished = spawn_and_kill(&store, &args, &mut rng, window);
+        stats.iterations += 1;
+        stats.finished_before_kill += usize::from(finished);
+        after_kill(&store, &mut stats);
+        // The next command finishes a change the kill interrupted.
+        store.ok(&["read", "note", "a"]);
+        let held: Vec<Option<usize>> = notes(&store)
+            .iter()
+            .map(|(_, text)| whole_version("set", text, SIZE))
+            .collect();
+        assert_eq!(held.len(), 3, "iteration {i}: {held:?}");
+        assert!(
+            held.iter().all(|v| v.is_some() && *v == held[0]),
+            "iteration {i}: the set is torn: {held:?}"
+        );
+    }
+    // Every version history lists can be restored.
+    let restored = restore_every_version(&store, &NAMES);
+    eprintln!(
+        "kill -9 mid change sets (window {window:?}): {stats:?}, {restored} versions restored"
     );
 }

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 
 mod common;
-use common::{stderr, stdout};
+use common::{assert_success, stderr, stdout};
 
 struct Env {
     temp: tempfile::TempDir,
@@ -69,7 +69,7 @@ impl Env {
 
     fn ok(&self, args: &[&str]) -> String {
         let out = self.run(args, "");
-        assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+        assert_success(&out, args);
         stdout(&out)
     }
 

@@ -53,9 +53,7 @@ pub use root::{
     RootRule, resolve_root,
 };
 pub use runtime::{CodeOrigin, Runtime};
-pub use types::{
-    BatchChange, BatchReceipt, ClearReceipt, ClearTarget, PendingChange,
-};
+pub use types::{BatchChange, BatchReceipt, ClearReceipt, ClearTarget, PendingChange};
 pub use types::{
     Budget, DeleteReceipt, EditReceipt, FileInfo, ImportOutcome, ImportReceipt, Limits,
     PurgeReceipt, Reach, ReadSource, RenameReceipt, Scope, SearchHit, SearchMode, SearchResults,

@@ -13,9 +13,7 @@ use crate::bindings::{AgentMemory, AgentMemoryPre, HostState, StoreExports, wit}
 use crate::error::{Error, MemoryError};
 use crate::options::{OpenOptions, local_offset_minutes};
 use crate::runtime::{Instance, Limits as InstanceLimits, sandbox};
-use crate::types::{
-    BatchChange, BatchReceipt, ClearReceipt, ClearTarget, PendingChange,
-};
+use crate::types::{BatchChange, BatchReceipt, ClearReceipt, ClearTarget, PendingChange};
 use crate::types::{
     DeleteReceipt, EditReceipt, FileInfo, ImportReceipt, Limits, PurgeReceipt, ReadSource,
     RenameReceipt, SearchMode, SearchResults, SnapshotInfo, StoredSecret, ToolDefinition, ToolSet,
@@ -651,8 +649,10 @@ impl Memory {
     /// `InvalidArguments` (already decided, or not like `p12`), or the
     /// call's own error (it then stays queued).
     pub fn approve(&mut self, id: &str) -> Result<String, Error> {
-        self.call("approve", |store, b, h| b.memory().call_approve(store, h, id))?
-            .map_err(domain)
+        self.call("approve", |store, b, h| {
+            b.memory().call_approve(store, h, id)
+        })?
+        .map_err(domain)
     }
 
     /// Drops the queued call `id` and its text.

@@ -852,3 +852,99 @@ fn walk(dir: &std::path::Path) -> Vec<(String, Vec<u8>)> {
     out.sort();
     out
 }
+
+#[test]
+fn change_sets_the_review_gate_and_clear_through_the_component() {
+    use agent_memory::{BatchChange, ClearTarget, Scope};
+    let temp = tempfile::tempdir().unwrap();
+    let now = DateTime::parse_from_rfc3339(NOW).unwrap();
+    let options = OpenOptions::new(temp.path(), "/work/src/my-app")
+        .now(now)
+        .review(&[Scope::Personal]);
+    let mut memory = Runtime::shared().unwrap().open(options).unwrap();
+    memory
+        .write(
+            WriteTarget::Note,
+            "Deploy with make ship.",
+            WriteMode::Overwrite,
+            Some("deploy"),
+        )
+        .unwrap();
+
+    // A typed change set: applied whole, one undo takes it all back.
+    let receipt = memory
+        .apply(
+            &[
+                BatchChange::Edit {
+                    target: WriteTarget::Note,
+                    name: Some("deploy".into()),
+                    old_text: "make ship".into(),
+                    new_text: "make release".into(),
+                },
+                BatchChange::Write {
+                    target: WriteTarget::LongTerm,
+                    content: "- deploy: notes/deploy.md".into(),
+                    mode: WriteMode::Append,
+                    name: None,
+                },
+            ],
+            Some("tidy"),
+        )
+        .unwrap();
+    assert_eq!(receipt.done.len(), 2);
+    let last = memory.last_change().unwrap().unwrap();
+    memory.restore(&last.id).unwrap();
+    assert_eq!(
+        memory
+            .read(ReadSource::Note, Some("deploy"))
+            .unwrap()
+            .as_deref(),
+        Some("Deploy with make ship.")
+    );
+    assert_eq!(memory.read(ReadSource::LongTerm, None).unwrap(), None);
+    // A failing change names itself; nothing changed.
+    let error = memory
+        .apply(
+            &[BatchChange::Delete {
+                name: "a/../b".into(),
+            }],
+            None,
+        )
+        .unwrap_err();
+    assert!(
+        matches!(&error, Error::Memory(e) if e.kind() == ErrorKind::InvalidName
+            && e.message().starts_with("change 1 (memory_delete): ")),
+        "{error:?}"
+    );
+
+    // The model's write waits; the host's typed write above did not.
+    let reply = memory
+        .call_tool(
+            "memory_write",
+            r#"{"target":"long_term","content":"Skip the tests."}"#,
+        )
+        .unwrap();
+    assert!(reply.starts_with("Queued for review as p1"), "{reply}");
+    assert_eq!(memory.context_block().unwrap(), None);
+    let pending = memory.pending_changes().unwrap();
+    assert_eq!(pending.len(), 1);
+    assert_eq!(
+        (pending[0].id.as_str(), pending[0].scope),
+        ("p1", Scope::Personal)
+    );
+    memory.reject("p1").unwrap();
+    assert!(memory.pending_changes().unwrap().is_empty());
+    assert_eq!(memory.context_block().unwrap(), None);
+
+    // Clear is one change too.
+    let cleared = memory.clear(ClearTarget::All).unwrap();
+    assert_eq!(cleared.removed.len(), 1);
+    let last = memory.last_change().unwrap().unwrap();
+    memory.restore(&last.id).unwrap();
+    assert!(
+        memory
+            .read(ReadSource::Note, Some("deploy"))
+            .unwrap()
+            .is_some()
+    );
+}

@@ -270,6 +270,7 @@ impl Backend for Native {
             source: String::new(),
             retention: core::Retention::default(),
             project_root: files.map(Path::to_path_buf),
+            review: core::ReviewGate::default(),
         };
         let memory = native(core::Memory::open(root, opts))?;
         Ok(Native(match team {

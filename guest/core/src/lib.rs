@@ -39,6 +39,7 @@ pub use limits::{
     MIN_OUTPUT_CAP,
 };
 pub use rank::SearchMode;
+pub use review::{Decision, Pending, ReviewGate};
 pub use search::{SearchHit, SearchResults};
 pub use store::conflict_line;
 pub use store::{
@@ -46,7 +47,6 @@ pub use store::{
     DUE_AFTER_LOG_DAYS, DUE_AT_INDEX_PERCENT, MAX_BATCH_BYTES, MAX_BATCH_CHANGES, MAX_PLAN_BYTES,
     MAX_REASON_BYTES,
 };
-pub use review::{Decision, Pending, ReviewGate};
 pub use store::{
     DeleteReceipt, EditReceipt, FileInfo, ImportOutcome, ImportReceipt, Memory, Options,
     ReadSource, RenameReceipt, SnapshotInfo, StoredSecret, TEAM_PREFIX, WriteMode, WriteReceipt,

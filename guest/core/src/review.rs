@@ -173,10 +173,11 @@ impl Memory {
                 continue;
             };
             let scope = Scope::from_tool_word(&e.scope).unwrap_or_default();
-            let diff = match self.dry_run(|dry| crate::tools::call_ungated(dry, &e.tool, &arguments)) {
-                Ok(previews) => render_diff(&previews),
-                Err(err) => format!("would fail now: {}", err.message()),
-            };
+            let diff =
+                match self.dry_run(|dry| crate::tools::call_ungated(dry, &e.tool, &arguments)) {
+                    Ok(previews) => render_diff(&previews),
+                    Err(err) => format!("would fail now: {}", err.message()),
+                };
             out.push(Pending {
                 id: format!("p{}", e.id),
                 time_unix: e.time,
@@ -281,7 +282,11 @@ impl Memory {
         };
         let mut entries: Vec<Entry> = listed
             .flatten()
-            .filter(|e| e.file_name().to_str().is_some_and(|n| n.ends_with(".json") && !n.starts_with('.')))
+            .filter(|e| {
+                e.file_name()
+                    .to_str()
+                    .is_some_and(|n| n.ends_with(".json") && !n.starts_with('.'))
+            })
             .filter_map(|e| fs::read(e.path()).ok())
             .filter_map(|bytes| serde_json::from_slice::<Entry>(&bytes).ok())
             .collect();

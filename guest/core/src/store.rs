@@ -25,6 +25,7 @@ mod change;
 mod curate;
 mod import;
 mod indexed;
+mod journal;
 mod lifecycle;
 mod team;
 mod top;
@@ -36,13 +37,13 @@ pub use batch::{
     BatchChange, BatchReceipt, CONSOLIDATION_REASON, DREAM_SOURCE, MAX_BATCH_BYTES,
     MAX_BATCH_CHANGES, MAX_REASON_BYTES,
 };
-pub(crate) use change::{Committed, Step, Tx};
 pub(crate) use change::Preview;
+pub(crate) use change::{Committed, Step, Tx};
+pub use curate::{DeleteReceipt, EditReceipt, RenameReceipt};
+pub use import::{ImportOutcome, ImportReceipt};
 pub use lifecycle::{
     ClearReceipt, ClearTarget, DUE_AFTER_LOG_DAYS, DUE_AT_INDEX_PERCENT, MAX_PLAN_BYTES,
 };
-pub use curate::{DeleteReceipt, EditReceipt, RenameReceipt};
-pub use import::{ImportOutcome, ImportReceipt};
 pub use team::{SnapshotInfo, TEAM_PREFIX, conflict_line};
 pub(crate) use versions::rel_of;
 
@@ -99,8 +100,8 @@ impl Options {
     }
 }
 
-pub use agent_memory_vocab::{ReadSource, WriteMode, WriteTarget};
 use agent_memory_vocab::Scope;
+pub use agent_memory_vocab::{ReadSource, WriteMode, WriteTarget};
 
 /// Which scopes' tool calls wait for review.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -120,7 +121,6 @@ impl ReviewGate {
         }
     }
 }
-
 
 /// The write target a tool word names (`long_term`, `scratchpad`, `daily`,
 /// `note`), exactly.
@@ -426,8 +426,10 @@ impl Memory {
             ),
             fsio::LockError::Io(e) => Error::io("take the write lock", fsio::LOCK_FILE, &e),
         })?;
-        // Broken locks moved aside by a writer that then crashed.
+        // Broken locks moved aside by a writer that then crashed, and a
+        // change of several files it left half applied.
         fsio::remove_leftovers(&self.root);
+        self.finish_interrupted(&guard);
         if self.layout == Layout::Team {
             self.ensure_git_files();
         }
@@ -727,6 +729,7 @@ impl Memory {
     /// # Errors
     /// `missing-name`, `invalid-name`, `invalid-date`, `not-a-file`, `io`.
     pub fn read(&self, source: ReadSource, name: Option<&str>) -> Result<Option<String>> {
+        self.recover_before_read();
         let rel = self.source_rel(source, name)?;
         let path = rel.path();
         if source == ReadSource::Note && !self.ensure_dir(&rel.dir, false)? {
@@ -946,6 +949,7 @@ impl Memory {
     /// # Errors
     /// `io` when a directory exists but cannot be listed.
     pub fn list_files(&self) -> Result<Vec<FileInfo>> {
+        self.recover_before_read();
         let mut out = Vec::new();
         let top = self
             .md_files(self.top_dir())?
@@ -1127,6 +1131,7 @@ impl Memory {
     /// `invalid-arguments` for more than [`MAX_QUERY_TERMS`] distinct terms;
     /// `io` when the root cannot be listed.
     pub fn search_with(&self, query: &str, mode: SearchMode) -> Result<SearchResults> {
+        self.recover_before_read();
         if mode == SearchMode::Literal {
             return self.search(query);
         }
@@ -1352,6 +1357,7 @@ impl Memory {
         if self.layout == Layout::Team {
             return Ok(None);
         }
+        self.recover_before_read();
         // Before anything is read: a project with no personal memory may
         // start from the team snapshot here.
         let notices = self.snapshot_on_open();

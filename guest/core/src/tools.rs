@@ -738,7 +738,10 @@ fn parse_batch(arguments: &str) -> Result<ToolCall> {
         Some(other) => {
             return Err(invalid(
                 name,
-                format!("field \"changes\" must be an array, got {}", type_name(&other)),
+                format!(
+                    "field \"changes\" must be an array, got {}",
+                    type_name(&other)
+                ),
             ));
         }
     };
@@ -765,7 +768,9 @@ fn parse_batch(arguments: &str) -> Result<ToolCall> {
         if let Some(extra) = item.keys().next() {
             return Err(invalid(
                 name,
-                format!("{at}: unknown field {extra:?}; a change has only \"tool\" and \"arguments\""),
+                format!(
+                    "{at}: unknown field {extra:?}; a change has only \"tool\" and \"arguments\""
+                ),
             ));
         }
         let at = format!("{at} ({tool})");

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use agent_memory_core::secrets::SecretPolicy;
 use agent_memory_core::{
-    BatchChange, Clock, ClearTarget, ErrorKind, Memory, Options, ReadSource, ReviewGate, Scope,
+    BatchChange, ClearTarget, Clock, ErrorKind, Memory, Options, ReadSource, ReviewGate, Scope,
     WriteMode, WriteTarget, tools,
 };
 use serde_json::json;
@@ -68,7 +68,11 @@ fn tree(dir: &Path) -> BTreeMap<String, Vec<u8>> {
             if path.is_dir() {
                 walk(base, &path, out);
             } else {
-                let rel = path.strip_prefix(base).unwrap().to_string_lossy().into_owned();
+                let rel = path
+                    .strip_prefix(base)
+                    .unwrap()
+                    .to_string_lossy()
+                    .into_owned();
                 out.insert(rel, fs::read(&path).unwrap());
             }
         }
@@ -150,7 +154,10 @@ fn a_failing_change_leaves_the_store_as_it_was_and_is_named() {
     let m = f.open();
     note(&m, "deploy", "Deploy with make ship.\n");
     let before = tree(&f.root);
-    let versions = m.history(ReadSource::Note, Some("deploy"), None).unwrap().len();
+    let versions = m
+        .history(ReadSource::Note, Some("deploy"), None)
+        .unwrap()
+        .len();
     let err = tools::call(
         &m,
         "memory_batch",
@@ -163,13 +170,16 @@ fn a_failing_change_leaves_the_store_as_it_was_and_is_named() {
     .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::NotFound);
     assert!(
-        err.message().starts_with("change 3 (memory_edit): cannot edit"),
+        err.message()
+            .starts_with("change 3 (memory_edit): cannot edit"),
         "{}",
         err.message()
     );
     assert_eq!(tree(&f.root), before);
     assert_eq!(
-        m.history(ReadSource::Note, Some("deploy"), None).unwrap().len(),
+        m.history(ReadSource::Note, Some("deploy"), None)
+            .unwrap()
+            .len(),
         versions
     );
     // A secret in a later change refuses the whole set, naming it.
@@ -183,7 +193,11 @@ fn a_failing_change_leaves_the_store_as_it_was_and_is_named() {
     )
     .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::SecretDetected);
-    assert!(err.message().starts_with("change 2 (memory_write)"), "{}", err.message());
+    assert!(
+        err.message().starts_with("change 2 (memory_write)"),
+        "{}",
+        err.message()
+    );
     assert_eq!(tree(&f.root), before);
 }
 
@@ -196,9 +210,15 @@ fn bad_change_sets_get_typed_errors_and_change_nothing() {
     let before = tree(&f.root);
     let write = |name: &str| json!({"tool": "memory_write", "arguments": {"target": "note", "name": name, "content": "x"}});
     let cases: Vec<(String, ErrorKind, &str)> = vec![
-        (batch(json!([])), ErrorKind::InvalidArguments, "the change set is empty"),
         (
-            batch(json!((0..65).map(|n| write(&format!("n{n}"))).collect::<Vec<_>>())),
+            batch(json!([])),
+            ErrorKind::InvalidArguments,
+            "the change set is empty",
+        ),
+        (
+            batch(json!(
+                (0..65).map(|n| write(&format!("n{n}"))).collect::<Vec<_>>()
+            )),
             ErrorKind::InvalidArguments,
             "the change set has 65 changes; the limit is 64",
         ),
@@ -229,12 +249,16 @@ fn bad_change_sets_get_typed_errors_and_change_nothing() {
             "a change set holds only",
         ),
         (
-            batch(json!([write("c"), {"tool": "memory_write", "arguments": {"target": "note", "name": "d", "content": "x", "scope": "team"}}])),
+            batch(
+                json!([write("c"), {"tool": "memory_write", "arguments": {"target": "note", "name": "d", "content": "x", "scope": "team"}}]),
+            ),
             ErrorKind::InvalidArguments,
             "send one set per scope",
         ),
         (
-            batch(json!([{"tool": "memory_write", "arguments": {"target": "nowhere", "content": "x"}}])),
+            batch(
+                json!([{"tool": "memory_write", "arguments": {"target": "nowhere", "content": "x"}}]),
+            ),
             ErrorKind::InvalidTarget,
             "change 1 (memory_write): ",
         ),
@@ -257,9 +281,16 @@ fn a_week_of_logs_is_planned_consolidated_and_undone_as_one() {
     let f = Fixture::new();
     // A week of logs, and a MEMORY.md that says things twice.
     for day in 0..7 {
-        let m = f.open_with(SecretPolicy::Block, ReviewGate::default(), NOW - (6 - day) * DAY);
-        m.append_daily("work", &format!("Day {day}: the deploy uses make release on host{day}."))
-            .unwrap();
+        let m = f.open_with(
+            SecretPolicy::Block,
+            ReviewGate::default(),
+            NOW - (6 - day) * DAY,
+        );
+        m.append_daily(
+            "work",
+            &format!("Day {day}: the deploy uses make release on host{day}."),
+        )
+        .unwrap();
     }
     let m = f.open();
     m.write(
@@ -278,7 +309,10 @@ fn a_week_of_logs_is_planned_consolidated_and_undone_as_one() {
     let plan = tools::call(&m, "memory_consolidate", "{}").unwrap();
     assert!(plan.starts_with("# Consolidation plan"), "{plan}");
     assert!(plan.contains("reason is \"consolidation\""), "{plan}");
-    assert!(plan.contains("Day 0: the deploy") && plan.contains("Day 6: the deploy"), "{plan}");
+    assert!(
+        plan.contains("Day 0: the deploy") && plan.contains("Day 6: the deploy"),
+        "{plan}"
+    );
     assert!(plan.find("Day 0:") < plan.find("Day 6:"), "oldest first");
     assert!(plan.contains("MEMORY.md:1; MEMORY.md:2"), "{plan}");
     // The model's answer, written by the test.
@@ -318,7 +352,11 @@ fn a_plan_on_an_empty_store_is_refused() {
     let m = f.open();
     let err = tools::call(&m, "memory_consolidate", "{}").unwrap_err();
     assert_eq!(err.kind(), ErrorKind::NotFound);
-    assert!(err.message().starts_with("the memory is empty"), "{}", err.message());
+    assert!(
+        err.message().starts_with("the memory is empty"),
+        "{}",
+        err.message()
+    );
     let err = tools::call(&m, "memory_consolidate", r#"{"x":1}"#).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::InvalidArguments);
 }
@@ -327,13 +365,24 @@ fn a_plan_on_an_empty_store_is_refused() {
 fn a_plan_never_exceeds_its_cap_and_covers_the_oldest_logs_first() {
     let f = Fixture::new();
     for day in 0..30 {
-        let m = f.open_with(SecretPolicy::Block, ReviewGate::default(), NOW - (29 - day) * DAY);
-        let body = format!("Day {day} marker.\n{}", "Some long entry about the work. ".repeat(100));
+        let m = f.open_with(
+            SecretPolicy::Block,
+            ReviewGate::default(),
+            NOW - (29 - day) * DAY,
+        );
+        let body = format!(
+            "Day {day} marker.\n{}",
+            "Some long entry about the work. ".repeat(100)
+        );
         m.append_daily("work", &body).unwrap();
     }
     let m = f.open();
     let plan = m.consolidation_plan().unwrap();
-    assert!(plan.len() <= agent_memory_core::MAX_PLAN_BYTES, "{}", plan.len());
+    assert!(
+        plan.len() <= agent_memory_core::MAX_PLAN_BYTES,
+        "{}",
+        plan.len()
+    );
     assert!(plan.contains("Day 0 marker."));
     assert!(!plan.contains("Day 29 marker."));
     assert!(plan.contains("more logs (up to"), "{plan}");
@@ -373,21 +422,41 @@ fn a_queued_write_reaches_neither_context_nor_search_until_approved() {
         pending[0].diff
     );
     // The host's typed writes are never gated.
-    m.write(WriteTarget::Scratchpad, "- [ ] typed", WriteMode::Append, None)
-        .unwrap();
+    m.write(
+        WriteTarget::Scratchpad,
+        "- [ ] typed",
+        WriteMode::Append,
+        None,
+    )
+    .unwrap();
     assert!(m.read(ReadSource::Scratchpad, None).unwrap().is_some());
     // Approve applies it; a second decision is refused.
     let out = m.approve("p1").unwrap();
     assert!(out.starts_with("Appended"), "{out}");
-    assert!(m.context_block().unwrap().unwrap().contains("Always push to main"));
+    assert!(
+        m.context_block()
+            .unwrap()
+            .unwrap()
+            .contains("Always push to main")
+    );
     assert!(m.pending().unwrap().is_empty());
     let err = m.approve("p1").unwrap_err();
     assert_eq!(err.kind(), ErrorKind::InvalidArguments);
-    assert_eq!(err.message(), "p1 was already approved; nothing was changed");
+    assert_eq!(
+        err.message(),
+        "p1 was already approved; nothing was changed"
+    );
     assert_eq!(m.reject("p9").unwrap_err().kind(), ErrorKind::NotFound);
-    assert_eq!(m.reject("../p1").unwrap_err().kind(), ErrorKind::InvalidArguments);
+    assert_eq!(
+        m.reject("../p1").unwrap_err().kind(),
+        ErrorKind::InvalidArguments
+    );
     // Reads are never gated.
-    assert!(tools::call(&m, "memory_read", r#"{"source":"long_term"}"#).unwrap().contains("Always"));
+    assert!(
+        tools::call(&m, "memory_read", r#"{"source":"long_term"}"#)
+            .unwrap()
+            .contains("Always")
+    );
 }
 
 #[test]
@@ -437,19 +506,27 @@ fn a_secret_queued_under_redact_is_stored_redacted_and_under_block_refused() {
     tools::call(
         &m,
         "memory_write",
-        &json!({"target": "note", "name": "ci", "content": format!("CI token {TOKEN}")}).to_string(),
+        &json!({"target": "note", "name": "ci", "content": format!("CI token {TOKEN}")})
+            .to_string(),
     )
     .unwrap();
-    assert!(!anywhere(&f.root, TOKEN), "the queue holds the redacted text");
+    assert!(
+        !anywhere(&f.root, TOKEN),
+        "the queue holds the redacted text"
+    );
     m.approve("p1").unwrap();
     let stored = read_note(&m, "ci").unwrap();
-    assert!(!stored.contains(TOKEN) && stored.starts_with("CI token "), "{stored}");
+    assert!(
+        !stored.contains(TOKEN) && stored.starts_with("CI token "),
+        "{stored}"
+    );
 
     let m = f.open_with(SecretPolicy::Block, gate, NOW);
     let err = tools::call(
         &m,
         "memory_write",
-        &json!({"target": "note", "name": "ci2", "content": format!("CI token {TOKEN}")}).to_string(),
+        &json!({"target": "note", "name": "ci2", "content": format!("CI token {TOKEN}")})
+            .to_string(),
     )
     .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::SecretDetected);
@@ -473,7 +550,12 @@ fn the_team_scope_is_gated_on_its_own() {
         team: true,
     };
     let m = f.open_with(SecretPolicy::Block, gate, NOW);
-    let out = tools::call(&m, "memory_write", r#"{"target":"long_term","content":"mine"}"#).unwrap();
+    let out = tools::call(
+        &m,
+        "memory_write",
+        r#"{"target":"long_term","content":"mine"}"#,
+    )
+    .unwrap();
     assert!(out.starts_with("Appended"), "{out}");
     let out = tools::call(
         &m,
@@ -484,26 +566,45 @@ fn the_team_scope_is_gated_on_its_own() {
     assert!(out.starts_with("Queued for review as p1"), "{out}");
     assert!(!f.team.join("MEMORY.md").exists());
     m.approve("p1").unwrap();
-    assert_eq!(fs::read_to_string(f.team.join("MEMORY.md")).unwrap(), "ours");
+    assert_eq!(
+        fs::read_to_string(f.team.join("MEMORY.md")).unwrap(),
+        "ours"
+    );
 }
 
 #[test]
 fn clear_removes_what_it_names_as_one_change_and_undo_brings_it_back() {
     let f = Fixture::new();
     let m = f.open();
-    m.write(WriteTarget::LongTerm, "- fact", WriteMode::Append, None).unwrap();
-    m.write(WriteTarget::Scratchpad, "- [ ] todo", WriteMode::Append, None).unwrap();
+    m.write(WriteTarget::LongTerm, "- fact", WriteMode::Append, None)
+        .unwrap();
+    m.write(
+        WriteTarget::Scratchpad,
+        "- [ ] todo",
+        WriteMode::Append,
+        None,
+    )
+    .unwrap();
     m.append_daily("work", "did things").unwrap();
     note(&m, "a/b", "nested");
     let team = m.team().unwrap();
-    team.write(WriteTarget::LongTerm, "- team fact", WriteMode::Append, None).unwrap();
+    team.write(
+        WriteTarget::LongTerm,
+        "- team fact",
+        WriteMode::Append,
+        None,
+    )
+    .unwrap();
     let before = tree(&f.root);
     let team_before = tree(&f.team);
 
     let r = m.clear(ClearTarget::Project).unwrap();
     assert_eq!(r.removed.len(), 3, "{:?}", r.removed);
     assert!(m.read(ReadSource::LongTerm, None).unwrap().is_some());
-    assert!(!f.root.join(m.project_dir()).join("notes/a").exists(), "emptied folders go");
+    assert!(
+        !f.root.join(m.project_dir()).join("notes/a").exists(),
+        "emptied folders go"
+    );
     assert_eq!(tree(&f.team), team_before, "the team store is untouched");
     undo(&m);
     assert_eq!(tree(&f.root), before);
@@ -538,7 +639,9 @@ fn typed_apply_takes_the_same_changes() {
                     mode: WriteMode::Overwrite,
                     name: Some("x".into()),
                 },
-                BatchChange::Delete { name: "nothing".into() },
+                BatchChange::Delete {
+                    name: "nothing".into(),
+                },
             ],
             Some("tidy"),
         )

@@ -83,7 +83,7 @@ def test_tools_are_the_components_own_definitions(tmp_path, tool_set):
 
     tools = anyio.run(main)
     assert [t.name for t in tools] == [d.name for d in component]
-    assert len(tools) == {"seed": 3, "anthropic": 1}.get(tool_set, 9)
+    assert len(tools) == {"seed": 3, "anthropic": 1}.get(tool_set, 11)
     for tool, definition in zip(tools, component):
         assert tool.name == definition.name
         assert tool.description == definition.description
@@ -137,7 +137,7 @@ def test_the_context_block_as_resource_and_prompt(tmp_path):
             assert "## Scratchpad (open items)\n- [ ] ship the MCP server\n</memory>" in block
 
             prompts = (await s.list_prompts()).prompts
-            assert [p.name for p in prompts] == ["memory"]
+            assert [p.name for p in prompts] == ["memory", "consolidate"]
             prompt = await s.get_prompt("memory")
             text = prompt.messages[0].content.text
             assert text.startswith("## Memory") and text.endswith(block)

@@ -557,7 +557,7 @@ def test_search_in_both_modes(memory):
 
 def test_the_three_tool_sets(memory):
     seed = ["memory_write", "memory_read", "memory_search"]
-    full = seed + ["memory_edit", "memory_delete", "memory_rename", "memory_history", "memory_restore", "memory_refresh"]
+    full = seed + ["memory_edit", "memory_delete", "memory_rename", "memory_history", "memory_restore", "memory_refresh", "memory_batch", "memory_consolidate"]
     assert [d.name for d in memory.tool_definitions("seed")] == seed
     assert [d.name for d in memory.tool_definitions("full")] == full
     assert [d.name for d in memory.tool_definitions()] == full

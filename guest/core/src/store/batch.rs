@@ -8,11 +8,11 @@
 //! failed.
 
 use super::{Memory, Rel, WriteMode, WriteTarget, curate};
+use crate::args::{MEMORY_DELETE, MEMORY_EDIT, MEMORY_RENAME, MEMORY_WRITE};
 use crate::budget::Budget;
 use crate::error::{Error, ErrorKind, Result};
 use crate::fsio::Kind;
 use crate::history::Operation;
-use crate::args::{MEMORY_DELETE, MEMORY_EDIT, MEMORY_RENAME, MEMORY_WRITE};
 
 /// Most changes one change set may hold.
 pub const MAX_BATCH_CHANGES: usize = 64;
@@ -123,7 +123,9 @@ impl Planned<'_> {
     /// The files it touches.
     fn paths(&self) -> Vec<String> {
         match self {
-            Planned::Write { rel, .. } | Planned::Edit { rel, .. } | Planned::Delete { rel, .. } => {
+            Planned::Write { rel, .. }
+            | Planned::Edit { rel, .. }
+            | Planned::Delete { rel, .. } => {
                 vec![rel.path()]
             }
             Planned::Rename(r) => vec![r.from.path(), r.to.path()],
@@ -133,10 +135,23 @@ impl Planned<'_> {
 
 /// What one staged change did, for its line of the receipt.
 enum Staged {
-    Write { path: String, mode: WriteMode },
-    Edit { path: String, line: u32 },
-    Delete { path: String, shown: String, existed: bool },
-    Rename { from: String, to: String },
+    Write {
+        path: String,
+        mode: WriteMode,
+    },
+    Edit {
+        path: String,
+        line: u32,
+    },
+    Delete {
+        path: String,
+        shown: String,
+        existed: bool,
+    },
+    Rename {
+        from: String,
+        to: String,
+    },
 }
 
 impl Memory {

@@ -16,7 +16,9 @@
 //! 5. **apply**: each file replaced atomically (appends to a large file
 //!    added in place), folders created only now; when a step fails, the
 //!    steps before it are put back and history forgets the change, so a
-//!    failed change leaves no trace;
+//!    failed change leaves no trace; a change of several files is written
+//!    to a journal first, which the next writer or reader finishes should
+//!    the process die half way ([`super::journal`]);
 //! 6. **caches**: anchors re-made for what was written, moved or dropped;
 //!    emptied note folders removed; history pruned;
 //! 7. **receipt**: redactions, near-duplicates, history warnings and the
@@ -38,6 +40,8 @@ use crate::fsio::{self, Kind, LockGuard};
 use crate::history::{Item, Operation, Prior};
 use crate::limits::WHOLE_FILE_APPEND_MAX_BYTES;
 use crate::secrets::{self, SecretPolicy};
+
+use super::journal::Replay;
 
 /// Bytes at the end of a file an append is compared with for near
 /// duplicates: an append costs what it adds, not what the file holds.
@@ -266,12 +270,18 @@ impl Memory {
     ///
     /// # Errors
     /// The error the change would fail with.
-    pub(crate) fn dry_run<T>(&self, call: impl FnOnce(&Memory) -> Result<T>) -> Result<Vec<Preview>> {
+    pub(crate) fn dry_run<T>(
+        &self,
+        call: impl FnOnce(&Memory) -> Result<T>,
+    ) -> Result<Vec<Preview>> {
         let sink = DrySink::default();
         let dry = self.with_dry_run(&sink);
         match call(&dry) {
             Err(e) if e.kind() != ErrorKind::Other || e.message() != DRY_RUN_STOP => Err(e),
-            _ => Ok(sink.lock().map(|mut v| std::mem::take(&mut *v)).unwrap_or_default()),
+            _ => Ok(sink
+                .lock()
+                .map(|mut v| std::mem::take(&mut *v))
+                .unwrap_or_default()),
         }
     }
 }
@@ -443,7 +453,15 @@ impl Memory {
         let items = history_items(&checked);
         let recorded = history.record_change(lock, &self.clock(), &items, source);
         let mut history_warnings = recorded.warnings.clone();
-        // 5. Apply, all or nothing.
+        // 5. Apply, all or nothing: a change of several files is journaled
+        // first, so a crash half way is finished by the next writer.
+        let journaled = checked.iter().filter(|c| !c.same).count() > 1;
+        if journaled {
+            if let Err(e) = self.write_journal(lock, &self.replay_steps(&checked)) {
+                history.rollback(lock, &recorded);
+                return Err(e);
+            }
+        }
         let mut written = Vec::with_capacity(checked.len());
         for (n, c) in checked.iter().enumerate() {
             match self.apply_step(lock, c) {
@@ -453,9 +471,15 @@ impl Memory {
                         self.put_back(lock, done);
                     }
                     history.rollback(lock, &recorded);
+                    if journaled {
+                        self.clear_journal();
+                    }
                     return Err(within(e, &labels[n]));
                 }
             }
+        }
+        if journaled {
+            self.clear_journal();
         }
         // 6. Caches.
         let mut duplicates = Vec::new();
@@ -708,6 +732,34 @@ impl Memory {
         }
     }
 
+    /// What the journal replays for each changed step: every file whole
+    /// (an append as the file it makes), removals and moves.
+    fn replay_steps(&self, checked: &[Checked]) -> Vec<Replay> {
+        let mut out = Vec::with_capacity(checked.len());
+        for c in checked.iter().filter(|c| !c.same) {
+            out.push(match &c.step {
+                Step::Put { rel, bytes, .. } => Replay::Put(rel.path(), bytes.clone()),
+                Step::Append { rel, text } => {
+                    let path = rel.path();
+                    let mut bytes = match (&c.old, c.before) {
+                        (Some(old), _) => old.clone(),
+                        (None, Kind::File(_)) => fs::read(self.abs(&path)).unwrap_or_default(),
+                        _ => Vec::new(),
+                    };
+                    if bytes.last().is_some_and(|&b| b != b'\n') {
+                        bytes.push(b'\n');
+                    }
+                    bytes.extend_from_slice(text.as_bytes());
+                    Replay::Put(path, bytes)
+                }
+                Step::Remove { rel, .. } => Replay::Remove(rel.path()),
+                Step::Move { from, to, .. } => Replay::Move(from.path(), to.path()),
+                Step::MoveDir { from, to } => Replay::MoveDir(from.clone(), to.clone()),
+            });
+        }
+        out
+    }
+
     /// Step 5 for one step: make the folders it needs, then change its
     /// file atomically. Returns the byte range written.
     fn apply_step(&self, lock: &LockGuard, c: &Checked) -> Result<Range<u64>> {
@@ -807,7 +859,7 @@ impl Memory {
 
     /// Create the folders of `dir`: note folders one by one and never
     /// through a link, the store's own layout as a whole.
-    fn make_dir(&self, dir: &str) -> Result<()> {
+    pub(super) fn make_dir(&self, dir: &str) -> Result<()> {
         if self.is_team() || dir.starts_with(&self.notes_dir()) {
             self.ensure_dir(dir, true)?;
         } else if !dir.is_empty() && !dir.ends_with(':') {

@@ -117,8 +117,9 @@ impl Memory {
         // whole result again).
         let guarded = self.guard(new_text, &path)?;
         let new_text = guarded.text.as_ref();
-        let (line, mut done) =
-            self.change(Operation::Edit, |tx| stage_edit(tx, rel, old_text, new_text))?;
+        let (line, mut done) = self.change(Operation::Edit, |tx| {
+            stage_edit(tx, rel, old_text, new_text)
+        })?;
         done.redacted_before(&guarded);
         let range = &done.written[0];
         let mut message = format!(
@@ -347,7 +348,9 @@ pub(crate) fn stage_edit(tx: &mut Tx<'_>, rel: Rel, old_text: &str, new_text: &s
     let Some(text) = tx.read_text(&rel)? else {
         return Err(Error::new(
             ErrorKind::NotFound,
-            format!("cannot edit `{path}`: the file does not exist; list the files to find the right one"),
+            format!(
+                "cannot edit `{path}`: the file does not exist; list the files to find the right one"
+            ),
         ));
     };
     let (lines, count) = occurrence_lines(&text, old_text);

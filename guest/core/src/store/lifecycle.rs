@@ -147,7 +147,9 @@ impl Memory {
         out.push_str(&plan_instructions(&long_term));
 
         // MEMORY.md's budget and what it cuts.
-        let index = self.read_text_locked(&self.long_term_rel())?.unwrap_or_default();
+        let index = self
+            .read_text_locked(&self.long_term_rel())?
+            .unwrap_or_default();
         let _ = write!(out, "\n\n## {long_term}\n{}", self.budget().text());
         let over: Vec<(usize, &str)> = over_budget(&index);
         if !over.is_empty() {
@@ -245,7 +247,9 @@ impl Memory {
                 out,
                 "\n\n{} more logs (up to {}) did not fit in this plan: apply this one, then ask for the next plan.",
                 logs.len() - shown,
-                logs.last().map(|(d, _, _)| d.to_string()).unwrap_or_default()
+                logs.last()
+                    .map(|(d, _, _)| d.to_string())
+                    .unwrap_or_default()
             );
         }
         Ok(out)
@@ -365,8 +369,14 @@ fn duplicate_clusters(texts: &[(String, String)]) -> Vec<Vec<String>> {
     // Union the pairs into clusters, keyed by their first line.
     let mut clusters: Vec<Vec<u32>> = Vec::new();
     for d in dups {
-        let (a, b) = (d.earlier_line.min(d.added_line), d.earlier_line.max(d.added_line));
-        match clusters.iter_mut().find(|c| c.contains(&a) || c.contains(&b)) {
+        let (a, b) = (
+            d.earlier_line.min(d.added_line),
+            d.earlier_line.max(d.added_line),
+        );
+        match clusters
+            .iter_mut()
+            .find(|c| c.contains(&a) || c.contains(&b))
+        {
             Some(c) => {
                 for l in [a, b] {
                     if !c.contains(&l) {
@@ -394,7 +404,11 @@ fn unlinked_notes(texts: &[(String, String)], notes_dir: &str) -> Vec<String> {
         .iter()
         .filter_map(|(path, _)| {
             let name = path.strip_prefix(&prefix)?.strip_suffix(".md")?;
-            let forms = [format!("{name}.md"), format!("[[{name}]]"), format!("notes/{name}")];
+            let forms = [
+                format!("{name}.md"),
+                format!("[[{name}]]"),
+                format!("notes/{name}"),
+            ];
             let linked = texts
                 .iter()
                 .any(|(p, t)| p != path && forms.iter().any(|f| t.contains(f.as_str())));

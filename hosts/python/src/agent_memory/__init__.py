@@ -1377,17 +1377,9 @@ class Memory:
         first: dicts with ``id``, ``time_unix``, ``utc_offset_minutes``,
         ``source``, ``scope``, ``tool``, ``arguments`` and ``diff`` (what it
         would change now)."""
+        keys = ("id", "time_unix", "utc_offset_minutes", "source", "scope", "tool", "arguments", "diff")
         return [
-            {
-                "id": p.id,
-                "time_unix": p.time_unix,
-                "utc_offset_minutes": p.utc_offset_minutes,
-                "source": p.source,
-                "scope": p.scope,
-                "tool": p.tool,
-                "arguments": p.arguments,
-                "diff": p.diff,
-            }
+            {key: _get(p, key) for key in keys}
             for p in self._method("pending-changes")
         ]
 
@@ -1411,7 +1403,7 @@ class Memory:
         notes), ``long_term`` (``MEMORY.md``) or ``all``. Returns the paths
         removed."""
         target = _word(what, ("project", "long-term", "all"), "invalid-target", "clear target")
-        return list(self._method("clear", target).removed)
+        return list(_get(self._method("clear", target), "removed"))
 
     def last_change(self) -> Optional[Version]:
         """The most recent change this project can see (its files and
