@@ -122,6 +122,10 @@ test('search and open a hit', async () => {
   const hit = page.locator('article.hit a', { hasText: 'notes/deploy.md' });
   await hit.waitFor();
   assert.match(page.url(), /\?q=tag\+approval$/, 'the query is in the address, bookmarkable');
+  // Ranked search matches words: `tag` is marked, not the `tag` in `staging`.
+  const index = await page.locator('article.hit', { hasText: 'MEMORY.md' }).locator('pre').innerHTML();
+  assert.match(index, /then <mark>tag<\/mark> a release/);
+  assert.doesNotMatch(index, /s<mark>tag<\/mark>ing/);
   await shot('search');
   await hit.click();
   await ready('file');

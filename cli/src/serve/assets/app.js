@@ -178,11 +178,14 @@ function markdown(text) {
   return { html: out.join('\n'), toc };
 }
 
-function highlight(text, terms) {
+// Marks the terms in `text`: anywhere for a literal search, only at the
+// start of a word for a ranked one (which matches words, not substrings).
+function highlight(text, terms, wordStart) {
   let s = esc(text);
   const words = (terms || []).filter((t) => t.length > 0).map((t) => esc(t).replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
-  if (words.length) s = s.replace(new RegExp('(' + words.join('|') + ')', 'gi'), '<mark>$1</mark>');
-  return s;
+  if (!words.length) return s;
+  const start = wordStart ? '(^|[^\\p{L}\\p{N}_])' : '()';
+  return s.replace(new RegExp(start + '(' + words.join('|') + ')', 'giu'), '$1<mark>$2</mark>');
 }
 
 // ---------- a line diff (longest common subsequence) ----------
@@ -581,7 +584,7 @@ async function runSearch(more) {
       const href = fileLink(h);
       const title = href ? `<a href="${esc(href)}">${esc(h.path)}</a>` : esc(h.path);
       const rest = h.cut ? (href ? `<a class="rest" href="${esc(href)}">… the rest in the file</a>` : '<span class="rest muted">…</span>') : '';
-      return `<article class="hit"><div class="head">${title}<span class="terms">[matched: ${h.matched_terms.map(esc).join(', ')}]${h.filename_only ? ' (file name)' : ''}</span></div><pre>${highlight(h.body, h.matched_terms)}</pre>${rest}</article>`;
+      return `<article class="hit"><div class="head">${title}<span class="terms">[matched: ${h.matched_terms.map(esc).join(', ')}]${h.filename_only ? ' (file name)' : ''}</span></div><pre>${highlight(h.body, h.matched_terms, !literal)}</pre>${rest}</article>`;
     }).join('') + more;
     const button = document.getElementById('more');
     if (button) button.addEventListener('click', () => { searchLimit += SEARCH_PAGE; runSearch(true); });
