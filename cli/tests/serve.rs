@@ -876,6 +876,24 @@ fn the_overview_shows_the_block_as_injected_and_what_the_index_limit_cuts() {
 }
 
 #[test]
+fn the_overview_shows_the_blocks_notices_with_a_due_consolidation() {
+    let server = Server::start();
+    let o = server.get("/api/overview").json();
+    assert!(o["notices"].as_array().unwrap().is_empty(), "{o}");
+    let long: String = (1..=170).map(|i| format!("- fact {i}\n")).collect();
+    server.cli(&["write", "long_term", "--overwrite", &long]);
+    let o = server.get("/api/overview").json();
+    let notices = o["notices"].as_array().unwrap();
+    assert!(
+        notices.iter().any(|n| n
+            .as_str()
+            .unwrap()
+            .starts_with("Consolidation due: MEMORY.md is at 170/200 lines")),
+        "{notices:?}"
+    );
+}
+
+#[test]
 fn a_stale_note_is_marked_and_refreshed() {
     let server = Server::start();
     server.cli(&[
