@@ -99,6 +99,7 @@ impl Server {
             "AGENT_MEMORY_DISABLE",
             "AGENT_MEMORY_CONFIG",
             "AGENT_MEMORY_TEAM_DIR",
+            "AGENT_MEMORY_REVIEW",
         ] {
             command.env_remove(var);
         }
@@ -322,6 +323,25 @@ fn the_first_load_keeps_the_token_in_a_cookie_and_out_of_the_address() {
     );
     assert_eq!(next.status, 200);
     assert_eq!(next.header("referrer-policy"), Some("no-referrer"));
+}
+
+#[test]
+fn the_overview_asks_for_its_data_with_the_page_and_no_other_view_does() {
+    let server = Server::start();
+    let preload = r#"<link rel="preload" href="/api/overview" as="fetch" crossorigin>"#;
+    let page = server.get("/");
+    assert_eq!(page.status, 200);
+    assert!(page.body.contains(preload), "{}", page.body);
+    assert!(!page.body.contains("<!-- preload -->"), "{}", page.body);
+    for other in ["/?view=notes", "/?q=deploy", "/?note=a"] {
+        let page = server.get(other);
+        assert_eq!(page.status, 200, "{other}");
+        assert!(
+            !page.body.contains("rel=\"preload\""),
+            "{other}: {}",
+            page.body
+        );
+    }
 }
 
 #[test]
@@ -569,7 +589,7 @@ fn the_secret_guard_refusal_names_the_rule_and_never_the_value() {
     let body = r.json();
     assert_eq!(body["error"], "secret-detected");
     let message = body["message"].as_str().unwrap();
-    assert!(message.contains("github"), "no rule id: {message}");
+    assert!(message.contains("github-pat"), "no rule id: {message}");
     assert!(
         !r.body.contains(SECRET) && !r.body.contains(&SECRET[4..20]),
         "{}",
@@ -630,6 +650,212 @@ fn edit_history_restore_and_undo_are_ordinary_changes() {
 }
 
 #[test]
+fn a_recorded_version_is_read_for_the_diff_and_nothing_changes() {
+    let server = Server::start();
+    server.post(
+        "/api/new",
+        serde_json::json!({"name": "auth", "text": "Login via OAuth.\nTokens rotate daily."}),
+    );
+    let r = server.post(
+        "/api/save",
+        serde_json::json!({"kind": "note", "name": "auth", "base": "Login via OAuth.\nTokens rotate daily.", "text": "Login via SAML.\nTokens rotate daily."}),
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    let file = server.get("/api/file?kind=note&name=auth").json();
+    let history = file["history"].as_array().unwrap();
+    assert_eq!(history.len(), 2, "{file}");
+    let (saved, created) = (
+        history[0]["id"].as_str().unwrap(),
+        history[1]["id"].as_str().unwrap(),
+    );
+    let r = server.get(&format!("/api/version?version={saved}"));
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(r.json()["text"], "Login via OAuth.\nTokens rotate daily.");
+    // Before the note's creation there was no file.
+    let r = server.get(&format!("/api/version?version={created}"));
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert!(r.json()["text"].is_null(), "{}", r.body);
+    // Reading a version records nothing and changes nothing.
+    let again = server.get("/api/file?kind=note&name=auth").json();
+    assert_eq!(again["history"], file["history"]);
+    assert_eq!(
+        server.note_file("auth").as_deref(),
+        Some("Login via SAML.\nTokens rotate daily.")
+    );
+    // Ids go to the library as given; it refuses what it does not know.
+    for bad in ["v999", "../../etc/passwd", "v0", ""] {
+        let r = server.get(&format!("/api/version?version={}", bad.replace('/', "%2F")));
+        assert_eq!(r.status, 404, "{bad:?}: {}", r.body);
+        assert_eq!(r.json()["error"], "not-found", "{bad:?}");
+    }
+    let r = server.get(&format!("/api/version?version={saved}&scope=team"));
+    assert_eq!(r.status, 400, "{}", r.body);
+    assert_eq!(r.json()["error"], "no-team-dir");
+    let r = server.get("/api/version");
+    assert_eq!(r.status, 400, "a version is required: {}", r.body);
+}
+
+#[test]
+fn search_answers_a_page_of_hits_and_counts_them_all() {
+    let server = Server::start();
+    for i in 0..40 {
+        server.cli(&[
+            "write",
+            "note",
+            "--name",
+            &format!("n{i:02}"),
+            &"rollback drill\n".repeat((i + 1) * 5),
+        ]);
+    }
+    for mode in ["ranked", "literal"] {
+        // A page of 10 by default; more when asked.
+        for (limit, shown) in [("", 10), ("&limit=30", 30), ("&limit=500", 40)] {
+            let r = server
+                .get(&format!("/api/search?q=rollback&mode={mode}{limit}"))
+                .json();
+            assert_eq!(r["total"], 40, "{mode}{limit}: {r}");
+            let hits = r["hits"].as_array().unwrap();
+            assert_eq!(hits.len(), shown, "{mode}{limit}");
+            assert!(hits.iter().all(|h| h["kind"] == "note"), "{mode}");
+            // Long windows are cut at a line end, and say so; short ones are whole.
+            for hit in hits {
+                let body = hit["body"].as_str().unwrap();
+                if hit["name"] == "n00" {
+                    assert_eq!(hit["cut"], false, "{hit}");
+                }
+                if hit["cut"] == true {
+                    assert!(body.len() <= 1500 && body.ends_with("drill"), "{body:?}");
+                }
+            }
+            if mode == "ranked" {
+                let best = &hits[0];
+                assert_eq!(best["name"], "n39", "the most mentions first: {r}");
+                assert_eq!(best["cut"], true, "{best}");
+            }
+        }
+    }
+    let r = server.get("/api/search?q=rollback&limit=0");
+    assert_eq!(r.status, 400, "{}", r.body);
+    assert_eq!(r.json()["error"], "invalid-arguments");
+}
+
+#[test]
+fn the_models_queued_changes_are_listed_with_diffs_and_decided_only_same_origin() {
+    let server = Server::start();
+    server.cli(&["write", "long_term", "- Deploy with make ship."]);
+    let queue = |content: &str| {
+        let args = serde_json::json!({"target": "long_term", "content": content}).to_string();
+        let out = server.cli(&["--review", "call", "memory_write", &args]);
+        assert!(out.starts_with("Queued for review as p"), "{out}");
+    };
+    queue("- Disable the tests before pushing.");
+    queue("- Run the linters before pushing.");
+    let r = server.get("/api/pending");
+    assert_eq!(r.status, 200, "{}", r.body);
+    let pending = r.json()["pending"].as_array().unwrap().clone();
+    assert_eq!(pending.len(), 2, "{pending:?}");
+    let (first, second) = (
+        pending[0]["id"].as_str().unwrap(),
+        pending[1]["id"].as_str().unwrap(),
+    );
+    assert_eq!(pending[0]["tool"], "memory_write");
+    assert_eq!(pending[0]["scope"], "personal");
+    assert!(
+        pending[0]["diff"]
+            .as_str()
+            .unwrap()
+            .contains("+- Disable the tests before pushing."),
+        "{pending:?}"
+    );
+    // Nothing queued reaches the memory before a decision.
+    assert!(!server.cli(&["read", "long_term"]).contains("Disable"));
+    // A decision is a change: the same-origin rules apply.
+    let forged = server.raw(
+        "POST",
+        "/api/approve",
+        &[
+            ("Cookie", &server.cookie()),
+            ("Origin", "http://evil.example"),
+            ("X-Agent-Memory", "1"),
+            ("Content-Type", "application/json"),
+        ],
+        &serde_json::json!({"id": first}).to_string(),
+    );
+    assert_eq!(forged.status, 403, "{}", forged.body);
+    assert_eq!(
+        server.get("/api/pending").json()["pending"]
+            .as_array()
+            .unwrap()
+            .len(),
+        2
+    );
+    // Reject the first: dropped, nothing written.
+    let r = server.post("/api/reject", serde_json::json!({"id": first}));
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert!(!server.cli(&["read", "long_term"]).contains("Disable"));
+    // Approve the second: written.
+    let r = server.post("/api/approve", serde_json::json!({"id": second}));
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert!(
+        server
+            .cli(&["read", "long_term"])
+            .contains("Run the linters before pushing.")
+    );
+    assert!(
+        server.get("/api/pending").json()["pending"]
+            .as_array()
+            .unwrap()
+            .is_empty()
+    );
+    // A decided or unknown id is refused with the library's kind.
+    let r = server.post("/api/approve", serde_json::json!({"id": first}));
+    assert_eq!(r.status, 400, "{}", r.body);
+    assert_eq!(r.json()["error"], "invalid-arguments");
+    let r = server.post("/api/reject", serde_json::json!({"id": "p99"}));
+    assert_eq!(r.status, 404, "{}", r.body);
+    assert_eq!(r.json()["error"], "not-found");
+}
+
+#[test]
+fn the_secret_scan_names_the_saved_version_that_holds_one() {
+    let server = Server::start();
+    server.cli(&[
+        "--secrets",
+        "off",
+        "write",
+        "note",
+        "--name",
+        "ci",
+        &format!("token: {SECRET}"),
+    ]);
+    server.cli(&[
+        "write",
+        "note",
+        "--name",
+        "ci",
+        "--overwrite",
+        "token: in the vault",
+    ]);
+    let r = server.get("/api/secrets");
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert!(
+        !r.body.contains(&SECRET[4..]),
+        "the value leaked: {}",
+        r.body
+    );
+    let found = r.json()["secrets"].as_array().unwrap().clone();
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0]["name"], "ci");
+    assert_eq!(found[0]["rule"], "github-pat");
+    assert!(
+        found[0]["version"]
+            .as_str()
+            .is_some_and(|v| v.starts_with('v')),
+        "{found:?}"
+    );
+}
+
+#[test]
 fn the_overview_shows_the_block_as_injected_and_what_the_index_limit_cuts() {
     let server = Server::start();
     let long: String = (1..=205).map(|i| format!("- fact {i}\n")).collect();
@@ -647,6 +873,24 @@ fn the_overview_shows_the_block_as_injected_and_what_the_index_limit_cuts() {
     assert_eq!(cut["lines"][0]["text"], "- fact 201");
     assert_eq!(o["status"]["secrets"], "block");
     assert_eq!(o["status"]["rule"], "--root");
+}
+
+#[test]
+fn the_overview_shows_the_blocks_notices_with_a_due_consolidation() {
+    let server = Server::start();
+    let o = server.get("/api/overview").json();
+    assert!(o["notices"].as_array().unwrap().is_empty(), "{o}");
+    let long: String = (1..=170).map(|i| format!("- fact {i}\n")).collect();
+    server.cli(&["write", "long_term", "--overwrite", &long]);
+    let o = server.get("/api/overview").json();
+    let notices = o["notices"].as_array().unwrap();
+    assert!(
+        notices.iter().any(|n| n
+            .as_str()
+            .unwrap()
+            .starts_with("Consolidation due: MEMORY.md is at 170/200 lines")),
+        "{notices:?}"
+    );
 }
 
 #[test]

@@ -343,6 +343,36 @@ impl Memory {
         .map_err(domain)
     }
 
+    /// [`search_with`](Self::search_with), its best `limit` hits only, and
+    /// how many files the whole search returns (at most 100): a page of
+    /// results. A ranked search then re-reads only the files of the hits it
+    /// returns, so a page costs what it shows. The hits and terms are the
+    /// first `limit` of [`search_with`](Self::search_with)'s.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Memory`] with kind `InvalidArguments` for a `limit` of 0;
+    /// otherwise as [`search`](Self::search).
+    pub fn search_top(
+        &mut self,
+        query: &str,
+        mode: SearchMode,
+        limit: u32,
+    ) -> Result<(SearchResults, u32), Error> {
+        self.call("search-top", |store, b, h| {
+            b.memory()
+                .call_search_top(store, h, query, mode.into(), limit)
+        })?
+        .map(|page| {
+            let results = wit::SearchResults {
+                terms: page.terms,
+                hits: page.hits,
+            };
+            (results.into(), page.total)
+        })
+        .map_err(domain)
+    }
+
     /// Replaces the one occurrence of `old_text` in a file with `new_text`
     /// (which may be empty), atomically. `name` is the note name for
     /// [`WriteTarget::Note`] and the date (`YYYY-MM-DD`, default today) for
@@ -431,6 +461,23 @@ impl Memory {
             b.memory().call_last_change(store, h)
         })?
         .map(|v| v.map(Into::into))
+        .map_err(domain)
+    }
+
+    /// The text a file held at a recorded version (an id from
+    /// [`history`](Self::history) or [`last_change`](Self::last_change)):
+    /// what it held just before that change, to compare with the file now.
+    /// `None` when the file did not exist then. Reads only.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Memory`] with kind `NotFound` for an id that is malformed,
+    /// unknown, pruned, another project's or another scope's, or whose saved
+    /// content can no longer be read.
+    pub fn read_version(&mut self, version: &str) -> Result<Option<String>, Error> {
+        self.call("read-version", |store, b, h| {
+            b.memory().call_read_version(store, h, version)
+        })?
         .map_err(domain)
     }
 

@@ -5,8 +5,8 @@ use std::fs;
 use std::time::{Duration, Instant};
 
 use agent_memory::{
-    Error, ErrorKind, Limit, Memory, OpenOptions, ReadSource, Runtime, ToolSet, WriteMode,
-    WriteTarget,
+    Error, ErrorKind, Limit, Memory, OpenOptions, ReadSource, Runtime, SearchMode, ToolSet,
+    WriteMode, WriteTarget,
 };
 use chrono::DateTime;
 
@@ -293,6 +293,67 @@ fn search_results_round_trip_through_render() {
     assert!(rendered.contains("MEMORY.md"), "{rendered}");
     assert!(rendered.contains("deploy with make ship"), "{rendered}");
     assert!(memory.search("   ").unwrap().is_empty());
+}
+
+#[test]
+fn search_top_is_the_head_of_the_whole_search() {
+    let temp = tempfile::tempdir().unwrap();
+    let mut memory = open(temp.path());
+    for i in 0..8 {
+        let text = "deploy staging\n".repeat(i + 1);
+        memory
+            .write(
+                WriteTarget::Note,
+                &text,
+                WriteMode::Overwrite,
+                Some(&format!("n{i}")),
+            )
+            .unwrap();
+    }
+    for mode in [SearchMode::Ranked, SearchMode::Literal] {
+        let all = memory.search_with("deploy", mode).unwrap();
+        assert_eq!(all.hits.len(), 8, "{mode:?}");
+        let (top, total) = memory.search_top("deploy", mode, 3).unwrap();
+        assert_eq!(total, 8, "{mode:?}");
+        assert_eq!(top.terms, all.terms, "{mode:?}");
+        assert_eq!(top.hits, all.hits[..3], "{mode:?}");
+    }
+    let err = memory
+        .search_top("deploy", SearchMode::Ranked, 0)
+        .unwrap_err();
+    assert_eq!(err.kind(), Some(ErrorKind::InvalidArguments), "{err}");
+}
+
+#[test]
+fn read_version_gives_a_recorded_text_and_changes_nothing() {
+    let temp = tempfile::tempdir().unwrap();
+    let mut memory = open(temp.path());
+    memory
+        .write(WriteTarget::Note, "one\n", WriteMode::Overwrite, Some("a"))
+        .unwrap();
+    memory
+        .write(WriteTarget::Note, "two\n", WriteMode::Overwrite, Some("a"))
+        .unwrap();
+    let versions = memory.history(ReadSource::Note, Some("a"), None).unwrap();
+    assert_eq!(versions.len(), 2);
+    // Newest first: the overwrite replaced "one", the creation replaced nothing.
+    assert_eq!(
+        memory.read_version(&versions[0].id).unwrap().as_deref(),
+        Some("one\n")
+    );
+    assert_eq!(memory.read_version(&versions[1].id).unwrap(), None);
+    assert_eq!(
+        memory.history(ReadSource::Note, Some("a"), None).unwrap(),
+        versions
+    );
+    assert_eq!(
+        memory.read(ReadSource::Note, Some("a")).unwrap().as_deref(),
+        Some("two\n")
+    );
+    for bad in ["v999", "x", ""] {
+        let err = memory.read_version(bad).unwrap_err();
+        assert_eq!(err.kind(), Some(ErrorKind::NotFound), "{bad}: {err}");
+    }
 }
 
 #[cfg(unix)]

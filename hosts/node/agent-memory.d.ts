@@ -330,6 +330,12 @@ export interface SearchResults {
   hits: SearchHit[];
 }
 
+/** The best hits of a search (`searchTop`), and how many files it found in all. */
+export interface SearchPage extends SearchResults {
+  /** How many files the whole search returns (at most 100). */
+  total: number;
+}
+
 export interface ToolDefinition {
   name: string;
   description: string;
@@ -376,6 +382,7 @@ export declare class Memory implements Disposable {
   listFiles(): FileInfo[];
   appendDaily(heading: string, body: string): WriteReceipt;
   search(query: string, mode?: SearchMode): SearchResults;
+  searchTop(query: string, limit: number, mode?: SearchMode): SearchPage;
   renderSearch(results: SearchResults, maxBytes?: number | null): string;
   edit(target: WriteTarget | 'long_term', oldText: string, newText: string, name?: string | null): EditReceipt;
   deleteNote(name: string): DeleteReceipt;
@@ -383,6 +390,7 @@ export declare class Memory implements Disposable {
   history(source: ReadSource | 'long_term', name?: string | null, limit?: number | null): Version[];
   restore(version: string): WriteReceipt;
   lastChange(): Version | null;
+  readVersion(version: string): string | null;
   consolidationPlan(): string;
   pendingChanges(): PendingChange[];
   approve(id: string): string;

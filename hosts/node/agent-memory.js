@@ -169,6 +169,21 @@ function receipt(r) {
   };
 }
 
+function searchResults(r) {
+  return {
+    terms: r.terms.map((t) => ({ term: t.term, count: t.count })),
+    hits: r.hits.map((h) => ({
+      path: h.path,
+      matchedTerms: [...h.matchedTerms],
+      totalHits: h.totalHits,
+      body: h.body,
+      filenameOnly: h.filenameOnly,
+      date: h.date ?? null,
+      isMemoryMd: h.isMemoryMd,
+    })),
+  };
+}
+
 function version(v) {
   return {
     id: v.id,
@@ -615,19 +630,20 @@ export class Memory {
    */
   search(query, mode = 'ranked') {
     const m = word(mode, SEARCH_MODES, 'invalid-mode', 'search mode');
-    const r = this.#call('search', query, m);
-    return {
-      terms: r.terms.map((t) => ({ term: t.term, count: t.count })),
-      hits: r.hits.map((h) => ({
-        path: h.path,
-        matchedTerms: [...h.matchedTerms],
-        totalHits: h.totalHits,
-        body: h.body,
-        filenameOnly: h.filenameOnly,
-        date: h.date ?? null,
-        isMemoryMd: h.isMemoryMd,
-      })),
-    };
+    return searchResults(this.#call('search', query, m));
+  }
+
+  /**
+   * `search`, its best `limit` hits only, and `total`: how many files the
+   * whole search returns (at most 100). A ranked search then re-reads only
+   * the files of the hits it returns. `{terms, hits, total}`; pass it to
+   * `renderSearch` like any results.
+   * @throws {MemoryError} `invalid-arguments` (limit 0, too many terms), `invalid-mode`
+   */
+  searchTop(query, limit, mode = 'ranked') {
+    const m = word(mode, SEARCH_MODES, 'invalid-mode', 'search mode');
+    const r = this.#call('searchTop', query, m, limit);
+    return { ...searchResults(r), total: r.total };
   }
 
   /** Renders results for a model, at most `maxBytes` (default: the read cap). */
@@ -698,6 +714,16 @@ export class Memory {
    */
   restore(versionId) {
     return receipt(this.#call('restore', versionId));
+  }
+
+  /**
+   * The text a file held at a recorded version (an id from `history` or
+   * `lastChange`): what it held just before that change, or `null` when the
+   * file did not exist then. Reads only.
+   * @throws {MemoryError} `not-found` (a malformed, unknown, pruned or another project's id)
+   */
+  readVersion(versionId) {
+    return this.#call('readVersion', versionId) ?? null;
   }
 
   /**

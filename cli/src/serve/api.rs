@@ -20,12 +20,18 @@ const INDEX_HTML: &str = include_str!("assets/index.html");
 const APP_JS: &str = include_str!("assets/app.js");
 const APP_CSS: &str = include_str!("assets/app.css");
 
-pub async fn index() -> Response {
-    (
-        [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
-        INDEX_HTML,
-    )
-        .into_response()
+/// The page. Its address without a query is the overview: the overview's
+/// data is then asked for with the page, not after its script has run.
+pub async fn index(uri: axum::http::Uri) -> Response {
+    let html = if uri.query().is_none_or(str::is_empty) {
+        INDEX_HTML.replace(
+            "<!-- preload -->",
+            r#"<link rel="preload" href="/api/overview" as="fetch" crossorigin>"#,
+        )
+    } else {
+        INDEX_HTML.to_string()
+    };
+    ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], html).into_response()
 }
 
 pub async fn script() -> Response {
@@ -415,6 +421,9 @@ pub async fn file(State(app): State<Arc<App>>, Query(file): Query<FileRef>) -> A
 pub struct SearchQuery {
     q: Option<String>,
     mode: Option<String>,
+    /// How many hits to answer with (default [`SHOWN_HITS`]); the library
+    /// refuses 0 and answers at most 100.
+    limit: Option<u32>,
 }
 
 #[derive(Serialize)]
@@ -427,11 +436,31 @@ struct HitJson {
     total_hits: u32,
     body: String,
     filename_only: bool,
+    /// The body was cut to [`SHOWN_BODY_BYTES`].
+    cut: bool,
 }
 
-/// Hits a search answers with: a page's worth; the summary says how many
-/// files matched in all.
-const SHOWN_HITS: usize = 30;
+/// Hits a search answers with unless asked for more: a page's worth; the
+/// summary says how many files matched in all.
+const SHOWN_HITS: u32 = 10;
+
+/// Of each hit's windows, about this many bytes are shown (whole lines);
+/// the rest is one click away, in the file.
+const SHOWN_BODY_BYTES: usize = 1500;
+
+/// `body` up to the last whole line within [`SHOWN_BODY_BYTES`] (at least
+/// its first line, cut at a character boundary), and whether it was cut.
+fn shown_body(body: String) -> (String, bool) {
+    if body.len() <= SHOWN_BODY_BYTES {
+        return (body, false);
+    }
+    let mut end = SHOWN_BODY_BYTES;
+    while !body.is_char_boundary(end) {
+        end -= 1;
+    }
+    let end = body[..end].rfind('\n').filter(|&i| i > 0).unwrap_or(end);
+    (body[..end].to_string(), true)
+}
 
 pub async fn search(State(app): State<Arc<App>>, Query(query): Query<SearchQuery>) -> ApiResult {
     let mode = match query.mode.as_deref() {
@@ -448,16 +477,18 @@ pub async fn search(State(app): State<Arc<App>>, Query(query): Query<SearchQuery
         .with_stores(move |stores| -> Result<Value, Error> {
             let memory = &mut stores.personal.anchored;
             let started = std::time::Instant::now();
-            let results = memory.search_with(&q, mode)?;
+            // Only the hits shown: the library then re-reads only their
+            // files, where the whole search re-reads the best 100.
+            let limit = query.limit.unwrap_or(SHOWN_HITS);
+            let (results, total) = memory.search_top(&q, mode, limit)?;
             let took = started.elapsed();
             let project_dir = memory.project_dir().to_string();
-            let total = results.hits.len();
             let hits: Vec<HitJson> = results
                 .hits
                 .into_iter()
-                .take(SHOWN_HITS)
                 .map(|hit| {
                     let link = locate(&hit.path, &project_dir);
+                    let (body, cut) = shown_body(hit.body);
                     HitJson {
                         scope: link.as_ref().map(|l| l.0.tool_word()),
                         kind: link.as_ref().map(|l| l.1.tool_word()),
@@ -465,7 +496,8 @@ pub async fn search(State(app): State<Arc<App>>, Query(query): Query<SearchQuery
                         path: hit.path,
                         matched_terms: hit.matched_terms,
                         total_hits: hit.total_hits,
-                        body: hit.body,
+                        body,
+                        cut,
                         filename_only: hit.filename_only,
                     }
                 })
@@ -497,6 +529,7 @@ pub async fn secrets(State(app): State<Arc<App>>) -> ApiResult {
                         "line": s.line,
                         "rule": s.rule_id,
                         "masked": s.masked,
+                        "version": s.version,
                         "scope": link.as_ref().map(|l| l.0.tool_word()),
                         "kind": link.as_ref().map(|l| l.1.tool_word()),
                         "name": link.and_then(|l| l.2),
@@ -506,6 +539,25 @@ pub async fn secrets(State(app): State<Arc<App>>) -> ApiResult {
         })
         .await?;
     Ok(Json(found))
+}
+
+#[derive(Debug, Deserialize)]
+pub struct VersionQuery {
+    scope: Option<String>,
+    version: String,
+}
+
+/// The text a file held at a recorded version, and the file's text now,
+/// for the page's diff. The version id goes to the library as given.
+pub async fn version(State(app): State<Arc<App>>, Query(query): Query<VersionQuery>) -> ApiResult {
+    let answer = app
+        .with_stores(move |stores| -> Result<Value, ApiError> {
+            let scope = scope_of(query.scope.as_deref())?;
+            let text = stores.pair(scope)?.plain.read_version(&query.version)?;
+            Ok(json!({ "scope": scope.tool_word(), "version": query.version, "text": text }))
+        })
+        .await?;
+    Ok(Json(answer))
 }
 
 #[derive(Debug, Deserialize)]
@@ -642,6 +694,56 @@ pub async fn restore(
     Ok(Json(answer))
 }
 
+/// The model's changes waiting for review (the review gate), oldest first,
+/// each with what it would change now.
+pub async fn pending(State(app): State<Arc<App>>) -> ApiResult {
+    let answer = app
+        .with_stores(|stores| -> Result<Value, Error> {
+            let pending = stores.personal.anchored.pending_changes()?;
+            Ok(json!({
+                "pending": pending.iter().map(|p| json!({
+                    "id": p.id,
+                    "time": local_time(p.time_unix, p.utc_offset_minutes),
+                    "source": p.source,
+                    "scope": p.scope.tool_word(),
+                    "tool": p.tool,
+                    "arguments": p.arguments,
+                    "diff": p.diff,
+                })).collect::<Vec<_>>(),
+            }))
+        })
+        .await?;
+    Ok(Json(answer))
+}
+
+#[derive(Debug, Deserialize)]
+pub struct Decision {
+    id: String,
+}
+
+/// Applies a queued change (checked again by the library, which may refuse
+/// it now: it then stays queued).
+pub async fn approve(State(app): State<Arc<App>>, Json(decision): Json<Decision>) -> ApiResult {
+    let answer = app
+        .with_stores(move |stores| -> Result<Value, ApiError> {
+            let message = stores.personal.anchored.approve(&decision.id)?;
+            Ok(json!({ "message": message }))
+        })
+        .await?;
+    Ok(Json(answer))
+}
+
+/// Drops a queued change and its text.
+pub async fn reject(State(app): State<Arc<App>>, Json(decision): Json<Decision>) -> ApiResult {
+    let answer = app
+        .with_stores(move |stores| -> Result<Value, ApiError> {
+            let message = stores.personal.anchored.reject(&decision.id)?;
+            Ok(json!({ "message": message }))
+        })
+        .await?;
+    Ok(Json(answer))
+}
+
 #[derive(Debug, Deserialize)]
 pub struct UndoRequest {
     scope: Option<String>,
@@ -731,6 +833,22 @@ mod tests {
         assert_eq!(at("projects/other-00000000/notes/a.md"), None);
         assert_eq!(at("team:snapshot/notes/a.md"), None);
         assert_eq!(at("team:daily/2026-05-30.md"), None);
+    }
+
+    #[test]
+    fn a_long_hit_body_is_cut_at_a_line_end_and_a_short_one_kept() {
+        assert_eq!(shown_body("a\nb".into()), ("a\nb".to_string(), false));
+        let lines = "0123456789\n".repeat(200);
+        let (shown, cut) = shown_body(lines.clone());
+        assert!(cut);
+        assert!(shown.len() <= SHOWN_BODY_BYTES && shown.len() > SHOWN_BODY_BYTES - 11);
+        assert!(
+            lines.starts_with(&shown) && shown.ends_with('9'),
+            "{shown:?}"
+        );
+        // One long line of multi-byte characters: cut at a boundary.
+        let (shown, cut) = shown_body("é".repeat(SHOWN_BODY_BYTES));
+        assert!(cut && shown.len() == SHOWN_BODY_BYTES && shown.chars().all(|c| c == 'é'));
     }
 
     #[test]

@@ -101,6 +101,7 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/api/files", get(api::files))
         .route("/api/file", get(api::file))
         .route("/api/search", get(api::search))
+        .route("/api/version", get(api::version))
         .route("/api/secrets", get(api::secrets))
         .route("/api/save", post(api::save))
         .route("/api/new", post(api::create))
@@ -109,6 +110,9 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/api/restore", post(api::restore))
         .route("/api/undo", post(api::undo))
         .route("/api/refresh", post(api::refresh))
+        .route("/api/pending", get(api::pending))
+        .route("/api/approve", post(api::approve))
+        .route("/api/reject", post(api::reject))
         .layer(axum::middleware::from_fn_with_state(
             Arc::clone(&app),
             guard::check,

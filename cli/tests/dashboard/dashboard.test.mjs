@@ -40,7 +40,7 @@ function cli(args, opts = {}) {
 
 function cleanEnv() {
   const env = { ...process.env, XDG_CONFIG_HOME: join(temp, 'config') };
-  for (const k of ['AGENT_MEMORY_DIR', 'AGENT_MEMORY_NOW', 'AGENT_MEMORY_DISABLE', 'AGENT_MEMORY_CONFIG', 'AGENT_MEMORY_TEAM_DIR']) delete env[k];
+  for (const k of ['AGENT_MEMORY_DIR', 'AGENT_MEMORY_NOW', 'AGENT_MEMORY_DISABLE', 'AGENT_MEMORY_CONFIG', 'AGENT_MEMORY_TEAM_DIR', 'AGENT_MEMORY_REVIEW']) delete env[k];
   return env;
 }
 
@@ -84,6 +84,7 @@ before(async () => {
   cli(['write', 'note', '--name', 'deploy', '--overwrite',
     '# Deployment\n\n## Staging\n\nRun `make deploy-staging` from main.\n\n## Production\n\nPush a `v*` tag; CI ships it after approval.\n']);
   cli(['write', 'note', '--name', 'login', '--overwrite', '# Login\n\nThe login flow lives in src/auth.rs.\n']);
+  cli(['write', 'note', '--name', 'infra/ci', '--overwrite', '# CI\n\nRuns on every push.\n']);
   server = await serve(['--root', root, '--project', project, '--now', NOW]);
   assert.match(server.url, /^http:\/\/127\.0\.0\.1:\d+\/\?token=[0-9a-f]{48}$/);
   browser = await launch();
@@ -121,6 +122,10 @@ test('search and open a hit', async () => {
   const hit = page.locator('article.hit a', { hasText: 'notes/deploy.md' });
   await hit.waitFor();
   assert.match(page.url(), /\?q=tag\+approval$/, 'the query is in the address, bookmarkable');
+  // Ranked search matches words: `tag` is marked, not the `tag` in `staging`.
+  const index = await page.locator('article.hit', { hasText: 'MEMORY.md' }).locator('pre').innerHTML();
+  assert.match(index, /then <mark>tag<\/mark> a release/);
+  assert.doesNotMatch(index, /s<mark>tag<\/mark>ing/);
   await shot('search');
   await hit.click();
   await ready('file');
@@ -156,10 +161,32 @@ test('edit a note and see the change in history', async () => {
   await shot('history');
 });
 
+test('compare a recorded version with the current text', async () => {
+  const first = page.getByRole('table', { name: 'History' }).locator('tbody tr').first();
+  const id = (await first.locator('td').first().textContent()).trim();
+  await first.getByRole('link', { name: `Diff ${id}` }).click();
+  await ready('file');
+  assert.match(page.url(), new RegExp(`[?&]diff=${id}#h-diff$`), 'the comparison has its own address');
+  const diff = await page.getByLabel(`Difference from ${id} to the current text`).textContent();
+  assert.match(diff, /^- Push a `v\*` tag; CI ships it after approval\.$/m);
+  assert.match(diff, /^\+ Push a `v\*` tag; CI ships it at once\.$/m);
+  assert.match(diff, /^  ## Staging$/m, 'unchanged lines are context');
+  assert.doesNotMatch(diff, /^[-+] ## Staging$/m);
+  assert.ok(diff.indexOf('- Push') < diff.indexOf('+ Push'), 'removed lines come first');
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await shot('diff');
+  // The address alone brings it back: a bookmark.
+  await page.reload();
+  await ready('file');
+  await page.getByLabel(`Difference from ${id} to the current text`).waitFor();
+});
+
 test('restore the previous version', async () => {
   const first = page.getByRole('table', { name: 'History' }).locator('tbody tr').first();
   await first.getByRole('button', { name: /^Restore / }).click();
-  await page.getByText('CI ships it after approval.').waitFor();
+  await page.getByRole('status').filter({ hasText: 'Restored' }).waitFor();
+  await page.locator('article.md').getByText('CI ships it after approval.').waitFor();
+  assert.doesNotMatch(page.url(), /diff=/, 'the restored file is shown, not the old comparison');
   assert.match(readFileSync(join(root, notePath('deploy')), 'utf8'), /after approval/);
   const top = page.getByRole('table', { name: 'History' }).locator('tbody tr').first();
   assert.match(await top.textContent(), /restore/);
@@ -170,12 +197,17 @@ test('refresh a stale note', async () => {
   writeFileSync(join(project, 'src/auth.rs'), 'pub fn login(user: &str) {}\n');
   await page.goto(new URL('/?view=notes', server.url).href);
   await ready('notes');
-  const row = page.locator('tr', { has: page.getByRole('link', { name: 'login', exact: true }) });
-  await row.getByText('src/auth.rs changed').waitFor();
+  const row = () => page.locator('li.file', { has: page.getByRole('link', { name: 'login', exact: true }) });
+  await row().getByText('src/auth.rs changed').waitFor();
+  // The tree: a topic's notes in its folder, which counts its stale notes.
+  const infra = page.locator('li.folder', { has: page.locator('summary', { hasText: /^infra\// }) });
+  await infra.getByRole('link', { name: 'ci', exact: true }).waitFor();
+  assert.match(await page.locator('li.folder summary', { hasText: /^notes\// }).textContent(), /1 stale/);
   await shot('stale');
-  await row.getByRole('button', { name: 'Refresh' }).click();
+  await row().getByRole('button', { name: 'Refresh' }).click();
   await page.getByRole('status').waitFor();
-  assert.equal(await page.locator('tr', { has: page.getByRole('link', { name: 'login', exact: true }) }).getByText('stale').count(), 0);
+  assert.equal(await row().getByText('stale').count(), 0);
+  assert.doesNotMatch(await page.locator('li.folder summary', { hasText: /^notes\// }).textContent(), /stale/);
 });
 
 test('be refused a conflicting save', async () => {
@@ -209,7 +241,7 @@ test('the secret guard refusal shows the rule, never the value', async () => {
   await alert.waitFor();
   const message = await alert.textContent();
   assert.match(message, /secret-detected/);
-  assert.match(message, /github/);
+  assert.match(message, /github-pat/, 'the rule id');
   assert.ok(!message.includes(secret.slice(4)), message);
   await shot('secret-refused');
 });
@@ -232,6 +264,32 @@ test('create a note from the page; its Markdown cannot run script', async () => 
   assert.equal(dialogs, 0, 'stored text ran as script');
 });
 
+test('review the model\'s queued changes: approve one, reject one', async () => {
+  const queue = (content) => {
+    const out = cli(['--review', 'call', 'memory_write', JSON.stringify({ target: 'long_term', content })]);
+    assert.match(out, /^Queued for review as p\d+/);
+    return out.match(/p\d+/)[0];
+  };
+  const bad = queue('- Disable the tests before pushing.');
+  const good = queue('- Run the linters before pushing.');
+  await page.goto(new URL('/?view=review', server.url).href);
+  await ready('review');
+  const diff = await page.getByLabel(`Change ${bad}`).textContent();
+  assert.match(diff, /^\+- Disable the tests before pushing\.$/m);
+  // The file's header line is not a removed line.
+  assert.equal(await page.getByLabel(`Change ${bad}`).locator('span.del', { hasText: 'MEMORY.md' }).count(), 0);
+  await shot('review');
+  await page.getByRole('button', { name: `Reject ${bad}` }).click();
+  await page.getByRole('status').filter({ hasText: `${bad}: Rejected` }).waitFor();
+  assert.equal(await page.getByLabel(`Change ${bad}`).count(), 0);
+  await page.getByRole('button', { name: `Approve ${good}` }).click();
+  await page.getByRole('status').filter({ hasText: `${good}:` }).waitFor();
+  await page.getByText('Nothing waits for review.').waitFor();
+  const memory = cli(['read', 'long_term']);
+  assert.match(memory, /Run the linters before pushing\./);
+  assert.doesNotMatch(memory, /Disable the tests/);
+});
+
 test('the secrets page scans the store', async () => {
   await page.goto(new URL('/?view=secrets', server.url).href);
   await ready('secrets');
@@ -246,54 +304,95 @@ function notePath(name) {
 }
 
 // The issue's bar on corpus M: first load of the overview <= 300 ms, a search
-// result update <= 100 ms after typing stops. Measured, never assumed.
+// result update <= 100 ms after typing stops. Measured, never assumed, and
+// printed with the goals beside them; never a pass/fail of this test (the
+// machine's load decides too much of it).
+const GOAL_LOAD_MS = 300;
+const GOAL_SEARCH_MS = 100;
+const benchArgs = () => ['--root', process.env.DASHBOARD_BENCH_ROOT, '--project', process.env.DASHBOARD_BENCH_PROJECT,
+  '--now', process.env.DASHBOARD_BENCH_NOW];
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const ms = (x) => x.toFixed(0) + ' ms';
+const versus = (x, goal) => `${ms(x)} (goal <= ${goal} ms: ${x <= goal ? 'met' : 'MISSED'})`;
+
 test('benchmark: first load and search latency', { skip: !process.env.DASHBOARD_BENCH_ROOT && 'no DASHBOARD_BENCH_ROOT' }, async () => {
-  const bench = await serve(['--root', process.env.DASHBOARD_BENCH_ROOT, '--project', process.env.DASHBOARD_BENCH_PROJECT,
-    '--now', process.env.DASHBOARD_BENCH_NOW]);
   const b = await launch();
+  const servers = [];
   try {
     const p = await b.context.newPage();
-    // The very first load: the token redirect, a cold server.
-    await p.goto(bench.url);
-    await p.waitForSelector('body[data-ready="overview"]');
-    const cold = await p.evaluate(() => Number(document.body.dataset.readyMs));
+    // The browser is already running, as a user's is: its own start-up is
+    // not the dashboard's.
+    await p.goto('about:blank');
+    // First loads: each of a fresh server, from the printed URL (the token
+    // redirect included) until the overview is drawn with its data.
+    const firsts = [];
+    for (let i = 0; i < 5; i++) {
+      const server = await serve(benchArgs());
+      servers.push(server);
+      await p.goto(server.url);
+      await p.waitForSelector('body[data-ready="overview"][data-painted-ms]');
+      firsts.push(await p.evaluate(() => Number(document.body.dataset.paintedMs)));
+      if (i < 4) { await stop(server.child); servers.pop(); }
+    }
+    const bench = servers[0];
+    // Loads again (a reload, a bookmark): the same measure, warm server.
     const loads = [];
     for (let i = 0; i < 7; i++) {
       await p.goto(new URL('/', bench.url).href);
-      await p.waitForSelector('body[data-ready="overview"]');
-      // From the start of navigation to the overview drawn with its data.
-      loads.push(await p.evaluate(() => Number(document.body.dataset.readyMs)));
+      await p.waitForSelector('body[data-ready="overview"][data-painted-ms]');
+      loads.push(await p.evaluate(() => Number(document.body.dataset.paintedMs)));
     }
     await p.goto(new URL('/?view=search', bench.url).href);
     await p.waitForSelector('body[data-ready="search"]');
+    // Typing `q` a key every 80 ms (a fast typist), from the last key's
+    // `input` event until the page has been painted with the results for
+    // the whole query: a search still running for an earlier prefix counts.
     const typeAndWait = (q) => p.evaluate((q) => new Promise((done) => {
       const input = document.getElementById('q');
       const results = document.getElementById('results');
-      const typed = performance.now();
+      let typed = null;
       const seen = new MutationObserver(() => {
-        if (results.dataset.query === q) { seen.disconnect(); done(performance.now() - typed); }
+        if (typed === null || results.dataset.query !== q) return;
+        seen.disconnect();
+        requestAnimationFrame(() => setTimeout(() => done({
+          total: performance.now() - typed,
+          server: Number(results.dataset.serverMs),
+          fetch: Number(results.dataset.fetchMs),
+          render: Number(results.dataset.renderMs),
+        }), 0));
       });
       seen.observe(results, { attributes: true, childList: true, subtree: true });
-      input.value = q;
-      input.dispatchEvent(new Event('input', { bubbles: true }));
+      let n = 0;
+      const key = () => {
+        n += 1;
+        input.value = q.slice(0, n);
+        if (n === q.length) typed = performance.now();
+        input.dispatchEvent(new Event('input', { bubbles: true }));
+        if (n < q.length) setTimeout(key, 80);
+      };
+      key();
     }), q);
     // The first ranked search of a process builds or checks the index.
-    const first = await typeAndWait('release checklist');
-    const searches = [];
+    const first = (await typeAndWait('release checklist')).total;
+    const timings = [];
     for (const q of ['deploy', 'migration rollback', 'flaky test', 'cache eviction', 'yesterday', 'token refresh', 'kestrel']) {
       await p.fill('#q', '');
-      searches.push(await typeAndWait(q));
+      timings.push(await typeAndWait(q));
     }
-    const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-    const ms = (x) => x.toFixed(0) + ' ms';
-    const line = `dashboard bench: overview load median ${ms(median(loads))} (max ${ms(Math.max(...loads))}, n=${loads.length}; `
-      + `very first, with the token redirect: ${ms(cold)}); search update after typing stops median ${ms(median(searches))} `
-      + `(max ${ms(Math.max(...searches))}, n=${searches.length}, 30 ms debounce included; first search of the process: ${ms(first)})`;
+    const searches = timings.map((t) => t.total);
+    const part = (k) => ms(median(timings.map((t) => t[k])));
+    const line = `dashboard bench (corpus M): overview first load median ${versus(median(firsts), GOAL_LOAD_MS)}`
+      + ` [max ${ms(Math.max(...firsts))}, n=${firsts.length}, each a fresh server, token redirect included, until painted];`
+      + ` overview load again median ${ms(median(loads))} [max ${ms(Math.max(...loads))}, n=${loads.length}];`
+      + ` search update after typing stops median ${versus(median(searches), GOAL_SEARCH_MS)}`
+      + ` [max ${ms(Math.max(...searches))}, n=${searches.length}, typed a key every 80 ms; medians of its parts:`
+      + ` request ${part('fetch')} of which the library's search ${part('server')}, drawing ${part('render')};`
+      + ` first search of the process: ${ms(first)}]`;
     console.log(line);
     writeFileSync(join(SHOTS, 'bench.txt'), line + '\n');
   } finally {
     await b.context.close();
-    await stop(bench.child);
+    for (const server of servers) await stop(server.child);
     rmSync(b.profile, { recursive: true, force: true });
   }
 });

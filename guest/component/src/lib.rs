@@ -517,6 +517,22 @@ impl store::GuestMemory for Memory {
             .map(Into::into)
     }
 
+    fn search_top(
+        &self,
+        query: String,
+        mode: types::SearchMode,
+        limit: u32,
+    ) -> Result<types::SearchPage, types::Error> {
+        let limit = usize::try_from(limit).unwrap_or(usize::MAX);
+        let (results, total) = self.scoped(|m| m.search_top(&query, mode.into(), limit))?;
+        let types::SearchResults { terms, hits } = results.into();
+        Ok(types::SearchPage {
+            terms,
+            hits,
+            total: clamp(total),
+        })
+    }
+
     fn edit(
         &self,
         target: types::WriteTarget,
@@ -575,6 +591,10 @@ impl store::GuestMemory for Memory {
 
     fn last_change(&self) -> Result<Option<types::Version>, types::Error> {
         self.scoped(|m| m.last_change()).map(|v| v.map(Into::into))
+    }
+
+    fn read_version(&self, version: String) -> Result<Option<String>, types::Error> {
+        self.scoped(|m| m.version_text(&version))
     }
 
     fn scan_secrets(&self) -> Result<Vec<types::StoredSecret>, types::Error> {

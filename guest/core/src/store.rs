@@ -28,6 +28,7 @@ mod indexed;
 mod journal;
 mod lifecycle;
 mod team;
+mod top;
 mod versions;
 
 pub(crate) use crate::layout::{Rel, path_prefix};

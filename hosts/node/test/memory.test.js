@@ -403,6 +403,38 @@ test('edit and rename refuse with the new kinds, and change nothing', () => {
   memory.close();
 });
 
+test('readVersion gives the text before a change and changes nothing', () => {
+  const memory = Memory.open(tempDir(), PROJECT, { now: NOW });
+  memory.write('note', 'one\n', 'overwrite', 'a');
+  memory.write('note', 'two\n', 'overwrite', 'a');
+  const versions = memory.history('note', 'a');
+  assert.deepEqual(versions.map((v) => v.operation), ['write', 'write']);
+  assert.equal(memory.readVersion(versions[0].id), 'one\n');
+  assert.equal(memory.readVersion(versions[1].id), null); // the note did not exist then
+  assert.deepEqual(memory.history('note', 'a'), versions);
+  assert.equal(memory.read('note', 'a'), 'two\n');
+  for (const bad of ['v999', 'x', '']) {
+    assert.throws(() => memory.readVersion(bad), (e) => e instanceof MemoryError && e.kind === 'not-found', bad);
+  }
+  memory.close();
+});
+
+test('searchTop is the head of the whole search', () => {
+  const memory = Memory.open(tempDir(), PROJECT, { now: NOW });
+  for (let i = 0; i < 8; i++) memory.write('note', 'deploy staging\n'.repeat(i + 1), 'overwrite', `n${i}`);
+  for (const mode of ['ranked', 'literal']) {
+    const whole = memory.search('deploy', mode);
+    const page = memory.searchTop('deploy', 3, mode);
+    assert.equal(whole.hits.length, 8, mode);
+    assert.equal(page.total, 8, mode);
+    assert.deepEqual(page.terms, whole.terms, mode);
+    assert.deepEqual(page.hits, whole.hits.slice(0, 3), mode);
+    assert.ok(memory.renderSearch(page).includes(whole.hits[0].path), mode);
+  }
+  assert.throws(() => memory.searchTop('deploy', 0), (e) => e.kind === 'invalid-arguments');
+  memory.close();
+});
+
 test('the history limits are options', () => {
   const root = tempDir();
   const off = Memory.open(root, PROJECT, { now: NOW, historyMaxVersions: 0 });

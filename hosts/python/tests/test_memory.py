@@ -433,6 +433,35 @@ def test_edit_and_rename_refuse_with_the_new_kinds(memory):
     assert (memory.read("note", "one"), memory.read("note", "two")) == ("one", "two")
 
 
+def test_read_version_gives_the_text_before_a_change_and_changes_nothing(memory):
+    memory.write("note", "one\n", mode="overwrite", name="a")
+    memory.write("note", "two\n", mode="overwrite", name="a")
+    versions = memory.history("note", "a")
+    assert [v.operation for v in versions] == ["write", "write"]
+    assert memory.read_version(versions[0].id) == "one\n"
+    assert memory.read_version(versions[1].id) is None  # the note did not exist then
+    assert memory.history("note", "a") == versions
+    assert memory.read("note", "a") == "two\n"
+    for bad in ("v999", "x", ""):
+        with pytest.raises(am.MemoryError) as info:
+            memory.read_version(bad)
+        assert info.value.kind == "not-found", bad
+
+
+def test_search_top_is_the_head_of_the_whole_search(memory):
+    for i in range(8):
+        memory.write("note", "deploy staging\n" * (i + 1), name=f"n{i}")
+    for mode in ("ranked", "literal"):
+        whole = memory.search("deploy", mode)
+        page = memory.search_top("deploy", 3, mode)
+        assert page.total == len(whole.hits) == 8
+        assert page.terms == whole.terms and page.hits == whole.hits[:3]
+        assert whole.hits[0].path in memory.render_search(page)
+    with pytest.raises(am.MemoryError) as info:
+        memory.search_top("deploy", 0)
+    assert info.value.kind == "invalid-arguments"
+
+
 def test_history_limits_are_options(tmp_path):
     with am.Memory(tmp_path, PROJECT, now=NOW, history_max_versions=0) as memory:
         memory.write("long-term", "- one")

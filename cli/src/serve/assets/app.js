@@ -178,32 +178,44 @@ function markdown(text) {
   return { html: out.join('\n'), toc };
 }
 
-function highlight(text, terms) {
+// Marks the terms in `text`: anywhere for a literal search, only at the
+// start of a word for a ranked one (which matches words, not substrings).
+function highlight(text, terms, wordStart) {
   let s = esc(text);
   const words = (terms || []).filter((t) => t.length > 0).map((t) => esc(t).replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
-  if (words.length) s = s.replace(new RegExp('(' + words.join('|') + ')', 'gi'), '<mark>$1</mark>');
-  return s;
+  if (!words.length) return s;
+  const start = wordStart ? '(^|[^\\p{L}\\p{N}_])' : '()';
+  return s.replace(new RegExp(start + '(' + words.join('|') + ')', 'giu'), '$1<mark>$2</mark>');
 }
 
 // ---------- a line diff (longest common subsequence) ----------
 
 function lineDiff(before, after) {
   const a = before.split('\n'), b = after.split('\n');
-  if (a.length * b.length > 4e6) return null; // too big to show here
-  const n = a.length, m = b.length;
+  // The unchanged head and tail are kept out of the table: an edit of a
+  // long note compares only the lines around it.
+  let head = 0;
+  while (head < a.length && head < b.length && a[head] === b[head]) head++;
+  let tail = 0;
+  while (tail < a.length - head && tail < b.length - head && a[a.length - 1 - tail] === b[b.length - 1 - tail]) tail++;
+  const out = a.slice(0, head).map((text) => ({ op: ' ', text }));
+  const x = a.slice(head, a.length - tail), y = b.slice(head, b.length - tail);
+  const n = x.length, m = y.length;
+  if (n * m > 4e6) return null; // too big to show here
   const lcs = Array.from({ length: n + 1 }, () => new Uint32Array(m + 1));
   for (let i = n - 1; i >= 0; i--) {
     for (let j = m - 1; j >= 0; j--) {
-      lcs[i][j] = a[i] === b[j] ? lcs[i + 1][j + 1] + 1 : Math.max(lcs[i + 1][j], lcs[i][j + 1]);
+      lcs[i][j] = x[i] === y[j] ? lcs[i + 1][j + 1] + 1 : Math.max(lcs[i + 1][j], lcs[i][j + 1]);
     }
   }
-  const out = [];
   let i = 0, j = 0;
   while (i < n || j < m) {
-    if (i < n && j < m && a[i] === b[j]) { out.push({ op: ' ', text: a[i] }); i++; j++; }
-    else if (j < m && (i === n || lcs[i][j + 1] >= lcs[i + 1][j])) out.push({ op: '+', text: b[j++] });
-    else out.push({ op: '-', text: a[i++] });
+    if (i < n && j < m && x[i] === y[j]) { out.push({ op: ' ', text: x[i] }); i++; j++; }
+    // Removed lines before added ones, as diff(1) prints them.
+    else if (i < n && (j === m || lcs[i + 1][j] >= lcs[i][j + 1])) out.push({ op: '-', text: x[i++] });
+    else out.push({ op: '+', text: y[j++] });
   }
+  for (const text of a.slice(a.length - tail)) out.push({ op: ' ', text });
   return out;
 }
 
@@ -211,7 +223,22 @@ function diffHtml(before, after, label) {
   const d = lineDiff(before, after);
   if (!d) return '<p class="muted">Too large to compare here.</p>';
   const cls = { '+': 'add', '-': 'del', ' ': '' };
-  return `<pre class="diff" aria-label="${esc(label)}">${d.map((l) => `<span class="${cls[l.op]}">${l.op} ${esc(l.text)}</span>`).join('\n')}</pre>`;
+  // Long runs of unchanged lines fold to their first and last three.
+  const shown = [];
+  for (let k = 0; k < d.length;) {
+    if (d[k].op !== ' ') { shown.push(d[k++]); continue; }
+    let end = k;
+    while (end < d.length && d[end].op === ' ') end++;
+    const run = d.slice(k, end);
+    if (run.length > 8) shown.push(...run.slice(0, 3), { op: '…', text: `${run.length - 6} unchanged lines` }, ...run.slice(-3));
+    else shown.push(...run);
+    k = end;
+  }
+  const changed = d.filter((l) => l.op !== ' ').length;
+  return `<p class="muted diff-summary">${changed ? `${d.filter((l) => l.op === '-').length} line(s) removed, ${d.filter((l) => l.op === '+').length} added` : 'No difference.'}</p>`
+    + `<pre class="diff" aria-label="${esc(label)}">${shown.map((l) => l.op === '…'
+      ? `<span class="fold">  … ${esc(l.text)}</span>`
+      : `<span class="${cls[l.op]}">${l.op} ${esc(l.text)}</span>`).join('\n')}</pre>`;
 }
 
 // ---------- views ----------
@@ -273,8 +300,8 @@ async function overview() {
       ${s.team_dir ? undo('team ', o.team_last_change, 'team') : ''}
     </section>
   </div>
-  <section aria-labelledby="h-cut"><h2 id="h-cut">What the cap cuts</h2>${cut}</section>
-  <section aria-labelledby="h-block"><h2 id="h-block">Context block, exactly as injected</h2>${block}</section>`;
+  <section class="below" aria-labelledby="h-cut"><h2 id="h-cut">What the cap cuts</h2>${cut}</section>
+  <section class="below" aria-labelledby="h-block"><h2 id="h-block">Context block, exactly as injected</h2>${block}</section>`;
   for (const el of app.querySelectorAll('[data-width]')) el.style.width = el.dataset.width + '%';
   for (const b of app.querySelectorAll('button[data-undo]')) {
     b.addEventListener('click', async () => {
@@ -286,19 +313,55 @@ async function overview() {
   }
 }
 
-function fileRows(files) {
+// One file of the tree: its link, size, staleness marks and Refresh.
+function fileItem(f, label) {
+  const href = fileLink(f);
+  const name = href ? `<a href="${esc(href)}">${esc(label)}</a>` : esc(f.path);
+  const stale = f.stale.length
+    ? ` <span class="badge">stale</span> <span class="stale">${f.stale.map(esc).join('<br>')}</span>
+       <button data-refresh='${esc(JSON.stringify({ scope: f.scope, kind: f.kind, name: f.name }))}'>Refresh</button>`
+    : '';
+  return `<li class="file" data-path="${esc(f.path)}">${name} <span class="muted size">${f.bytes.toLocaleString('en')} bytes</span>${stale}</li>`;
+}
+
+// A folder of the tree, open unless it is long; its stale files count in
+// its summary, so a closed folder still says it holds some.
+function folderItem(label, items, staleCount, open) {
+  const marks = staleCount ? ` <span class="badge">${staleCount} stale</span>` : '';
+  return `<li class="folder"><details${open ? ' open' : ''}><summary>${esc(label)}/ <span class="muted">${items.length}</span>${marks}</summary><ul>${items.join('')}</ul></details></li>`;
+}
+
+// The files of one scope as a tree: MEMORY.md and the scratchpad, then the
+// daily logs, then the notes by topic folder (`infra/ci` in `infra/`).
+function fileTree(files) {
   if (!files.length) return '<p class="muted">No files.</p>';
-  return `<table><thead><tr><th>file</th><th>kind</th><th class="num">bytes</th><th>staleness</th></tr></thead><tbody>${
-    files.map((f) => {
-      const href = fileLink(f);
-      const label = f.kind === 'note' ? f.name : f.path.replace(/^team:/, '').replace(/^projects\/[^/]+\//, '');
-      const name = href ? `<a href="${esc(href)}">${esc(label)}</a>` : esc(f.path);
-      const stale = f.stale.length
-        ? `<span class="badge">stale</span> <span class="stale">${f.stale.map(esc).join('<br>')}</span>
-           <button data-refresh='${esc(JSON.stringify({ scope: f.scope, kind: f.kind, name: f.name }))}'>Refresh</button>`
-        : '';
-      return `<tr><td>${name}</td><td>${esc(f.kind || '')}</td><td class="num">${f.bytes}</td><td>${stale}</td></tr>`;
-    }).join('')}</tbody></table>`;
+  const top = [], daily = [], notes = { dirs: new Map(), files: [], stale: 0 };
+  let dailyStale = 0;
+  for (const f of files) {
+    if (f.kind === 'note' && f.name) {
+      const parts = f.name.split('/');
+      let dir = notes;
+      for (const part of parts.slice(0, -1)) {
+        if (!dir.dirs.has(part)) dir.dirs.set(part, { dirs: new Map(), files: [], stale: 0 });
+        dir.stale += f.stale.length ? 1 : 0;
+        dir = dir.dirs.get(part);
+      }
+      dir.stale += f.stale.length ? 1 : 0;
+      dir.files.push(fileItem(f, parts[parts.length - 1]));
+    } else if (f.kind === 'daily') {
+      daily.push(fileItem(f, f.name || f.path));
+      dailyStale += f.stale.length ? 1 : 0;
+    } else {
+      top.push(fileItem(f, f.path.replace(/^team:/, '').replace(/^projects\/[^/]+\//, '')));
+    }
+  }
+  const render = (dir) => [...[...dir.dirs].sort(([a], [b]) => a.localeCompare(b))
+    .map(([name, sub]) => { const inner = render(sub); return folderItem(name, inner, sub.stale, inner.length <= 50); }), ...dir.files];
+  const items = [...top];
+  if (daily.length) items.push(folderItem('daily', daily.reverse(), dailyStale, daily.length <= 31));
+  const noteItems = render(notes);
+  if (noteItems.length) items.push(folderItem('notes', noteItems, notes.stale, true));
+  return `<ul class="tree">${items.join('')}</ul>`;
 }
 
 function wireRefresh(root) {
@@ -318,8 +381,8 @@ async function notes() {
   const message = flash;
   flash = '';
   app.innerHTML = `<h1>Notes</h1><div id="result">${message}</div>
-    <section aria-labelledby="h-personal"><h2 id="h-personal">Personal</h2>${fileRows(f.personal)}</section>
-    <section aria-labelledby="h-team"><h2 id="h-team">Team</h2>${f.team ? fileRows(f.team) : '<p class="muted">No team memory: create the project\'s <code>.agent-memory</code> folder (or run <code>agent-memory snapshot</code>).</p>'}</section>`;
+    <section aria-labelledby="h-personal"><h2 id="h-personal">Personal</h2>${fileTree(f.personal)}</section>
+    <section aria-labelledby="h-team"><h2 id="h-team">Team</h2>${f.team ? fileTree(f.team) : '<p class="muted">No team memory: create the project\'s <code>.agent-memory</code> folder (or run <code>agent-memory snapshot</code>).</p>'}</section>`;
   wireRefresh(app);
 }
 
@@ -345,6 +408,28 @@ async function loadFile(ref) {
   return api('/api/file?' + q);
 }
 
+// The section comparing a recorded version with the file now
+// (`&diff=vN`, so a comparison can be bookmarked).
+async function versionDiff(ref, id, d) {
+  const close = link(Object.fromEntries([...params()].filter(([k]) => k !== 'diff')));
+  const v = d.history.find((h) => h.id === id);
+  const when = v ? ` (before the ${esc(v.operation)} at ${esc(v.time)}${v.source ? ' by ' + esc(v.source) : ''})` : '';
+  let body;
+  try {
+    const r = await api('/api/version?' + new URLSearchParams({ scope: ref.scope, version: id }));
+    if (r.text === null && d.text === null) body = '<p class="muted">The file did not exist then, and does not now.</p>';
+    else {
+      const note = r.text === null ? '<p class="muted">The file did not exist then: every line now is new.</p>'
+        : d.text === null ? '<p class="muted">The file does not exist now: every line then is gone.</p>' : '';
+      body = note + diffHtml(r.text ?? '', d.text ?? '', `Difference from ${id} to the current text`);
+    }
+  } catch (e) { body = errorBox(e); }
+  return `<section class="panel" aria-labelledby="h-diff"><h2 id="h-diff">From ${esc(id)} to the current text</h2>
+    <p class="muted">${esc(id)}${when}: <span class="del">- its lines</span>, <span class="add">+ the current text's</span>. <a href="${esc(close)}">Close</a></p>
+    ${body}
+    <div class="actions"><button data-restore="${esc(id)}">Restore ${esc(id)}</button></div></section>`;
+}
+
 async function filePage() {
   const message = flash;
   flash = '';
@@ -364,9 +449,11 @@ async function filePage() {
   const versions = d.history.length
     ? `<table aria-label="History"><thead><tr><th>version</th><th>time</th><th>operation</th><th class="num">bytes before</th><th>source</th><th></th></tr></thead><tbody>${
       d.history.map((v) => `<tr><td>${esc(v.id)}</td><td>${esc(v.time)}</td><td>${esc(v.operation)}${v.other_path ? ' <span class="muted">(' + esc(v.other_path) + ')</span>' : ''}</td><td class="num">${v.bytes === null ? '<span class="muted">none</span>' : v.bytes}</td><td>${esc(v.source)}</td>
-        <td><button data-restore="${esc(v.id)}">Restore ${esc(v.id)}</button></td></tr>`).join('')}</tbody></table>
+        <td><a class="button" href="${esc(link({ ...Object.fromEntries(params()), diff: v.id }))}#h-diff">Diff ${esc(v.id)}</a>
+        <button data-restore="${esc(v.id)}">Restore ${esc(v.id)}</button></td></tr>`).join('')}</tbody></table>
       <p class="muted">Each row is the text as it was just before that change; restoring is itself recorded, so it can be undone.</p>`
     : '<p class="muted">No recorded versions.</p>';
+  const diff = p.get('diff') ? await versionDiff(ref, p.get('diff'), d) : '';
   app.innerHTML = `<h1>${fileTitle(d)}</h1>
     <p class="muted">${d.path ? '<code>' + esc(d.path) + '</code>' : ''}</p>
     <div id="result">${message || ''}</div>
@@ -374,13 +461,14 @@ async function filePage() {
     <div class="actions"><a class="button" href="${esc(link({ ...Object.fromEntries(params()), edit: '1' }))}">Edit</a>${noteActions}</div>
     ${toc}
     <article class="md panel">${d.text === null ? '<p class="muted">This file does not exist (yet).</p>' : md.html}</article>
+    ${diff}
     <section aria-labelledby="h-history"><h2 id="h-history">History</h2>${versions}</section>`;
   wireRefresh(app);
   for (const b of app.querySelectorAll('button[data-restore]')) {
     b.addEventListener('click', async () => {
       try {
         const r = await api('/api/restore', { scope: ref.scope, version: b.dataset.restore });
-        await after(r.message);
+        await after(r.message, link(Object.fromEntries([...params()].filter(([k]) => k !== 'diff'))));
       } catch (e) { document.getElementById('result').innerHTML = errorBox(e); }
     });
   }
@@ -458,9 +546,25 @@ async function newPage() {
 }
 
 let searchController = null;
-let searchTimer = null;
+// Search as you type, with no fixed delay: a keystroke searches at once
+// when no search is running; while one runs, only the latest text waits,
+// and is searched as soon as it ends. So the results follow the typing one
+// search behind at most, and the server runs one search at a time.
+let searchRunning = null;
+let searchWaiting = false;
+function searchSoon() {
+  if (searchRunning) { searchWaiting = true; return; }
+  searchRunning = runSearch().finally(() => {
+    searchRunning = null;
+    if (searchWaiting) { searchWaiting = false; searchSoon(); }
+  });
+}
+// Hits asked for: a page of 10, 10 more at each "Show more".
+const SEARCH_PAGE = 10;
+let searchLimit = SEARCH_PAGE;
 
-async function runSearch() {
+async function runSearch(more) {
+  if (more !== true) searchLimit = SEARCH_PAGE;
   const q = document.getElementById('q').value;
   const literal = document.getElementById('literal').checked;
   history.replaceState(null, '', link({ q, mode: literal ? 'literal' : null, view: q ? null : 'search' }));
@@ -470,16 +574,26 @@ async function runSearch() {
   if (!q.trim()) { results.innerHTML = '<p class="muted">Type to search MEMORY.md, notes and daily logs of both scopes.</p>'; return; }
   const started = performance.now();
   try {
-    const r = await api('/api/search?' + new URLSearchParams({ q, mode: literal ? 'literal' : 'ranked' }), undefined, searchController.signal);
+    const r = await api('/api/search?' + new URLSearchParams({ q, mode: literal ? 'literal' : 'ranked', limit: searchLimit }), undefined, searchController.signal);
+    const fetched = performance.now();
     const terms = r.terms.map((t) => `${esc(t.term)}(${t.count})`).join(' ');
     const shown = r.total > r.hits.length ? `${r.total} files, the best ${r.hits.length} shown` : `${r.total} file(s)`;
+    const more = r.total > r.hits.length
+      ? `<div class="actions"><button id="more">Show ${Math.min(SEARCH_PAGE, r.total - r.hits.length)} more</button></div>` : '';
     results.innerHTML = `<p class="muted" id="search-summary">${shown}; ${terms}</p>` + r.hits.map((h) => {
       const href = fileLink(h);
       const title = href ? `<a href="${esc(href)}">${esc(h.path)}</a>` : esc(h.path);
-      return `<article class="hit"><div class="head">${title}<span class="terms">[matched: ${h.matched_terms.map(esc).join(', ')}]${h.filename_only ? ' (file name)' : ''}</span></div><pre>${highlight(h.body, h.matched_terms)}</pre></article>`;
-    }).join('');
+      const rest = h.cut ? (href ? `<a class="rest" href="${esc(href)}">… the rest in the file</a>` : '<span class="rest muted">…</span>') : '';
+      return `<article class="hit"><div class="head">${title}<span class="terms">[matched: ${h.matched_terms.map(esc).join(', ')}]${h.filename_only ? ' (file name)' : ''}</span></div><pre>${highlight(h.body, h.matched_terms, !literal)}</pre>${rest}</article>`;
+    }).join('') + more;
+    const button = document.getElementById('more');
+    if (button) button.addEventListener('click', () => { searchLimit += SEARCH_PAGE; runSearch(true); });
+    // Where the time went, for the benchmark: the library's search, the
+    // request as a whole, and drawing the hits.
+    results.dataset.serverMs = String(r.search_ms);
+    results.dataset.fetchMs = String(fetched - started);
+    results.dataset.renderMs = String(performance.now() - fetched);
     results.dataset.query = q;
-    results.dataset.ms = String(performance.now() - started);
   } catch (e) {
     if (e.name !== 'AbortError') results.innerHTML = errorBox(e);
   }
@@ -492,35 +606,76 @@ async function searchPage() {
     <span class="modes"><label><input type="checkbox" id="literal"${p.get('mode') === 'literal' ? ' checked' : ''}> literal</label></span></p>
     <div id="results"></div>`;
   const input = document.getElementById('q');
-  input.addEventListener('input', () => { clearTimeout(searchTimer); searchTimer = setTimeout(runSearch, 30); });
+  input.addEventListener('input', searchSoon);
   document.getElementById('literal').addEventListener('change', runSearch);
   input.focus();
   input.setSelectionRange(input.value.length, input.value.length);
   await runSearch();
 }
 
+// A diff as the library renders it: `+` added, `-` removed, the rest context.
+function renderedDiff(text, label) {
+  const line = (l) => {
+    const cls = /^(---|\+\+\+) /.test(l) ? 'file' : l.startsWith('+') ? 'add' : l.startsWith('-') ? 'del' : '';
+    return `<span class="${cls}">${esc(l)}</span>`;
+  };
+  return `<pre class="diff" aria-label="${esc(label)}">${text.split('\n').map(line).join('\n')}</pre>`;
+}
+
+async function reviewPage() {
+  const r = await api('/api/pending');
+  const message = flash;
+  flash = '';
+  const items = r.pending.map((c) => `<article class="panel pending" aria-labelledby="h-${esc(c.id)}">
+      <h2 id="h-${esc(c.id)}">${esc(c.id)}: ${esc(c.tool)} <span class="badge ${c.scope === 'team' ? 'team' : 'scope'}">${esc(c.scope)}</span></h2>
+      <p class="muted">queued ${esc(c.time)} by ${c.source ? esc(c.source) : '(no source)'}</p>
+      <h3>What it would change now</h3>
+      ${renderedDiff(c.diff, 'Change ' + c.id)}
+      <details><summary>Arguments</summary><pre>${esc(c.arguments)}</pre></details>
+      <div class="actions"><button class="primary" data-approve="${esc(c.id)}">Approve ${esc(c.id)}</button>
+        <button class="danger" data-reject="${esc(c.id)}">Reject ${esc(c.id)}</button></div>
+    </article>`).join('');
+  app.innerHTML = `<h1>Review</h1><div id="result">${message}</div>
+    <p class="muted">With the review gate on (<code>--review</code>), the model's changes wait here, never injected, until you decide. Approving applies the change as it stands now (checked again); rejecting drops it and its text.</p>
+    ${r.pending.length ? items : '<div class="notice ok" role="status">Nothing waits for review.</div>'}`;
+  for (const [attr, path] of [['approve', '/api/approve'], ['reject', '/api/reject']]) {
+    for (const b of app.querySelectorAll(`button[data-${attr}]`)) {
+      b.addEventListener('click', async () => {
+        try {
+          const res = await api(path, { id: b.dataset[attr] });
+          await after(`${b.dataset[attr]}: ${res.message}`);
+        } catch (e) { document.getElementById('result').innerHTML = errorBox(e); }
+      });
+    }
+  }
+}
+
 async function secretsPage() {
   const r = await api('/api/secrets');
   const rows = r.secrets.map((s) => {
     const href = fileLink(s);
-    const where = `${esc(s.path)}:${s.line}`;
-    return `<tr><td>${href ? `<a href="${esc(href)}">${where}</a>` : where}</td><td>${esc(s.rule)}</td><td><code>${esc(s.masked)}</code></td></tr>`;
+    const where = s.line === 0 ? esc(s.path) : `${esc(s.path)}:${s.line}`;
+    // A saved version links to its comparison with the file now.
+    const target = href && s.version ? fileLink(s, { diff: s.version }) + '#h-diff' : href;
+    const what = s.line === 0 ? 'its name' : s.version ? 'saved version ' + esc(s.version) : 'the file now';
+    return `<tr><td>${target ? `<a href="${esc(target)}">${where}</a>` : where}</td><td>${what}</td><td>${esc(s.rule)}</td><td><code>${esc(s.masked)}</code></td></tr>`;
   }).join('');
   app.innerHTML = `<h1>Secrets</h1>
     ${r.secrets.length
       ? `<div class="notice error" role="alert">${r.secrets.length} secret(s) stored. Edit them out; earlier versions in history keep them until pruned.</div>
-         <table><thead><tr><th>where</th><th>rule</th><th>value (masked)</th></tr></thead><tbody>${rows}</tbody></table>`
+         <table aria-label="Secrets"><thead><tr><th>where</th><th>in</th><th>rule</th><th>value (masked)</th></tr></thead><tbody>${rows}</tbody></table>`
       : '<div class="notice ok" role="status">No secrets found in the store.</div>'}`;
 }
 
 async function route() {
   delete document.body.dataset.ready;
+  delete document.body.dataset.paintedMs;
   const p = params();
   let view = p.get('view') || 'overview';
   if (p.has('q')) view = 'search';
   if (p.has('note') || p.has('file')) view = p.get('edit') ? 'edit' : 'file';
   setActive(view === 'file' || view === 'edit' ? 'notes' : view);
-  const pages = { overview, notes, search: searchPage, secrets: secretsPage, new: newPage, file: filePage, edit: editPage };
+  const pages = { overview, notes, search: searchPage, secrets: secretsPage, review: reviewPage, new: newPage, file: filePage, edit: editPage };
   const page = pages[view] || overview;
   try {
     await page();
@@ -535,6 +690,8 @@ async function route() {
   for (const el of app.querySelectorAll('[data-width]')) el.style.width = el.dataset.width + '%';
   document.body.dataset.readyMs = String(performance.now());
   document.body.dataset.ready = view;
+  // When the page has been painted with it (after the next frame).
+  requestAnimationFrame(() => setTimeout(() => { document.body.dataset.paintedMs = String(performance.now()); }, 0));
 }
 
 route();

@@ -4,7 +4,7 @@
 
 import {
   Memory, MemoryError, MemoryTrap, openGroup, type EditReceipt, type Limits, type PurgeReceipt,
-  type SearchResults, type StoredSecret, type ToolDefinition, type Version, type WriteReceipt,
+  type SearchPage, type SearchResults, type StoredSecret, type ToolDefinition, type Version, type WriteReceipt,
 } from 'agent-memory';
 
 const memory: Memory = Memory.open('/tmp/agent-memory', '/home/me/src/my-app', {
@@ -29,6 +29,10 @@ const existed: boolean = memory.deleteNote('team/style').existed;
 const versions: Version[] = memory.history('note', 'team/style', 5);
 const last: Version | null = memory.lastChange();
 if (last !== null && last.operation === 'delete') memory.restore(last.id);
+const before: string | null = memory.readVersion(versions[0].id);
+const page: SearchPage = memory.searchTop('tabs', 10);
+const pageTotal: number = page.total;
+const pageRendered: string = memory.renderSearch(page, 4096);
 const secrets: StoredSecret[] = memory.scanSecrets();
 const savedIn: string | null = secrets[0].version;
 const purged: PurgeReceipt = memory.purgeSecrets();

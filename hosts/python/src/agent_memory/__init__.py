@@ -89,6 +89,7 @@ __all__ = [
     "FileInfo",
     "TermCount",
     "SearchHit",
+    "SearchPage",
     "SearchResults",
     "ToolDefinition",
     "WRITE_TARGETS",
@@ -403,6 +404,14 @@ class SearchResults:
 
 
 @dataclass(frozen=True)
+class SearchPage(SearchResults):
+    """The best hits of a search (:meth:`Memory.search_top`), and how many
+    files the whole search returns (at most 100)."""
+
+    total: int
+
+
+@dataclass(frozen=True)
 class ToolDefinition:
     """A model tool: name, description and JSON Schema of its arguments."""
 
@@ -598,6 +607,14 @@ def _write_receipt(record: Any) -> WriteReceipt:
         budget=_budget(record),
         message=_get(record, "message"),
     )
+
+
+def _terms(results: Any) -> List[TermCount]:
+    return [_fields(t, TermCount) for t in _get(results, "terms")]
+
+
+def _hits(results: Any) -> List[SearchHit]:
+    return [SearchHit(**{f: _get(h, f) for f in SearchHit.__dataclass_fields__}) for h in _get(results, "hits")]
 
 
 def _version(record: Any) -> Version:
@@ -1235,13 +1252,20 @@ class Memory:
         """
         mode = _word(mode, SEARCH_MODES, "invalid-mode", "search mode")
         results = self._method("search", query, mode)
-        return SearchResults(
-            terms=[_fields(t, TermCount) for t in _get(results, "terms")],
-            hits=[
-                SearchHit(**{f: _get(h, f) for f in SearchHit.__dataclass_fields__})
-                for h in _get(results, "hits")
-            ],
-        )
+        return SearchResults(terms=_terms(results), hits=_hits(results))
+
+    def search_top(self, query: str, limit: int, mode: str = "ranked") -> SearchPage:
+        """:meth:`search`, its best ``limit`` hits only, and ``total``: how
+        many files the whole search returns (at most 100). A ranked search
+        then re-reads only the files of the hits it returns. Pass the page
+        to :meth:`render_search` like any results.
+
+        :raises MemoryError: ``invalid-arguments`` (``limit`` 0, too many
+            terms), ``invalid-mode``.
+        """
+        mode = _word(mode, SEARCH_MODES, "invalid-mode", "search mode")
+        page = self._method("search-top", query, mode, limit)
+        return SearchPage(terms=_terms(page), hits=_hits(page), total=_get(page, "total"))
 
     def render_search(self, results: SearchResults, max_bytes: Optional[int] = None) -> str:
         """Renders results for a model, never longer than ``max_bytes``
@@ -1327,6 +1351,17 @@ class Memory:
             id, or another project's), ``busy``, ``io``.
         """
         return _write_receipt(self._method("restore", version))
+
+    def read_version(self, version: str) -> Optional[str]:
+        """The text a file held at a recorded version (an id from
+        :meth:`history` or :meth:`last_change`): what it held just before
+        that change, or ``None`` when the file did not exist then. Reads
+        only.
+
+        :raises MemoryError: ``not-found`` (a malformed, unknown, pruned or
+            another project's id).
+        """
+        return self._method("read-version", version)
 
     def consolidation_plan(self) -> str:
         """The consolidation plan for the agent's own model: what needs
