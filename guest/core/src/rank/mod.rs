@@ -825,14 +825,25 @@ impl Prefilter {
         if self.off {
             return None;
         }
-        let mut lowered = Vec::new();
-        ascii_lowercase_into(text.as_bytes(), &mut lowered);
+        let b = text.as_bytes();
         let mut at = Vec::new();
-        for f in &self.lower {
+        // As literal search: one needle is looked for in the text as it
+        // is, several in one lowercased copy.
+        if let [f] = &self.finders[..] {
             let mut from = 0;
-            while let Some(i) = f.find(&lowered, from) {
+            while let Some(i) = f.find(b, from) {
                 at.push(i);
                 from = i + 1;
+            }
+        } else {
+            let mut lowered = Vec::new();
+            ascii_lowercase_into(b, &mut lowered);
+            for f in &self.lower {
+                let mut from = 0;
+                while let Some(i) = f.find(&lowered, from) {
+                    at.push(i);
+                    from = i + 1;
+                }
             }
         }
         if self.kelvin {
