@@ -34,6 +34,28 @@ pub const TODAY: (i32, u32, u32) = (2026, 5, 30);
 pub const MANIFEST: &str = ".bench-corpus";
 /// The default seed.
 pub const DEFAULT_SEED: u64 = 42;
+/// The words a dense corpus sprinkles through its text (every word of the
+/// benchmark's queries, some inflected as people write them), so that most
+/// query words occur in most files: the case where a many-word query has
+/// the most candidates, postings and re-reads.
+pub const DENSE_WORDS: &[&str] = &[
+    "deploy",
+    "deployed",
+    "staging",
+    "timeout",
+    "timeouts",
+    "migration",
+    "cache",
+    "cached",
+    "token",
+    "flaky",
+    "rollback",
+];
+/// Percent of a dense corpus's running-text words taken from
+/// [`DENSE_WORDS`]: about one word in a hundred is each query word, so a
+/// 200-word daily log holds a given one with odds of about 85%, a note
+/// nearly surely.
+const DENSE_PERCENT: usize = 8;
 
 /// The corpus sizes of the issue.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -119,6 +141,8 @@ pub struct Manifest {
     pub daily: usize,
     /// Notes among the files.
     pub notes: usize,
+    /// The dense variant ([`DENSE_WORDS`] sprinkled through the text).
+    pub dense: bool,
 }
 
 impl Manifest {
@@ -129,7 +153,7 @@ impl Manifest {
 
     fn to_text(&self) -> String {
         format!(
-            "version={}\nsize={}\nseed={}\nproject={}\nnow={}\nfiles={}\nbytes={}\ndaily={}\nnotes={}\n",
+            "version={}\nsize={}\nseed={}\nproject={}\nnow={}\nfiles={}\nbytes={}\ndaily={}\nnotes={}\ndense={}\n",
             self.version,
             self.size.name(),
             self.seed,
@@ -138,7 +162,8 @@ impl Manifest {
             self.files,
             self.bytes,
             self.daily,
-            self.notes
+            self.notes,
+            u8::from(self.dense)
         )
     }
 
@@ -160,22 +185,36 @@ impl Manifest {
             bytes: get("bytes")?.parse().ok()?,
             daily: get("daily")?.parse().ok()?,
             notes: get("notes")?.parse().ok()?,
+            // Manifests from before the dense variant are plain corpora.
+            dense: get("dense").is_some_and(|d| d == "1"),
         })
     }
 
-    /// Is this the corpus the current generator makes for `size` and `seed`?
-    pub fn is_current(&self, size: Size, seed: u64) -> bool {
-        self.version == GENERATOR_VERSION && self.size == size && self.seed == seed
+    /// Is this the corpus the current generator makes for `size`, `seed`
+    /// and `dense`?
+    pub fn is_current(&self, size: Size, seed: u64, dense: bool) -> bool {
+        self.version == GENERATOR_VERSION
+            && self.size == size
+            && self.seed == seed
+            && self.dense == dense
     }
 }
 
+/// The plain corpus for `size` and `seed` (see [`generate_variant`]).
+#[cfg(test)]
+fn generate(size: Size, seed: u64, out: &Path) -> Result<Manifest> {
+    generate_variant(size, seed, false, out)
+}
+
 /// Write the corpus for `size` and `seed` into `out`, replacing a corpus
-/// already there. Refuses to touch a non-empty directory that is not a
-/// corpus.
+/// already there; with `dense`, its dense variant: the same generator with
+/// [`DENSE_WORDS`] sprinkled through the running text. The plain corpus's
+/// bytes do not depend on this (its random stream is untouched). Refuses
+/// to touch a non-empty directory that is not a corpus.
 ///
 /// # Errors
 /// When `out` is a non-empty directory without a manifest, or on I/O errors.
-pub fn generate(size: Size, seed: u64, out: &Path) -> Result<Manifest> {
+pub fn generate_variant(size: Size, seed: u64, dense: bool, out: &Path) -> Result<Manifest> {
     if out.exists() {
         let empty = fs::read_dir(out)
             .with_context(|| format!("cannot list `{}`", out.display()))?
@@ -201,6 +240,7 @@ pub fn generate(size: Size, seed: u64, out: &Path) -> Result<Manifest> {
     // One stream per part, so changing one part does not reshuffle the rest.
     let mut rng = Rng::new(seed ^ (size as u64).wrapping_mul(0x0100_0000_01b3));
     let mut text = Text::new(rng.fork());
+    text.dense = dense;
     let mut bytes = 0u64;
     let write = |path: &Path, content: &str, bytes: &mut u64| -> Result<()> {
         *bytes += content.len() as u64;
@@ -274,6 +314,7 @@ pub fn generate(size: Size, seed: u64, out: &Path) -> Result<Manifest> {
         bytes,
         daily,
         notes: note_count,
+        dense,
     };
     fs::write(out.join(MANIFEST), manifest.to_text())
         .with_context(|| format!("cannot write the manifest in `{}`", out.display()))?;
@@ -319,6 +360,8 @@ struct Text {
     /// What the text being written is about: indexes into `TOPICS`, the
     /// main topic first.
     topics: Vec<usize>,
+    /// Sprinkle [`DENSE_WORDS`] through the running text.
+    dense: bool,
 }
 
 impl Text {
@@ -326,6 +369,7 @@ impl Text {
         Text {
             rng,
             topics: Vec::new(),
+            dense: false,
         }
     }
 
@@ -357,6 +401,11 @@ impl Text {
     }
 
     fn word(&mut self, unicode: bool) -> String {
+        // Only the dense variant draws here: the plain corpus's stream, and
+        // so its bytes, stay as they were.
+        if self.dense && self.rng.percent(DENSE_PERCENT) {
+            return self.rng.pick(DENSE_WORDS).to_string();
+        }
         let r = &mut self.rng;
         match r.below(100) {
             0..=41 => r.pick(FILLER).to_string(),
@@ -670,6 +719,32 @@ mod tests {
             fs::read_dir(project.join("notes")).unwrap().count(),
             m.notes
         );
+    }
+
+    /// Each dense word is in most files of the dense variant, and in far
+    /// fewer of the plain corpus.
+    #[test]
+    fn the_dense_variant_holds_its_words_in_most_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let plain = generate_variant(Size::S, DEFAULT_SEED, false, &dir.path().join("p")).unwrap();
+        let dense = generate_variant(Size::S, DEFAULT_SEED, true, &dir.path().join("d")).unwrap();
+        assert!(dense.dense && !plain.dense);
+        assert_eq!(Manifest::read(&dir.path().join("d")).unwrap(), dense);
+        let share = |root: &str, word: &str| {
+            let files = tree(&dir.path().join(root));
+            let with = files
+                .iter()
+                .filter(|(_, b)| String::from_utf8_lossy(b).to_lowercase().contains(word))
+                .count();
+            with as f64 / files.len() as f64
+        };
+        for word in ["rollback", "flaky", "migration", "token"] {
+            let (p, d) = (share("p", word), share("d", word));
+            assert!(
+                d >= 0.75 && d > p + 0.2,
+                "{word}: plain {p:.2}, dense {d:.2}"
+            );
+        }
     }
 
     #[test]

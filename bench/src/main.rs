@@ -42,6 +42,10 @@ enum Command {
         /// The seed; the same seed and size give the same bytes
         #[arg(long, default_value_t = DEFAULT_SEED)]
         seed: u64,
+        /// The dense variant: the benchmark's query words sprinkled through
+        /// the text, so that most of them occur in most files
+        #[arg(long)]
+        dense: bool,
     },
     /// Generate the corpora when missing or stale, measure, print the tables
     Run {
@@ -164,12 +168,18 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> Result<()> {
     match cli.command {
-        Command::Corpus { size, out, seed } => {
+        Command::Corpus {
+            size,
+            out,
+            seed,
+            dense,
+        } => {
             let start = std::time::Instant::now();
-            let m = corpus::generate(size, seed, &out)?;
+            let m = corpus::generate_variant(size, seed, dense, &out)?;
             println!(
-                "{}: {} files ({} daily logs, {} notes), {} bytes in {} ({:.1} s)",
+                "{}{}: {} files ({} daily logs, {} notes), {} bytes in {} ({:.1} s)",
                 size.name(),
+                if dense { " (dense)" } else { "" },
                 m.files,
                 m.daily,
                 m.notes,

@@ -211,3 +211,76 @@ pub(super) fn process_breakdown(
         .zip(samples.iter().map(|s| s.median()))
         .collect())
 }
+
+/// The goal of a warm ranked `call memory_search` process against
+/// `rg -j1 -i -F -c` (issue 26: every query, on M and its dense variant).
+pub(super) const RANKED_GOAL: f64 = 0.5;
+
+/// One query's goal row: a warm ranked process against `rg -j1 -i -F -c`.
+pub(super) struct GoalRow {
+    pub ranked: Duration,
+    pub rg_count: Duration,
+}
+
+impl GoalRow {
+    pub fn ratio(&self) -> f64 {
+        self.ranked.as_secs_f64() / self.rg_count.as_secs_f64()
+    }
+
+    pub fn table_row(&self, corpus: &str, label: &str) -> String {
+        let r = self.ratio();
+        format!(
+            "| {corpus} | {label} | {} | {} | {r:.2}x | ≤ {RANKED_GOAL}x ({}) |",
+            fmt_duration(self.ranked),
+            fmt_duration(self.rg_count),
+            if r <= RANKED_GOAL { "met" } else { "not met" }
+        )
+    }
+}
+
+/// Warm ranked `call memory_search` processes against `rg -j1 -i -F -c`
+/// (counting, as the issue measures it), each query's two interleaved.
+pub(super) fn against_rg_count(
+    c: &Corpus,
+    cli: &Path,
+    rg: &str,
+    cache: &Path,
+    queries: &[(&str, &str)],
+    budget: Budget,
+) -> Result<Vec<(String, GoalRow)>> {
+    let mut rows = Vec::new();
+    for &(label, query) in queries {
+        // Build the index first (a corpus may be new).
+        run_quiet(&mut tool_call(cli, c, cache, query, "ranked"))?;
+        let mut contenders: Vec<Contender<'_>> = vec![
+            (
+                "process ranked",
+                Box::new(move || {
+                    run_quiet(&mut tool_call(cli, c, cache, query, "ranked")).map(drop)
+                }),
+            ),
+            (
+                "rg -j1 -c",
+                Box::new(move || {
+                    run_quiet(&mut super::rg_command_with(
+                        rg,
+                        c,
+                        query,
+                        Some(1),
+                        &["--count"],
+                    ))
+                    .map(drop)
+                }),
+            ),
+        ];
+        let samples = interleaved(budget, &mut contenders)?;
+        rows.push((
+            label.to_string(),
+            GoalRow {
+                ranked: samples[0].median(),
+                rg_count: samples[1].median(),
+            },
+        ));
+    }
+    Ok(rows)
+}

@@ -110,7 +110,7 @@ pub mod tokenize;
 use std::cmp::Ordering;
 use std::collections::HashMap;
 
-use crate::search::scan::Finder;
+use crate::search::scan::{Finder, LowerFinder, ascii_lowercase_into};
 use crate::search::{FileMeta, PREVIEW_LINES, SearchHit, SearchResults, render_windows};
 use crate::time::Date;
 use stem::{is_stop_word, surface_prefix};
@@ -686,6 +686,24 @@ impl Plan {
         if !raw.is_ascii() {
             return true;
         }
+        // Every part, and most wholes, hold no joiner: compare in place.
+        if !raw.iter().any(|&c| matches!(c, b'_' | b'-' | b'\'')) {
+            let Some(&b0) = raw.first() else {
+                return false;
+            };
+            let b1 = raw.get(1).map_or(0, u8::to_ascii_lowercase);
+            let bit = key_bit(b0.to_ascii_lowercase(), b1);
+            if self.keys[bit / 64] & (1 << (bit % 64)) == 0 {
+                return false;
+            }
+            return self.needles.iter().any(|n| {
+                raw.len() >= n.len()
+                    && raw
+                        .iter()
+                        .zip(n.iter())
+                        .all(|(&c, &x)| c.to_ascii_lowercase() == x)
+            });
+        }
         let mut bytes = raw
             .iter()
             .filter(|&&c| !matches!(c, b'_' | b'-' | b'\''))
@@ -749,6 +767,9 @@ const MAX_PREFILTER_TOKENS: usize = 16;
 struct Prefilter {
     /// Surface prefixes; empty when the prefilter is off.
     finders: Vec<Finder>,
+    /// The same, over a text lowercased once for all of them (to find
+    /// every occurrence, where [`Prefilter::may_hold`] stops at the first).
+    lower: Vec<LowerFinder>,
     /// Some finder's needle holds a `k`.
     kelvin: bool,
     /// Off: every file is tokenized.
@@ -766,6 +787,11 @@ impl Prefilter {
                 Vec::new()
             } else {
                 needles.iter().map(|n| Finder::new(n)).collect()
+            },
+            lower: if off {
+                Vec::new()
+            } else {
+                needles.iter().map(|n| LowerFinder::new(n)).collect()
             },
             kelvin: needles.iter().any(|n| n.contains(&b'k')),
             off,
@@ -801,11 +827,23 @@ impl Prefilter {
         }
         let b = text.as_bytes();
         let mut at = Vec::new();
-        for f in &self.finders {
+        // As literal search: one needle is looked for in the text as it
+        // is, several in one lowercased copy.
+        if let [f] = &self.finders[..] {
             let mut from = 0;
             while let Some(i) = f.find(b, from) {
                 at.push(i);
                 from = i + 1;
+            }
+        } else {
+            let mut lowered = Vec::new();
+            ascii_lowercase_into(b, &mut lowered);
+            for f in &self.lower {
+                let mut from = 0;
+                while let Some(i) = f.find(&lowered, from) {
+                    at.push(i);
+                    from = i + 1;
+                }
             }
         }
         if self.kelvin {
@@ -1023,6 +1061,25 @@ impl Ranker {
             .collect();
         kept.sort_unstable_by_key(|s| s.0);
         self.push(meta, stats.lengths, kept);
+    }
+
+    /// Add one file by its field lengths and its counts of the query's
+    /// tokens, each by its id (its index in [`Ranker::tokens`]), ids
+    /// ascending: what [`Ranker::add_stats`] keeps of a file's statistics,
+    /// without looking each token up by its text.
+    pub fn add_token_stats(
+        &mut self,
+        meta: FileMeta,
+        lengths: [u32; FIELDS],
+        stats: Vec<(u16, TermStats)>,
+    ) {
+        debug_assert!(stats.windows(2).all(|w| w[0].0 < w[1].0));
+        debug_assert!(
+            stats
+                .iter()
+                .all(|s| usize::from(s.0) < self.plan.tokens.len())
+        );
+        self.push(meta, lengths, stats);
     }
 
     fn push(&mut self, meta: FileMeta, lengths: [u32; FIELDS], stats: Vec<(u16, TermStats)>) {
@@ -1314,9 +1371,13 @@ pub fn file_date(meta: &FileMeta) -> Option<Date> {
     }
     let b = meta.stem.as_bytes();
     (0..b.len().saturating_sub(9)).find_map(|i| {
+        // The shape first: `daily_date` formats an error for every other
+        // window, and every note's name is tried here on every search.
+        let shaped = (0..10).all(|j| matches!(j, 4 | 7) == (b[i + j] == b'-'))
+            && (0..10).all(|j| matches!(j, 4 | 7) || b[i + j].is_ascii_digit());
         let alone = (i == 0 || !b[i - 1].is_ascii_digit())
             && b.get(i + 10).is_none_or(|c| !c.is_ascii_digit());
-        let s = meta.stem.get(i..i + 10).filter(|_| alone)?;
+        let s = meta.stem.get(i..i + 10).filter(|_| shaped && alone)?;
         crate::names::daily_date(s).ok()
     })
 }

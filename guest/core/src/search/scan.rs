@@ -53,11 +53,6 @@ impl Finder {
         }
     }
 
-    /// The needle's length in bytes.
-    pub fn len(&self) -> usize {
-        self.needle.len()
-    }
-
     /// The start of the first occurrence in `haystack` at or after `from`.
     pub fn find(&self, haystack: &[u8], from: usize) -> Option<usize> {
         let last = haystack.len().checked_sub(self.needle.len())?;
@@ -76,6 +71,65 @@ impl Finder {
             start += 1;
         }
         None
+    }
+}
+
+/// `text` with its ASCII letters lowercased, into `out` (replaced), eight
+/// bytes at a time; every other byte is kept. Searching this copy for an
+/// ASCII-lowercased needle byte for byte finds exactly what [`Finder`]
+/// finds in `text`, and lets one pass serve every term of a query.
+pub fn ascii_lowercase_into(text: &[u8], out: &mut Vec<u8>) {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    out.clear();
+    out.resize(text.len(), 0);
+    let mut src = text.chunks_exact(8);
+    let mut dst = out.chunks_exact_mut(8);
+    for (s, d) in (&mut src).zip(&mut dst) {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(s);
+        let x = u64::from_le_bytes(word);
+        // Per byte, with its high bit cleared (no carry can cross bytes):
+        // the high bit of `h + 0x80 - 'A'` says h >= 'A', of
+        // `h + 0x80 - 'Z' - 1` that h > 'Z'.
+        let h = x & !HIGH;
+        let from_a = h + ONES * u64::from(0x80 - b'A');
+        let past_z = h + ONES * u64::from(0x80 - b'Z' - 1);
+        let upper = from_a & !past_z & !x & HIGH;
+        d.copy_from_slice(&(x | upper >> 2).to_le_bytes());
+    }
+    for (s, d) in src.remainder().iter().zip(dst.into_remainder()) {
+        *d = s.to_ascii_lowercase();
+    }
+}
+
+/// Finds a needle, ignoring ASCII case, in text lowercased by
+/// [`ascii_lowercase_into`]: the `memchr` crate's substring search, which
+/// looks for two of the needle's bytes at once where [`Finder`] can look
+/// for one (in both cases).
+#[derive(Debug, Clone)]
+pub struct LowerFinder {
+    finder: memchr::memmem::Finder<'static>,
+}
+
+impl LowerFinder {
+    /// A finder for `needle` (not empty), its ASCII letters lowercased.
+    pub fn new(needle: &[u8]) -> LowerFinder {
+        debug_assert!(!needle.is_empty());
+        LowerFinder {
+            finder: memchr::memmem::Finder::new(&needle.to_ascii_lowercase()).into_owned(),
+        }
+    }
+
+    /// The needle's length in bytes.
+    pub fn len(&self) -> usize {
+        self.finder.needle().len()
+    }
+
+    /// The start of the first occurrence in `lowered` (a text lowercased
+    /// by [`ascii_lowercase_into`]) at or after `from`.
+    pub fn find(&self, lowered: &[u8], from: usize) -> Option<usize> {
+        self.finder.find(lowered.get(from..)?).map(|i| from + i)
     }
 }
 
@@ -161,6 +215,40 @@ mod tests {
                     assert_eq!(
                         all(&f, &hay),
                         naive(&hay, &needle.to_ascii_lowercase()),
+                        "needle {needle:?} seed {seed} len {len}"
+                    );
+                }
+            }
+        }
+    }
+
+    /// The lowercased copy and [`LowerFinder`] find what [`Finder`] finds
+    /// in the original, for every needle, haystack and starting point.
+    #[test]
+    fn lowered_search_finds_what_the_finder_finds() {
+        let mut lowered = Vec::new();
+        for seed in 1..40 {
+            for len in [0, 1, 7, 8, 9, 15, 16, 17, 31, 33, 100, 1000] {
+                let mut hay = haystack(seed, len);
+                // Every byte value, some of them at every offset mod 8.
+                hay.extend((0..=255u8).cycle().skip(seed as usize).take(len));
+                ascii_lowercase_into(&hay, &mut lowered);
+                assert_eq!(lowered, hay.to_ascii_lowercase());
+                for needle in [&b"staging"[..], b"s", b"k", b"a-", b"@", b"`", b"[", b"zz"] {
+                    let (f, l) = (Finder::new(needle), LowerFinder::new(needle));
+                    assert_eq!(l.len(), needle.len());
+                    for from in [0, 1, len / 2, len + 3] {
+                        assert_eq!(f.find(&hay, from), l.find(&lowered, from), "{needle:?}");
+                    }
+                    let mut at = 0;
+                    let mut got = Vec::new();
+                    while let Some(i) = l.find(&lowered, at) {
+                        got.push(i);
+                        at = i + 1;
+                    }
+                    assert_eq!(
+                        got,
+                        all(&f, &hay),
                         "needle {needle:?} seed {seed} len {len}"
                     );
                 }

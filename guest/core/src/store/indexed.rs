@@ -22,7 +22,7 @@
 //! its modification time put back is not seen until its entry is
 //! replaced; no cheaper check than reading it can tell.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::fs;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -176,20 +176,23 @@ impl Memory {
             });
         }
 
-        // Phase one's input: the query tokens' counts per file, and the
-        // daily logs in a time word's range.
-        let mut found: BTreeMap<u32, Vec<(String, TermStats)>> = BTreeMap::new();
-        for token in &tokens {
+        // Phase one's input: the query tokens' counts per file (by token
+        // id, ascending: tokens are looked up in id order), and the daily
+        // logs in a time word's range.
+        let mut found: Vec<Option<Vec<(u16, TermStats)>>> = Vec::new();
+        found.resize_with(live.len(), || None);
+        for (t, token) in tokens.iter().enumerate() {
+            let t = t as u16;
             if let Some(o) = &old {
                 for (id, s) in o.postings(token)? {
                     if let Some(n) = remap[id as usize] {
-                        found.entry(n).or_default().push((token.clone(), s));
+                        found[n as usize].get_or_insert_with(Vec::new).push((t, s));
                     }
                 }
             }
             if let Some(p) = fresh.terms.get(token) {
                 for (id, s) in p.decode() {
-                    found.entry(id).or_default().push((token.clone(), s));
+                    found[id as usize].get_or_insert_with(Vec::new).push((t, s));
                 }
             }
         }
@@ -197,7 +200,7 @@ impl Memory {
             for (i, l) in live.iter().enumerate() {
                 let date = file_date(&l.meta);
                 if date.is_some_and(|d| ranges.iter().any(|&(a, b)| a <= d && d <= b)) {
-                    found.entry(i as u32).or_default();
+                    found[i].get_or_insert_with(Vec::new);
                 }
             }
         }
@@ -211,13 +214,10 @@ impl Memory {
             }
         }
         ranker.set_corpus(corpus);
-        for (id, terms) in found {
-            let l = &live[id as usize];
-            let stats = FileStats {
-                lengths: l.lengths,
-                terms,
-            };
-            ranker.add_stats(l.meta.clone(), &stats);
+        for (l, stats) in live.iter().zip(found) {
+            if let Some(stats) = stats {
+                ranker.add_token_stats(l.meta.clone(), l.lengths, stats);
+            }
         }
 
         let carried = live
