@@ -23,6 +23,7 @@ pub mod prompt;
 pub mod rank;
 pub mod search;
 pub mod secrets;
+pub mod semantic;
 mod store;
 pub mod text;
 pub mod time;
@@ -39,6 +40,7 @@ pub use limits::{
 };
 pub use rank::SearchMode;
 pub use search::{SearchHit, SearchResults};
+pub use semantic::{Embed, MiniLm, SemanticStatus};
 pub use store::conflict_line;
 pub use store::{
     DeleteReceipt, EditReceipt, FileInfo, ImportOutcome, ImportReceipt, Memory, Options,

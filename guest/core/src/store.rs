@@ -24,6 +24,7 @@ mod change;
 mod curate;
 mod import;
 mod indexed;
+mod semantic;
 mod team;
 mod versions;
 
@@ -291,6 +292,8 @@ pub struct Memory {
     layout: Layout,
     /// The project's team store, when the host gave a team directory.
     team: Option<Box<Memory>>,
+    /// Semantic recall: the model, or why there is none (see `semantic.rs`).
+    semantic: crate::semantic::Semantic,
 }
 
 /// Which store a [`Memory`] is: the personal layout under the root, or the
@@ -355,6 +358,7 @@ impl Memory {
             side_cache: Default::default(),
             layout: Layout::Personal,
             team: None,
+            semantic: Default::default(),
         })
     }
 
@@ -1082,7 +1086,9 @@ impl Memory {
         // The ranker sees each distinct word once, in query order: a query
         // of millions of repeats must cost what its few words cost.
         let distinct = parse_query(query)?.terms().join(" ");
-        self.search_ranked(&distinct).map(|r| self.mark_hits(r))
+        let results = self.search_ranked(&distinct)?;
+        let (results, _) = self.semantic_fuse(&distinct, results);
+        Ok(self.mark_hits(results))
     }
 
     /// [`Memory::search_with`], rendered at most `max_bytes` long, as
@@ -1104,6 +1110,12 @@ impl Memory {
             return Ok(self.search(query)?.render(max_bytes));
         }
         let distinct = parse_query(query)?.terms().join(" ");
+        if self.semantic.embedder.is_some() {
+            // Fusion may reorder any hit: the whole list is settled first.
+            let (results, note) = self.semantic_fuse(&distinct, self.search_ranked(&distinct)?);
+            let rendered = self.mark_hits(results).render(max_bytes);
+            return Ok(semantic::with_note(rendered, note));
+        }
         let mut ordered = self.search_ranked_order(&distinct)?;
         let total = ordered.total();
         // Staleness marks, for every file that may be shown.

@@ -180,6 +180,9 @@ impl Memory {
             side_cache: Default::default(),
             layout: Layout::Team,
             team: None,
+            // The personal store's searches embed team files too; team
+            // writes are caught up by the next search.
+            semantic: Default::default(),
         };
         self.team = Some(Box::new(team));
         self
