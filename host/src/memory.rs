@@ -13,6 +13,9 @@ use crate::bindings::{AgentMemory, AgentMemoryPre, HostState, StoreExports, wit}
 use crate::error::{Error, MemoryError};
 use crate::options::{OpenOptions, local_offset_minutes};
 use crate::runtime::{Instance, Limits as InstanceLimits, sandbox};
+mod semantic;
+pub use semantic::SemanticStatus;
+
 use crate::types::{
     DeleteReceipt, EditReceipt, FileInfo, ImportReceipt, Limits, PurgeReceipt, ReadSource,
     RenameReceipt, SearchMode, SearchResults, SnapshotInfo, StoredSecret, ToolDefinition, ToolSet,
@@ -71,6 +74,9 @@ struct Member {
     guest_team: Option<String>,
     handle: Option<ResourceAny>,
     utc_offset_minutes: i32,
+    /// Semantic recall as the host set it, applied again to a fresh
+    /// instance (see `semantic.rs`).
+    pub(crate) semantic: Option<semantic::Setting>,
 }
 
 impl Memory {
@@ -126,6 +132,7 @@ impl Memory {
                 utc_offset_minutes: o.clock().utc_offset_minutes,
                 options: o,
                 handle: None,
+                semantic: None,
             });
         }
         let group = Arc::new(Mutex::new(Group {
@@ -858,6 +865,7 @@ impl Group {
                 let member = &mut self.members[index];
                 member.handle = Some(handle);
                 member.utc_offset_minutes = clock.utc_offset_minutes;
+                self.apply_semantic(index, handle)?;
                 handle
             }
         };

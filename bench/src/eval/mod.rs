@@ -306,9 +306,13 @@ impl Ranked {
     /// # Errors
     /// As [`open_store`].
     pub fn open(root: &Path, setting: &Setting) -> Result<Ranked> {
-        Ok(Ranked {
-            memory: open_store(root, setting)?,
-        })
+        let mut memory = open_store(root, setting)?;
+        // `AGENT_MEMORY_RECENCY=off` gives the ranking before recency words
+        // (issue 23), to compare in one run.
+        if std::env::var("AGENT_MEMORY_RECENCY").is_ok_and(|v| v == "off") {
+            memory.set_recency(false);
+        }
+        Ok(Ranked { memory })
     }
 }
 

@@ -108,7 +108,7 @@ impl Embed for MiniLm {
 }
 
 /// Whether and how a store uses semantic recall; held by the store.
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub(crate) struct Semantic {
     /// The model, when semantic recall is on.
     pub(crate) embedder: Option<Arc<dyn Embed>>,
@@ -119,6 +119,20 @@ pub(crate) struct Semantic {
     pub(crate) search_budget: usize,
     /// The gate and fusion knobs.
     pub(crate) params: fuse::Params,
+    /// `latest X` puts the newest matching log first.
+    pub(crate) recency: bool,
+}
+
+impl Default for Semantic {
+    fn default() -> Semantic {
+        Semantic {
+            embedder: None,
+            off: None,
+            search_budget: 0,
+            params: fuse::Params::default(),
+            recency: true,
+        }
+    }
 }
 
 impl fmt::Debug for Semantic {

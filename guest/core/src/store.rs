@@ -1110,7 +1110,10 @@ impl Memory {
             return Ok(self.search(query)?.render(max_bytes));
         }
         let distinct = parse_query(query)?.terms().join(" ");
-        if self.semantic.embedder.is_some() {
+        if self.semantic.embedder.is_some()
+            || self.semantic.off.is_some()
+            || crate::semantic::fuse::asks_recency(&distinct)
+        {
             // Fusion may reorder any hit: the whole list is settled first.
             let (results, note) = self.semantic_fuse(&distinct, self.search_ranked(&distinct)?);
             let rendered = self.mark_hits(results).render(max_bytes);

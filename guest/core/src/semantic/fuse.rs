@@ -181,6 +181,64 @@ pub fn fuse(
     }
 }
 
+/// Words that ask for the newest entry when a noun follows them.
+const RECENCY: &[&str] = &["latest", "last", "newest", "current", "recent"];
+/// Words after `last` that make it a time word (`last week`), not a
+/// request for the newest entry.
+const TIME_UNITS: &[&str] = &[
+    "week", "weeks", "month", "months", "year", "years", "night", "nights", "quarter",
+    "quarters", "day", "days", "time", "weekend", "monday", "tuesday", "wednesday",
+    "thursday", "friday", "saturday", "sunday", "sprint", "few",
+];
+
+/// Does `query` ask for the newest entry about something (`latest X`,
+/// `most recent X`, `current X`, `last X` where X is not a time unit)?
+pub fn asks_recency(query: &str) -> bool {
+    let words: Vec<String> = query
+        .split_whitespace()
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()).to_lowercase())
+        .collect();
+    words.windows(2).any(|w| {
+        RECENCY.contains(&w[0].as_str())
+            && !w[1].is_empty()
+            && !TIME_UNITS.contains(&w[1].as_str())
+            && !(w[0] == "last" && w[1].chars().all(|c| c.is_ascii_digit()))
+    })
+}
+
+/// For a query that [`asks_recency`]: the daily logs that hold the most of
+/// its other content words (at least half) come first, newest first; the
+/// other hits keep their order after them. Otherwise the hits unchanged.
+pub fn recency_first(query: &str, mut lexical: SearchResults) -> SearchResults {
+    if !asks_recency(query) {
+        return lexical;
+    }
+    let words: Vec<String> = content_words(query)
+        .into_iter()
+        .filter(|w| !RECENCY.contains(&w.as_str()) && w != "most" && w != "state")
+        .collect();
+    if words.is_empty() {
+        return lexical;
+    }
+    let best = lexical
+        .hits
+        .iter()
+        .filter(|h| h.date.is_some())
+        .map(|h| coverage(&words, h))
+        .fold(0.0f32, f32::max);
+    if best < 0.5 {
+        return lexical;
+    }
+    let (mut logs, rest): (Vec<SearchHit>, Vec<SearchHit>) = lexical
+        .hits
+        .into_iter()
+        .partition(|h| h.date.is_some() && coverage(&words, h) >= best);
+    logs.sort_by(|a, b| b.date.cmp(&a.date));
+    logs.extend(rest);
+    lexical.hits = logs;
+    lexical
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -259,6 +317,36 @@ mod tests {
         assert_eq!(paths, ["region.md", "x.md", "z.md"]);
         assert_eq!(out.hits[0].matched_terms, [BY_MEANING]);
         assert_eq!(made, ["region.md", "z.md"]);
+    }
+
+    #[test]
+    fn recency_words_put_the_newest_log_first() {
+        assert!(asks_recency("latest bookings release"));
+        assert!(asks_recency("most recent auth-service deploy"));
+        assert!(asks_recency("current state of the flaky test"));
+        assert!(!asks_recency("what did we do last week"));
+        assert!(!asks_recency("deploys in the last 3 days"));
+        let log = |path: &str, date: &str, m: &[&str]| {
+            let mut h = hit(path, m);
+            h.date = Some(date.into());
+            h
+        };
+        let lex = results(
+            &[("bookings", 3), ("release", 9)],
+            vec![
+                hit("notes/bookings.md", &["bookings", "release"]),
+                log("d/2026-01-02.md", "2026-01-02", &["bookings", "release"]),
+                log("d/2026-03-01.md", "2026-03-01", &["bookings", "release"]),
+                log("d/2026-04-01.md", "2026-04-01", &["release"]),
+            ],
+        );
+        let out = recency_first("latest bookings release", lex.clone());
+        let paths: Vec<&str> = out.hits.iter().map(|h| h.path.as_str()).collect();
+        assert_eq!(
+            paths,
+            ["d/2026-03-01.md", "d/2026-01-02.md", "notes/bookings.md", "d/2026-04-01.md"]
+        );
+        assert_eq!(recency_first("bookings release", lex.clone()), lex);
     }
 
     #[test]

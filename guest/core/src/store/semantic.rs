@@ -72,6 +72,12 @@ impl Memory {
         self.semantic.search_budget = chunks;
     }
 
+    /// Put the newest matching daily log first for `latest X`, `most
+    /// recent X`, `current X` (on by default; the bench compares).
+    pub fn set_recency(&mut self, on: bool) {
+        self.semantic.recency = on;
+    }
+
     /// Set the gate and fusion knobs (the bench tunes them; hosts keep the
     /// defaults).
     pub fn set_fusion(&mut self, params: Params) {
@@ -289,18 +295,29 @@ impl Memory {
 
     /// Ranked results fused with meaning when the lexical evidence is weak,
     /// and the note the summary carries (`semantic: indexing 40%`, `2 files
-    /// matched by meaning`, or why semantic recall is off). Without a
-    /// model, `lexical` comes back exactly, with no note.
+    /// matched by meaning`, or why semantic recall is off, when the words
+    /// were weak evidence). Without a model, `lexical` comes back exactly.
     pub(super) fn semantic_fuse(
         &self,
         query: &str,
-        lexical: SearchResults,
+        mut lexical: SearchResults,
     ) -> (SearchResults, Option<String>) {
-        let Some(e) = self.semantic.embedder.clone() else {
-            return (lexical, None);
-        };
         let params = self.semantic.params;
-        let has_dates = Ranker::new(query, self.today()).date_ranges().next().is_some();
+        let has_dates = || Ranker::new(query, self.today()).date_ranges().next().is_some();
+        if self.semantic.recency && !has_dates() {
+            lexical = fuse::recency_first(query, lexical);
+        }
+        let Some(e) = self.semantic.embedder.clone() else {
+            // Where meaning would have decided, say why it did not.
+            let note = match &self.semantic.off {
+                Some(why) if fuse::weak(query, &lexical, has_dates(), &params) => {
+                    Some(format!("semantic: off ({why})"))
+                }
+                _ => None,
+            };
+            return (lexical, note);
+        };
+        let has_dates = has_dates();
         let mut cache = self.load_vectors(e.as_ref());
         let mut survey = self.survey(e.as_ref(), &mut cache);
         if !survey.pending.is_empty() {
