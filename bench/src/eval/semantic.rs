@@ -52,6 +52,7 @@ pub fn params() -> Result<Params> {
             .with_context(|| format!("AGENT_MEMORY_FUSION item `{kv}` is not key=value"))?;
         match k {
             "missing" => p.gate_missing = v == "1",
+            "share" => p.min_missing_share = v.parse()?,
             "coverage" => p.gate_coverage = v.parse()?,
             "lexical" => p.lexical_weight = v.parse()?,
             "extra" => p.max_meaning_only = v.parse()?,

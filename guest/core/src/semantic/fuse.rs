@@ -19,6 +19,9 @@ pub const BY_MEANING: &str = "(meaning)";
 pub struct Params {
     /// A query word that no file holds makes the evidence weak.
     pub gate_missing: bool,
+    /// With `gate_missing`, the share of content words no file holds must
+    /// be above this (one unknown word among five is not weak evidence).
+    pub min_missing_share: f32,
     /// The best lexical hit matching at most this share of the query's
     /// content words makes the evidence weak (0 turns the rule off).
     pub gate_coverage: f32,
@@ -33,8 +36,9 @@ impl Default for Params {
     fn default() -> Params {
         Params {
             gate_missing: true,
+            min_missing_share: 0.0,
             gate_coverage: 0.0,
-            lexical_weight: 0.1,
+            lexical_weight: 0.25,
             max_meaning_only: 20,
         }
     }
@@ -121,7 +125,20 @@ pub fn weak(query: &str, lexical: &SearchResults, has_dates: bool, params: &Para
     {
         return false;
     }
-    if params.gate_missing && words.iter().any(|w| count(w) == Some(0)) {
+    // A best hit holding every word (through a stem or a relative) is
+    // strong evidence, whatever the summary counts.
+    if lexical
+        .hits
+        .first()
+        .is_some_and(|top| coverage(&words, top) >= 1.0)
+    {
+        return false;
+    }
+    let missing = words.iter().filter(|w| count(w) == Some(0)).count();
+    if params.gate_missing
+        && missing > 0
+        && missing as f32 / words.len() as f32 > params.min_missing_share
+    {
         return true;
     }
     match lexical.hits.first() {
@@ -183,6 +200,9 @@ pub fn fuse(
 
 /// Words that ask for the newest entry when a noun follows them.
 const RECENCY: &[&str] = &["latest", "last", "newest", "current", "recent"];
+/// Lexical hits among which the newest log is looked for: a log far
+/// down mentions the words in passing.
+const RECENCY_TOP: usize = 10;
 /// Words after `last` that make it a time word (`last week`), not a
 /// request for the newest entry.
 const TIME_UNITS: &[&str] = &[
@@ -201,6 +221,7 @@ pub fn asks_recency(query: &str) -> bool {
     words.windows(2).any(|w| {
         RECENCY.contains(&w[0].as_str())
             && !w[1].is_empty()
+            && !is_stop_word(&w[1])
             && !TIME_UNITS.contains(&w[1].as_str())
             && !(w[0] == "last" && w[1].chars().all(|c| c.is_ascii_digit()))
     })
@@ -223,16 +244,20 @@ pub fn recency_first(query: &str, mut lexical: SearchResults) -> SearchResults {
     let best = lexical
         .hits
         .iter()
+        .take(RECENCY_TOP)
         .filter(|h| h.date.is_some())
         .map(|h| coverage(&words, h))
         .fold(0.0f32, f32::max);
     if best < 0.5 {
         return lexical;
     }
-    let (mut logs, rest): (Vec<SearchHit>, Vec<SearchHit>) = lexical
+    let (logs, rest): (Vec<_>, Vec<_>) = lexical
         .hits
         .into_iter()
-        .partition(|h| h.date.is_some() && coverage(&words, h) >= best);
+        .enumerate()
+        .partition(|(i, h)| *i < RECENCY_TOP && h.date.is_some() && coverage(&words, h) >= best);
+    let mut logs: Vec<SearchHit> = logs.into_iter().map(|(_, h)| h).collect();
+    let rest: Vec<SearchHit> = rest.into_iter().map(|(_, h)| h).collect();
     logs.sort_by(|a, b| b.date.cmp(&a.date));
     logs.extend(rest);
     lexical.hits = logs;
