@@ -88,7 +88,7 @@ struct Cli {
 
     /// Semantic recall: on (when the weights file is found, see
     /// AGENT_MEMORY_WEIGHTS) or off (ranked search exactly lexical)
-    #[arg(long, global = true, value_name = "ON|OFF", env = "AGENT_MEMORY_SEMANTIC", default_value = "on", value_parser = parse_on_off)]
+    #[arg(long, global = true, value_name = "ON|OFF", env = "AGENT_MEMORY_SEMANTIC", default_value = "on", value_parser = parse_on_off, action = clap::ArgAction::Set)]
     semantic: bool,
 
     #[command(subcommand)]

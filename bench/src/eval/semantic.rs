@@ -56,7 +56,9 @@ pub fn params() -> Result<Params> {
             "coverage" => p.gate_coverage = v.parse()?,
             "lexical" => p.lexical_weight = v.parse()?,
             "extra" => p.max_meaning_only = v.parse()?,
-            _ => bail!("AGENT_MEMORY_FUSION: unknown key `{k}` (missing, coverage, lexical, extra)"),
+            _ => {
+                bail!("AGENT_MEMORY_FUSION: unknown key `{k}` (missing, coverage, lexical, extra)")
+            }
         }
     }
     Ok(p)

@@ -187,7 +187,9 @@ impl SemanticStatus {
             ),
             _ => format!(
                 "semantic: off ({})",
-                self.why_off.as_deref().unwrap_or("no embedding model was given")
+                self.why_off
+                    .as_deref()
+                    .unwrap_or("no embedding model was given")
             ),
         }
     }

@@ -48,7 +48,7 @@ impl Embed for Fake {
     }
     fn embed(&self, text: &str) -> Vec<f32> {
         self.calls.fetch_add(1, Ordering::SeqCst);
-        let mut v = vec![0.0f32; 16];
+        let mut v = [0.0f32; 16];
         for w in text.split(|c: char| !(c.is_alphanumeric() || c == '-')) {
             let w = w.to_lowercase();
             if let Some(i) = CONCEPTS.iter().position(|c| c.contains(&w.as_str())) {
@@ -142,12 +142,18 @@ fn a_paraphrase_is_found_by_meaning_and_marked() {
     // `city` is in no file: the words are weak evidence.
     let off = paths(&s.open(), "which city do the servers run in");
     let on = paths(&m, "which city do the servers run in");
-    assert!(!off.first().is_some_and(|p| p.ends_with("infra.md")), "{off:?}");
+    assert!(
+        !off.first().is_some_and(|p| p.ends_with("infra.md")),
+        "{off:?}"
+    );
     assert!(on[0].ends_with("infra.md"), "{on:?}");
     let rendered = m
         .search_rendered("which city do the servers run in", SearchMode::Ranked, 4000)
         .unwrap();
-    assert!(rendered.contains("infra.md  [matched: (meaning)]"), "{rendered}");
+    assert!(
+        rendered.contains("infra.md  [matched: (meaning)]"),
+        "{rendered}"
+    );
     assert!(rendered.contains("matched by meaning"), "{rendered}");
 }
 
@@ -158,7 +164,13 @@ fn strong_words_keep_the_lexical_ranking() {
     let m = s.with(&e);
     m.index_vectors(None, &mut |_, _| {}).unwrap();
     let off = s.open();
-    for q in ["backups", "E1101", "release deploy", "\"city\"", "backups yesterday"] {
+    for q in [
+        "backups",
+        "E1101",
+        "release deploy",
+        "\"city\"",
+        "backups yesterday",
+    ] {
         assert_eq!(
             m.search_with(q, SearchMode::Ranked).unwrap(),
             off.search_with(q, SearchMode::Ranked).unwrap(),
@@ -177,7 +189,12 @@ fn semantic_off_is_todays_ranking_exactly() {
     off.set_embedder(e.clone());
     off.set_semantic_off("turned off by the host");
     let before = e.calls();
-    for q in ["which city do the servers run in", "backups", "toggles", "owns"] {
+    for q in [
+        "which city do the servers run in",
+        "backups",
+        "toggles",
+        "owns",
+    ] {
         assert_eq!(
             off.search_with(q, SearchMode::Ranked).unwrap(),
             plain.search_unindexed(q).unwrap(),
@@ -253,7 +270,11 @@ fn a_damaged_or_deleted_vectors_file_is_rebuilt() {
     let before = e.calls();
     let status = m2.index_vectors(None, &mut |_, _| {}).unwrap();
     assert_eq!(status.percent(), 100);
-    assert_eq!(e.calls() - before, status.chunks, "every chunk embedded again");
+    assert_eq!(
+        e.calls() - before,
+        status.chunks,
+        "every chunk embedded again"
+    );
     assert_eq!(paths(&m2, q), good);
     // Deleted: the same.
     fs::remove_file(&files[0]).unwrap();

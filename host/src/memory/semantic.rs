@@ -58,7 +58,9 @@ impl SemanticStatus {
             ),
             _ => format!(
                 "semantic: off ({})",
-                self.why_off.as_deref().unwrap_or("no embedding model was given")
+                self.why_off
+                    .as_deref()
+                    .unwrap_or("no embedding model was given")
             ),
         }
     }
@@ -160,7 +162,11 @@ impl Memory {
 
 impl Group {
     /// Give the memory at `index`, open as `handle`, its semantic setting.
-    pub(super) fn apply_semantic(&mut self, index: usize, handle: ResourceAny) -> Result<(), Error> {
+    pub(super) fn apply_semantic(
+        &mut self,
+        index: usize,
+        handle: ResourceAny,
+    ) -> Result<(), Error> {
         let Some(setting) = self.members[index].semantic.clone() else {
             return Ok(());
         };
@@ -188,10 +194,11 @@ impl Group {
             self.members[index].semantic = Some(Setting::Off(why.clone()));
             let instance = self.live.as_mut().expect("the memory is open");
             instance.arm();
-            let result = instance
-                .bindings
-                .agent_memory_semantic()
-                .call_disable(&mut instance.store, handle, &why);
+            let result = instance.bindings.agent_memory_semantic().call_disable(
+                &mut instance.store,
+                handle,
+                &why,
+            );
             self.settle("semantic-disable", result)?;
             return Err(domain(e));
         }

@@ -249,7 +249,10 @@ mod tests {
         let bytes = sample().encode();
         assert!(Cache::decode(&bytes, "fake-2").is_none());
         for cut in [0, 1, 8, bytes.len() / 2, bytes.len() - 1] {
-            assert!(Cache::decode(&bytes[..cut], "fake-1").is_none(), "cut {cut}");
+            assert!(
+                Cache::decode(&bytes[..cut], "fake-1").is_none(),
+                "cut {cut}"
+            );
         }
         for i in 0..bytes.len() {
             let mut b = bytes.clone();

@@ -62,7 +62,10 @@ fn content_words(query: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for w in query
         .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-' || c == '.'))
-        .map(|w| w.trim_matches(|c: char| c == '-' || c == '.').to_lowercase())
+        .map(|w| {
+            w.trim_matches(|c: char| c == '-' || c == '.')
+                .to_lowercase()
+        })
     {
         if w.chars().count() >= 2 && !is_stop_word(&w) && !out.contains(&w) {
             out.push(w);
@@ -88,11 +91,7 @@ fn coverage(words: &[String], hit: &SearchHit) -> f32 {
     if words.is_empty() {
         return 0.0;
     }
-    let matched: Vec<String> = hit
-        .matched_terms
-        .iter()
-        .map(|t| t.to_lowercase())
-        .collect();
+    let matched: Vec<String> = hit.matched_terms.iter().map(|t| t.to_lowercase()).collect();
     let n = words
         .iter()
         .filter(|w| matched.iter().any(|m| m == *w || m.contains(w.as_str())))
@@ -206,9 +205,29 @@ const RECENCY_TOP: usize = 10;
 /// Words after `last` that make it a time word (`last week`), not a
 /// request for the newest entry.
 const TIME_UNITS: &[&str] = &[
-    "week", "weeks", "month", "months", "year", "years", "night", "nights", "quarter",
-    "quarters", "day", "days", "time", "weekend", "monday", "tuesday", "wednesday",
-    "thursday", "friday", "saturday", "sunday", "sprint", "few",
+    "week",
+    "weeks",
+    "month",
+    "months",
+    "year",
+    "years",
+    "night",
+    "nights",
+    "quarter",
+    "quarters",
+    "day",
+    "days",
+    "time",
+    "weekend",
+    "monday",
+    "tuesday",
+    "wednesday",
+    "thursday",
+    "friday",
+    "saturday",
+    "sunday",
+    "sprint",
+    "few",
 ];
 
 /// Does `query` ask for the newest entry about something (`latest X`,
@@ -216,14 +235,17 @@ const TIME_UNITS: &[&str] = &[
 pub fn asks_recency(query: &str) -> bool {
     let words: Vec<String> = query
         .split_whitespace()
-        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()).to_lowercase())
+        .map(|w| {
+            w.trim_matches(|c: char| !c.is_alphanumeric())
+                .to_lowercase()
+        })
         .collect();
     words.windows(2).any(|w| {
-        RECENCY.contains(&w[0].as_str())
-            && !w[1].is_empty()
-            && !is_stop_word(&w[1])
-            && !TIME_UNITS.contains(&w[1].as_str())
-            && !(w[0] == "last" && w[1].chars().all(|c| c.is_ascii_digit()))
+        let (cue, next) = (w[0].as_str(), w[1].as_str());
+        let number = !next.is_empty() && next.chars().all(|c| c.is_ascii_digit());
+        let time_word = TIME_UNITS.contains(&next) || (cue == "last" && number);
+        let noun = !next.is_empty() && !is_stop_word(next);
+        RECENCY.contains(&cue) && noun && !time_word
     })
 }
 
@@ -251,11 +273,10 @@ pub fn recency_first(query: &str, mut lexical: SearchResults) -> SearchResults {
     if best < 0.5 {
         return lexical;
     }
-    let (logs, rest): (Vec<_>, Vec<_>) = lexical
-        .hits
-        .into_iter()
-        .enumerate()
-        .partition(|(i, h)| *i < RECENCY_TOP && h.date.is_some() && coverage(&words, h) >= best);
+    let (logs, rest): (Vec<_>, Vec<_>) =
+        lexical.hits.into_iter().enumerate().partition(|(i, h)| {
+            *i < RECENCY_TOP && h.date.is_some() && coverage(&words, h) >= best
+        });
     let mut logs: Vec<SearchHit> = logs.into_iter().map(|(_, h)| h).collect();
     let rest: Vec<SearchHit> = rest.into_iter().map(|(_, h)| h).collect();
     logs.sort_by(|a, b| b.date.cmp(&a.date));
@@ -298,16 +319,25 @@ mod tests {
     #[test]
     fn a_word_no_file_holds_is_weak_evidence() {
         let p = Params::default();
-        let lex = results(&[("city", 0), ("servers", 3)], vec![hit("a.md", &["servers"])]);
+        let lex = results(
+            &[("city", 0), ("servers", 3)],
+            vec![hit("a.md", &["servers"])],
+        );
         assert!(weak("which city do our servers run in", &lex, false, &p));
-        let lex = results(&[("city", 2), ("servers", 3)], vec![hit("a.md", &["city", "servers"])]);
+        let lex = results(
+            &[("city", 2), ("servers", 3)],
+            vec![hit("a.md", &["city", "servers"])],
+        );
         assert!(!weak("which city do our servers run in", &lex, false, &p));
     }
 
     #[test]
     fn quotes_dates_and_known_identifiers_stay_lexical() {
         let p = Params::default();
-        let lex = results(&[("E1101", 4), ("meaning", 0)], vec![hit("a.md", &["E1101"])]);
+        let lex = results(
+            &[("E1101", 4), ("meaning", 0)],
+            vec![hit("a.md", &["E1101"])],
+        );
         assert!(!weak("E1101 meaning", &lex, false, &p));
         let lex = results(&[("city", 0)], vec![]);
         assert!(!weak("\"city\"", &lex, false, &p));
@@ -318,13 +348,23 @@ mod tests {
     #[test]
     fn strong_evidence_returns_the_lexical_hits_exactly() {
         let lex = results(&[("a", 1)], vec![hit("x.md", &["a"]), hit("y.md", &["a"])]);
-        let out = fuse("a", lex.clone(), &[sem("y.md", 0.9)], false, &Params::default(), &mut |_, _| None);
+        let out = fuse(
+            "a",
+            lex.clone(),
+            &[sem("y.md", 0.9)],
+            false,
+            &Params::default(),
+            &mut |_, _| None,
+        );
         assert_eq!(out, lex);
     }
 
     #[test]
     fn weak_evidence_orders_by_meaning_and_adds_files() {
-        let lex = results(&[("city", 0), ("servers", 1)], vec![hit("x.md", &["servers"])]);
+        let lex = results(
+            &[("city", 0), ("servers", 1)],
+            vec![hit("x.md", &["servers"])],
+        );
         let semantic = [sem("x.md", 0.2), sem("region.md", 0.7), sem("z.md", 0.1)];
         let mut made = Vec::new();
         let out = fuse(
@@ -369,7 +409,12 @@ mod tests {
         let paths: Vec<&str> = out.hits.iter().map(|h| h.path.as_str()).collect();
         assert_eq!(
             paths,
-            ["d/2026-03-01.md", "d/2026-01-02.md", "notes/bookings.md", "d/2026-04-01.md"]
+            [
+                "d/2026-03-01.md",
+                "d/2026-01-02.md",
+                "notes/bookings.md",
+                "d/2026-04-01.md"
+            ]
         );
         assert_eq!(recency_first("bookings release", lex.clone()), lex);
     }

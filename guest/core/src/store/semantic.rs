@@ -17,8 +17,8 @@ use super::indexed::HitReader;
 use crate::error::Result;
 use crate::fsio::{self, LockGuard, LockPolicy};
 use crate::index::RACY_NS;
-use crate::listing::{Listings, now_ns};
 use crate::limits::MAX_SEARCH_FILE_BYTES;
+use crate::listing::{Listings, now_ns};
 use crate::rank::Ranker;
 use crate::search::{FileMeta, SearchHit, SearchResults, render_windows};
 use crate::semantic::cache::{Cache, FileChunks, Key};
@@ -167,7 +167,13 @@ impl Memory {
     pub(crate) fn vectors_rel(&self, id: &str) -> String {
         let id: String = id
             .chars()
-            .map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' })
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '-' {
+                    c
+                } else {
+                    '_'
+                }
+            })
             .collect();
         format!("{VECTORS_DIR}/{}.{id}.vec", self.slug)
     }
@@ -303,7 +309,12 @@ impl Memory {
         mut lexical: SearchResults,
     ) -> (SearchResults, Option<String>) {
         let params = self.semantic.params;
-        let has_dates = || Ranker::new(query, self.today()).date_ranges().next().is_some();
+        let has_dates = || {
+            Ranker::new(query, self.today())
+                .date_ranges()
+                .next()
+                .is_some()
+        };
         if self.semantic.recency && !has_dates() {
             lexical = fuse::recency_first(query, lexical);
         }
