@@ -15,6 +15,7 @@ use chrono::{DateTime, FixedOffset, TimeDelta};
 use clap::{Parser, Subcommand, ValueEnum};
 
 mod mcp;
+mod recall;
 mod serve;
 mod travel;
 
@@ -101,6 +102,11 @@ struct Cli {
     )]
     review: Option<Gate>,
 
+    /// Semantic recall: on (when the weights file is found, see
+    /// AGENT_MEMORY_WEIGHTS) or off (ranked search exactly lexical)
+    #[arg(long, global = true, value_name = "ON|OFF", env = "AGENT_MEMORY_SEMANTIC", default_value = "on", value_parser = parse_on_off, action = clap::ArgAction::Set)]
+    semantic: bool,
+
     #[command(subcommand)]
     command: Command,
 }
@@ -116,6 +122,14 @@ fn parse_review(text: &str) -> Result<Gate, String> {
         word => Scope::from_tool_word(word)
             .map(|s| Gate(vec![s]))
             .ok_or_else(|| format!("expected 1, 0, all, {}", Scope::tool_words())),
+    }
+}
+
+fn parse_on_off(text: &str) -> Result<bool, String> {
+    match text {
+        "on" | "1" | "true" => Ok(true),
+        "off" | "0" | "false" => Ok(false),
+        _ => Err("expected on or off".into()),
     }
 }
 
@@ -197,6 +211,9 @@ enum Command {
     /// Show the root and which rule chose it, whether memory is on, the
     /// project, and its memory files
     Status,
+    /// Embed the chunks of memory that have no vector yet (semantic
+    /// recall; see docs/recall.md), with a progress line
+    Index,
     /// Search MEMORY.md, the project's notes and daily logs
     Search {
         /// Keywords, matched case-insensitively
@@ -606,7 +623,18 @@ fn run(cli: Cli) -> Result<()> {
                 return serve::run(runtime, options, unmarked, status, port, open);
             }
             let mut memory = runtime.open(options)?;
+            if matches!(
+                command,
+                Command::Search { .. }
+                    | Command::Status
+                    | Command::Index
+                    | Command::Call { .. }
+                    | Command::Mcp { .. }
+            ) {
+                recall::setup(&mut memory, cli.semantic)?;
+            }
             match command {
+                Command::Index => recall::index(&mut memory),
                 Command::Mcp { tools } => mcp::serve(mcp::Backend::Memory(Box::new(memory)), tools),
                 Command::Status => status(&mut memory, &choice),
                 Command::Import { dry_run, from } => {
@@ -911,6 +939,7 @@ fn run_on(memory: &mut Memory, command: Command, scope: Scope) -> Result<()> {
         | Command::Tools { .. }
         | Command::Mcp { .. }
         | Command::Status
+        | Command::Index
         | Command::Import { .. }
         | Command::Export { .. }
         | Command::Edit { .. }
@@ -1088,6 +1117,7 @@ fn status(memory: &mut Memory, choice: &RootChoice) -> Result<()> {
         Some(block) => out.push_str(&format!("context:  {} bytes\n", block.len())),
         None => out.push_str("context:  none (nothing to inject)\n"),
     }
+    out.push_str(&format!("{}\n", memory.semantic_status()?.line()));
     print_text(&out)
 }
 

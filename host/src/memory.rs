@@ -14,6 +14,9 @@ use crate::error::{Error, MemoryError};
 use crate::options::{OpenOptions, local_offset_minutes};
 use crate::runtime::{Instance, Limits as InstanceLimits, sandbox};
 use crate::types::{BatchChange, BatchReceipt, ClearReceipt, ClearTarget, PendingChange};
+mod semantic;
+pub use semantic::SemanticStatus;
+
 use crate::types::{
     DeleteReceipt, EditReceipt, FileInfo, ImportReceipt, Limits, PurgeReceipt, ReadSource,
     RenameReceipt, SearchMode, SearchResults, SnapshotInfo, StoredSecret, ToolDefinition, ToolSet,
@@ -72,6 +75,9 @@ struct Member {
     guest_team: Option<String>,
     handle: Option<ResourceAny>,
     utc_offset_minutes: i32,
+    /// Semantic recall as the host set it, applied again to a fresh
+    /// instance (see `semantic.rs`).
+    pub(crate) semantic: Option<semantic::Setting>,
 }
 
 impl Memory {
@@ -127,6 +133,7 @@ impl Memory {
                 utc_offset_minutes: o.clock().utc_offset_minutes,
                 options: o,
                 handle: None,
+                semantic: None,
             });
         }
         let group = Arc::new(Mutex::new(Group {
@@ -996,6 +1003,7 @@ impl Group {
                 let member = &mut self.members[index];
                 member.handle = Some(handle);
                 member.utc_offset_minutes = clock.utc_offset_minutes;
+                self.apply_semantic(index, handle)?;
                 handle
             }
         };

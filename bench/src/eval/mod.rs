@@ -7,6 +7,7 @@
 
 pub mod bm25;
 pub mod metrics;
+pub mod semantic;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
@@ -305,9 +306,13 @@ impl Ranked {
     /// # Errors
     /// As [`open_store`].
     pub fn open(root: &Path, setting: &Setting) -> Result<Ranked> {
-        Ok(Ranked {
-            memory: open_store(root, setting)?,
-        })
+        let mut memory = open_store(root, setting)?;
+        // `AGENT_MEMORY_RECENCY=off` gives the ranking before recency words
+        // (issue 23), to compare in one run.
+        if std::env::var("AGENT_MEMORY_RECENCY").is_ok_and(|v| v == "off") {
+            memory.set_recency(false);
+        }
+        Ok(Ranked { memory })
     }
 }
 
@@ -355,11 +360,15 @@ impl System for Bm25System {
 /// # Errors
 /// When a system cannot open the store.
 pub fn systems(root: &Path, setting: &Setting) -> Result<Vec<Box<dyn System>>> {
-    Ok(vec![
+    let mut out: Vec<Box<dyn System>> = vec![
         Box::new(Ranked::open(root, setting)?),
         Box::new(Literal::open(root, setting)?),
         Box::new(Bm25System::open(root, setting)?),
-    ])
+    ];
+    if let Some(semantic) = semantic::Semantic::open(root, setting)? {
+        out.insert(1, Box::new(semantic));
+    }
+    Ok(out)
 }
 
 /// Mean metrics over a group of questions.

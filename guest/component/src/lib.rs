@@ -18,7 +18,7 @@ mod bindings {
     });
 }
 
-use bindings::exports::agent::memory::{prompt, store, tools, types};
+use bindings::exports::agent::memory::{prompt, semantic, store, tools, types};
 
 struct Component;
 
@@ -726,6 +726,58 @@ impl tools::Guest for Component {
 
     fn usage_prompt(set: types::ToolSet) -> String {
         core::tools::usage_prompt(set.into())
+    }
+}
+
+/// A loaded embedding model, shared by the memories it is enabled on.
+struct Model(std::sync::Arc<core::MiniLm>);
+
+impl From<core::SemanticStatus> for semantic::SemanticStatus {
+    fn from(s: core::SemanticStatus) -> Self {
+        semantic::SemanticStatus {
+            on: s.on,
+            model: s.model,
+            chunks: u32::try_from(s.chunks).unwrap_or(u32::MAX),
+            ready: u32::try_from(s.ready).unwrap_or(u32::MAX),
+            why_off: s.why_off,
+        }
+    }
+}
+
+impl semantic::GuestModel for Model {
+    fn load(weights: Vec<u8>) -> Result<semantic::Model, types::Error> {
+        let model = core::MiniLm::from_bytes(&weights)?;
+        Ok(semantic::Model::new(Model(std::sync::Arc::new(model))))
+    }
+
+    fn name(&self) -> String {
+        core::Embed::model_name(self.0.as_ref()).to_string()
+    }
+}
+
+impl semantic::Guest for Component {
+    type Model = Model;
+
+    fn enable(memory: store::MemoryBorrow<'_>, model: semantic::ModelBorrow<'_>) {
+        let model = model.get::<Model>().0.clone();
+        memory.get::<Memory>().0.borrow_mut().set_embedder(model);
+    }
+
+    fn disable(memory: store::MemoryBorrow<'_>, why: String) {
+        memory.get::<Memory>().0.borrow_mut().set_semantic_off(why);
+    }
+
+    fn get_status(memory: store::MemoryBorrow<'_>) -> semantic::SemanticStatus {
+        memory.get::<Memory>().0.borrow().semantic_status().into()
+    }
+
+    fn index(memory: store::MemoryBorrow<'_>, limit: Option<u32>) -> semantic::SemanticStatus {
+        let m = memory.get::<Memory>().0.borrow();
+        let limit = limit.map(|l| l as usize);
+        match m.index_vectors(limit, &mut |_, _| {}) {
+            Ok(status) => status.into(),
+            Err(_) => m.semantic_status().into(),
+        }
     }
 }
 

@@ -24,6 +24,7 @@ pub mod rank;
 pub mod review;
 pub mod search;
 pub mod secrets;
+pub mod semantic;
 mod store;
 pub mod text;
 pub mod time;
@@ -41,6 +42,7 @@ pub use limits::{
 pub use rank::SearchMode;
 pub use review::{Decision, Pending, ReviewGate};
 pub use search::{SearchHit, SearchResults};
+pub use semantic::{Embed, MiniLm, SemanticStatus};
 pub use store::conflict_line;
 pub use store::{
     BatchChange, BatchReceipt, CONSOLIDATION_REASON, ClearReceipt, ClearTarget, DREAM_SOURCE,

@@ -27,6 +27,7 @@ mod import;
 mod indexed;
 mod journal;
 mod lifecycle;
+mod semantic;
 mod team;
 mod top;
 mod versions;
@@ -330,6 +331,8 @@ pub struct Memory {
     review: ReviewGate,
     /// Set on a dry-run copy: changes are previewed here, never made.
     dry: Option<change::DrySink>,
+    /// Semantic recall: the model, or why there is none (see `semantic.rs`).
+    semantic: crate::semantic::Semantic,
 }
 
 /// Which store a [`Memory`] is: the personal layout under the root, or the
@@ -396,6 +399,7 @@ impl Memory {
             team: None,
             review: options.review,
             dry: None,
+            semantic: Default::default(),
         })
     }
 
@@ -1138,7 +1142,9 @@ impl Memory {
         // The ranker sees each distinct word once, in query order: a query
         // of millions of repeats must cost what its few words cost.
         let distinct = parse_query(query)?.terms().join(" ");
-        self.search_ranked(&distinct).map(|r| self.mark_hits(r))
+        let results = self.search_ranked(&distinct)?;
+        let (results, _) = self.semantic_fuse(&distinct, results);
+        Ok(self.mark_hits(results))
     }
 
     /// [`Memory::search_with`], rendered at most `max_bytes` long, as
@@ -1160,6 +1166,12 @@ impl Memory {
             return Ok(self.search(query)?.render(max_bytes));
         }
         let distinct = parse_query(query)?.terms().join(" ");
+        if self.semantic.embedder.is_some() || crate::semantic::fuse::asks_recency(&distinct) {
+            // Fusion may reorder any hit: the whole list is settled first.
+            let (results, note) = self.semantic_fuse(&distinct, self.search_ranked(&distinct)?);
+            let rendered = self.mark_hits(results).render(max_bytes);
+            return Ok(semantic::with_note(rendered, note));
+        }
         let mut ordered = self.search_ranked_order(&distinct)?;
         let total = ordered.total();
         // Staleness marks, for every file that may be shown.
@@ -1171,9 +1183,16 @@ impl Memory {
             mark_hit(&mut marks, &mut hit);
             Some(hit)
         };
-        Ok(crate::search::render_hits(
-            &terms, total, &mut next, max_bytes,
-        ))
+        // Semantic recall off for a reason: say so where a word is in no
+        // file, which is where meaning would have decided.
+        let note = self
+            .semantic
+            .off
+            .as_ref()
+            .filter(|_| terms.iter().any(|(_, count)| *count == 0))
+            .map(|why| format!("semantic: off ({why})"));
+        let rendered = crate::search::render_hits(&terms, total, &mut next, max_bytes);
+        Ok(semantic::with_note(rendered, note))
     }
 
     /// Ranked search that neither reads nor writes the index: every file

@@ -20,7 +20,8 @@
 //!    to a journal first, which the next writer or reader finishes should
 //!    the process die half way ([`super::journal`]);
 //! 6. **caches**: anchors re-made for what was written, moved or dropped;
-//!    emptied note folders removed; history pruned;
+//!    emptied note folders removed; history pruned; with semantic recall
+//!    on, the chunks the change made embedded (`store/semantic.rs`);
 //! 7. **receipt**: redactions, near-duplicates, history warnings and the
 //!    budget, for the front end to put in its answer ([`Committed::finish`]).
 //!
@@ -485,6 +486,9 @@ impl Memory {
             self.after(lock, c, range.clone(), &mut duplicates);
         }
         history_warnings.extend(history.settle(lock, &recorded));
+        if checked.iter().any(|c| !c.same) {
+            self.vectors_after_change(lock);
+        }
         // 7. The receipt.
         let range = match checked.first().map(|c| &c.step) {
             Some(Step::Put { .. } | Step::Append { .. }) => written[0].clone(),

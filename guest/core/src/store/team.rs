@@ -182,6 +182,9 @@ impl Memory {
             team: None,
             review: self.review,
             dry: None,
+            // The personal store's searches embed team files too; team
+            // writes are caught up by the next search.
+            semantic: Default::default(),
         };
         self.team = Some(Box::new(team));
         self

