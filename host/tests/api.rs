@@ -228,7 +228,9 @@ fn from_bytes_loads_the_same_component() {
             "memory_rename",
             "memory_history",
             "memory_restore",
-            "memory_refresh"
+            "memory_refresh",
+            "memory_batch",
+            "memory_consolidate"
         ]
     );
     assert_eq!(names(ToolSet::Anthropic), ["memory"]);
