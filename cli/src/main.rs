@@ -623,14 +623,16 @@ fn run(cli: Cli) -> Result<()> {
                 return serve::run(runtime, options, unmarked, status, port, open);
             }
             let mut memory = runtime.open(options)?;
-            if matches!(
-                command,
-                Command::Search { .. }
-                    | Command::Status
-                    | Command::Index
-                    | Command::Call { .. }
-                    | Command::Mcp { .. }
-            ) {
+            // Loading the model costs seconds: only the commands that
+            // search (and status, which reports it) pay for it.
+            let searches = match &command {
+                Command::Search { .. } | Command::Status | Command::Index | Command::Mcp { .. } => {
+                    true
+                }
+                Command::Call { tool, .. } => tool == "memory_search",
+                _ => false,
+            };
+            if searches {
                 recall::setup(&mut memory, cli.semantic)?;
             }
             match command {
