@@ -1,12 +1,12 @@
 //! The lifecycle through the command line and the MCP server: change sets,
 //! the consolidation plan and prompt, the review gate, clear.
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 
 mod common;
-use common::{assert_success, stderr, stdout};
+use common::{assert_success, mcp_session, stderr, stdout};
 
 struct Env {
     temp: tempfile::TempDir,
@@ -73,35 +73,11 @@ impl Env {
         stdout(&out)
     }
 
-    /// One MCP session: initialize, then each request's reply.
+    /// One MCP session with `extra` global options: each request's reply.
     fn mcp(&self, extra: &[&str], requests: &[&str]) -> Vec<serde_json::Value> {
-        let mut child = self
-            .command()
-            .args(extra)
-            .arg("mcp")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let mut stdin = child.stdin.take().unwrap();
-        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-        writeln!(stdin, r#"{{"jsonrpc":"2.0","id":0,"method":"initialize","params":{{"protocolVersion":"2025-06-18","capabilities":{{}},"clientInfo":{{"name":"test","version":"1"}}}}}}"#).unwrap();
-        lines.next().unwrap().unwrap();
-        writeln!(
-            stdin,
-            r#"{{"jsonrpc":"2.0","method":"notifications/initialized"}}"#
-        )
-        .unwrap();
-        let mut replies = Vec::new();
-        for request in requests {
-            writeln!(stdin, "{request}").unwrap();
-            let line = lines.next().unwrap().unwrap();
-            replies.push(serde_json::from_str(&line).unwrap());
-        }
-        drop(stdin);
-        child.wait().unwrap();
-        replies
+        let mut command = self.command();
+        command.args(extra);
+        mcp_session(command, requests)
     }
 }
 

@@ -2,12 +2,11 @@
 //! a user would: temp roots, a temp config dir, pinned time.
 
 use std::fs;
-use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 mod common;
-use common::{assert_success, stderr, stdout};
+use common::{assert_success, mcp_session, stderr, stdout};
 
 const NOW: &str = "2026-05-30T09:15:00+02:00";
 const PROJECT: &str = "/work/src/my-app";
@@ -372,35 +371,6 @@ fn the_off_switch_gives_no_block_and_a_plain_tool_answer() {
         .arg("context"));
     assert_eq!(output.status.code(), Some(1));
     assert!(stderr(&output).contains("AGENT_MEMORY_DISABLE=`perhaps` is not understood"));
-}
-
-/// One JSON-RPC exchange with `agent-memory mcp`.
-fn mcp_session(mut command: Command, requests: &[&str]) -> Vec<serde_json::Value> {
-    let mut child = command
-        .arg("mcp")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let mut replies = Vec::new();
-    writeln!(stdin, r#"{{"jsonrpc":"2.0","id":0,"method":"initialize","params":{{"protocolVersion":"2025-06-18","capabilities":{{}},"clientInfo":{{"name":"test","version":"1"}}}}}}"#).unwrap();
-    lines.next().unwrap().unwrap();
-    writeln!(
-        stdin,
-        r#"{{"jsonrpc":"2.0","method":"notifications/initialized"}}"#
-    )
-    .unwrap();
-    for request in requests {
-        writeln!(stdin, "{request}").unwrap();
-        let line = lines.next().unwrap().unwrap();
-        replies.push(serde_json::from_str(&line).unwrap());
-    }
-    drop(stdin);
-    child.wait().unwrap();
-    replies
 }
 
 #[test]
