@@ -17,7 +17,10 @@
 //! cross-compiled build never precompiles: the code would be for the build
 //! machine. When the precompiler cannot be built or run, the build says so
 //! in a warning and goes on without the artifact; the runtime then compiles
-//! at its first start and caches the result.
+//! at its first start and caches the result. CI builds debug only, so it never
+//! builds the precompiler; `AGENT_MEMORY_PRECOMPILE=1 cargo test -p
+//! agent-memory --features precompile --lib cache` checks that the runtime's
+//! engine accepts its artifact (`the_embedded_artifact_loads_into_the_runtimes_engine`).
 
 use std::env;
 use std::ffi::OsString;
