@@ -2,13 +2,25 @@
 //! library can embed it with `include_bytes!`, and hashes it so a start never
 //! has to: the compiled-component cache names artifacts by that SHA-256.
 //!
-//! With the `precompile` feature it then compiles the component for this
-//! machine with the runtime's own engine settings (`src/engine_config.rs`),
-//! so the library embeds that machine code too and the first start of a
-//! fresh install compiles nothing. `AGENT_MEMORY_PRECOMPILE=0` turns that off
-//! again. A cross-compiled build never precompiles: the code would be for the
-//! build machine. Without it the embedded artifact is empty, and the runtime
-//! compiles (and caches) at its first start.
+//! With the `precompile` feature (the CLI's default) an optimized build then
+//! compiles the component for this machine with the runtime's own engine
+//! settings (`src/engine_config.rs`), so the library embeds that machine code
+//! too and the first start of a fresh install compiles nothing. The compiler
+//! is `precompiler/`, a small program on the same wasmtime, built in release
+//! by a nested cargo into `target/precompiler`: as a build dependency,
+//! wasmtime and Cranelift would be built a second time in every build, debug
+//! and `cargo clippy` included, and unoptimized (build dependencies get their
+//! own features and profile), so compiling the component would take minutes.
+//!
+//! `AGENT_MEMORY_PRECOMPILE=0` turns it off, `=1` on in debug builds too (a
+//! debug build skips it by default: tests and CI exercise the cache path). A
+//! cross-compiled build never precompiles: the code would be for the build
+//! machine. When the precompiler cannot be built or run, the build says so
+//! in a warning and goes on without the artifact; the runtime then compiles
+//! at its first start and caches the result. CI builds debug only, so it never
+//! builds the precompiler; `AGENT_MEMORY_PRECOMPILE=1 cargo test -p
+//! agent-memory --features precompile --lib cache` checks that the runtime's
+//! engine accepts its artifact (`the_embedded_artifact_loads_into_the_runtimes_engine`).
 
 use std::env;
 use std::ffi::OsString;
@@ -17,10 +29,6 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use sha2::{Digest, Sha256};
-
-#[cfg(feature = "precompile")]
-#[path = "src/engine_config.rs"]
-mod engine_config;
 
 const WASM_TARGET: &str = "wasm32-wasip2";
 const WASM_FILE: &str = "agent_memory_component.wasm";
@@ -46,6 +54,10 @@ fn main() {
         "vocab/Cargo.toml",
         "wit",
         ".cargo/config.toml",
+        "host/src/engine_config.rs",
+        "host/precompiler/src",
+        "host/precompiler/Cargo.toml",
+        "host/precompiler/Cargo.lock",
     ] {
         println!("cargo:rerun-if-changed={}", workspace.join(path).display());
     }
@@ -116,7 +128,7 @@ fn main() {
     let cwasm = out_dir.join(CWASM_FILE);
     #[cfg(feature = "precompile")]
     let artifact = if precompile() {
-        precompiled(&bytes, &sha256, &out_dir)
+        precompiled(&cargo, &workspace, &embedded, &cwasm)
     } else {
         Vec::new()
     };
@@ -136,55 +148,89 @@ fn main() {
     );
 }
 
-/// Whether to precompile: unless `AGENT_MEMORY_PRECOMPILE=0`, and never
-/// when the build targets another machine than the one it runs on.
+/// Whether to precompile: never when `AGENT_MEMORY_PRECOMPILE=0` or when the
+/// build targets another machine than the one it runs on; otherwise in
+/// optimized builds, and in debug builds too when `AGENT_MEMORY_PRECOMPILE=1`.
 #[cfg(feature = "precompile")]
 fn precompile() -> bool {
     println!("cargo:rerun-if-env-changed={PRECOMPILE_ENV}");
     let target = env::var("TARGET").unwrap_or_default();
     let host = env::var("HOST").unwrap_or_default();
+    let optimized = env::var("OPT_LEVEL").is_ok_and(|level| level != "0");
     match env::var(PRECOMPILE_ENV).as_deref() {
         Ok("0") => false,
-        Ok("1") | Err(_) => target == host,
+        Ok("1") => target == host,
+        Err(_) => target == host && optimized,
         Ok(other) => panic!("{PRECOMPILE_ENV} must be 0 or 1, not {other:?}"),
     }
 }
 
-/// The component compiled by an engine configured as the runtime's. Kept in
-/// `OUT_DIR` under the digest of the component and wasmtime's compatibility
-/// hash of the engine, so a rerun of this script for an unchanged component
-/// and engine does not compile again.
+/// The component at `wasm` compiled by `precompiler/` (built first, in
+/// release, into `target/precompiler`) and written to `cwasm`; empty, with a
+/// warning, when that fails.
 #[cfg(feature = "precompile")]
-fn precompiled(bytes: &[u8], sha256: &str, out_dir: &Path) -> Vec<u8> {
-    use std::hash::{Hash, Hasher};
+fn precompiled(cargo: &OsString, workspace: &Path, wasm: &Path, cwasm: &Path) -> Vec<u8> {
+    let manifest = workspace
+        .join("host")
+        .join("precompiler")
+        .join("Cargo.toml");
+    let target_dir = workspace.join("target").join("precompiler");
+    let mut build = Command::new(cargo);
+    build
+        .arg("build")
+        .arg("--release")
+        .arg("--manifest-path")
+        .arg(&manifest)
+        .arg("--target-dir")
+        .arg(&target_dir);
+    strip_outer_build_config(&mut build);
+    let output = run(&mut build, "build the precompiler");
+    if !output.status.success() {
+        println!(
+            "cargo:warning=not embedding a precompiled component: building `{}` failed ({}); \
+             the first start will compile it: {}",
+            manifest.display(),
+            output.status,
+            last_line(&output.stderr)
+        );
+        return Vec::new();
+    }
+    let exe = target_dir.join("release").join(format!(
+        "agent-memory-precompiler{}",
+        env::consts::EXE_SUFFIX
+    ));
+    let output = run(
+        Command::new(&exe).arg(wasm).arg(cwasm),
+        "run the precompiler",
+    );
+    if !output.status.success() {
+        println!(
+            "cargo:warning=not embedding a precompiled component: `{}` failed ({}); \
+             the first start will compile it: {}",
+            exe.display(),
+            output.status,
+            last_line(&output.stderr)
+        );
+        return Vec::new();
+    }
+    fs::read(cwasm).unwrap_or_else(|e| {
+        panic!(
+            "the precompiler succeeded but `{}` cannot be read: {e}",
+            cwasm.display()
+        )
+    })
+}
 
-    let engine = wasmtime::Engine::new(&engine_config::engine_config())
-        .unwrap_or_else(|e| panic!("cannot create the wasmtime engine to precompile: {e}"));
-    let mut hasher = std::collections::hash_map::DefaultHasher::new();
-    engine.precompile_compatibility_hash().hash(&mut hasher);
-    let kept = out_dir.join(format!("{CWASM_FILE}.{sha256}-{:016x}", hasher.finish()));
-    if let Ok(artifact) = fs::read(&kept) {
-        return artifact;
-    }
-    let artifact = engine
-        .precompile_component(bytes)
-        .unwrap_or_else(|e| panic!("cannot precompile the guest component: {e}"));
-    // Artifacts of other components or engines would only pile up.
-    let stale = format!("{CWASM_FILE}.");
-    if let Ok(entries) = fs::read_dir(out_dir) {
-        for entry in entries.flatten() {
-            if entry
-                .file_name()
-                .to_str()
-                .is_some_and(|n| n.starts_with(&stale))
-            {
-                let _ = fs::remove_file(entry.path());
-            }
-        }
-    }
-    fs::write(&kept, &artifact)
-        .unwrap_or_else(|e| panic!("cannot write `{}`: {e}", kept.display()));
-    artifact
+/// The last non-empty line of a command's stderr, for a one-line warning.
+#[cfg(feature = "precompile")]
+fn last_line(stderr: &[u8]) -> String {
+    String::from_utf8_lossy(stderr)
+        .lines()
+        .rev()
+        .find(|line| !line.trim().is_empty())
+        .unwrap_or("no output")
+        .trim()
+        .to_owned()
 }
 
 /// Stops the build with the fix when the toolchain that builds us lacks the

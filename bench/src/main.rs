@@ -77,6 +77,11 @@ enum Command {
         /// those rows are skipped]
         #[arg(long, value_name = "PATH")]
         python: Option<PathBuf>,
+        /// The Node package directory with the component transpiled into
+        /// `gen/` (`hosts/node` after `npm run build`), for the cold-start
+        /// rows [default: none, those rows are skipped]
+        #[arg(long, value_name = "DIR")]
+        node: Option<PathBuf>,
     },
     /// Score search systems on the eval set (bench/eval): recall@5, MRR and
     /// nDCG@5 per category
@@ -130,6 +135,26 @@ enum Command {
         /// A few rounds only (a smoke run)
         #[arg(long)]
         quick: bool,
+    },
+    /// Only the cold-start rows of `run`, each with its goal: the CLI's first
+    /// call on a fresh install, Python's and Node's first open and write
+    Cold {
+        /// Scratch directory [default: target/bench-corpus]
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
+        /// One round of each, no in-process compile row (a smoke run)
+        #[arg(long)]
+        quick: bool,
+        /// The `agent-memory` command to time [default: next to this
+        /// executable]
+        #[arg(long, value_name = "PATH")]
+        cli: Option<PathBuf>,
+        /// A Python that has the `agent_memory` package installed
+        #[arg(long, value_name = "PATH")]
+        python: Option<PathBuf>,
+        /// The Node package directory, transpiled (`hosts/node`)
+        #[arg(long, value_name = "DIR")]
+        node: Option<PathBuf>,
     },
     /// Open a store, search it once and exit (the peak-memory child)
     #[command(hide = true)]
@@ -198,6 +223,7 @@ fn run(cli: Cli) -> Result<()> {
             cli,
             rg,
             python,
+            node,
         } => {
             sizes.sort();
             sizes.dedup();
@@ -210,6 +236,7 @@ fn run(cli: Cli) -> Result<()> {
                 cli: cli.or_else(run::default_cli),
                 rg,
                 python,
+                node,
             })
         }
         Command::Eval {
@@ -246,6 +273,23 @@ fn run(cli: Cli) -> Result<()> {
             command,
         } => measure::peak_rss_child(&report, dir.as_deref(), &command[0], &command[1..]),
         Command::Anchors { quick } => anchors::run(quick),
+        Command::Cold {
+            dir,
+            quick,
+            cli,
+            python,
+            node,
+        } => run::cold_only(&run::Plan {
+            sizes: Vec::new(),
+            dir: dir.unwrap_or_else(run::default_dir),
+            seed: DEFAULT_SEED,
+            regenerate: false,
+            quick,
+            cli: cli.or_else(run::default_cli),
+            rg: "rg".into(),
+            python,
+            node,
+        }),
         Command::SearchOnce {
             backend,
             root,

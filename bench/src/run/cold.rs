@@ -2,6 +2,7 @@
 //! the compiled-component cache is empty. Every contender runs interleaved,
 //! each round with a new empty cache directory and a new empty memory root.
 
+use std::cell::RefCell;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -15,12 +16,12 @@ use crate::measure::{Budget, Contender, fmt_duration, interleaved, run_quiet};
 
 /// The goal of the first `agent-memory` call of a fresh install.
 pub const CLI_GOAL: Duration = Duration::from_millis(200);
-/// The goal of a Python process's open and first write, the first one on
-/// the machine (an empty cache).
-pub const PYTHON_FIRST_GOAL: Duration = Duration::from_millis(500);
-/// The goal of a Python process's open and first write once one process
-/// has run before it (a warm cache).
-pub const PYTHON_LATER_GOAL: Duration = Duration::from_millis(300);
+/// The goal of a Python or Node process's open and first write, the first
+/// one on the machine (an empty cache).
+pub const HOST_FIRST_GOAL: Duration = Duration::from_millis(500);
+/// The goal of a Python or Node process's open and first write once one
+/// process has run before it (a warm cache).
+pub const HOST_LATER_GOAL: Duration = Duration::from_millis(300);
 
 /// The measured figures, for the targets table.
 #[derive(Debug, Default)]
@@ -29,6 +30,7 @@ pub struct ColdStart {
     pub cli: Option<Duration>,
     pub python_first: Option<Duration>,
     pub python_later: Option<Duration>,
+    pub node: Option<Duration>,
 }
 
 /// Which figure of [`ColdStart`] a row fills.
@@ -37,6 +39,7 @@ enum Slot {
     Cli,
     PythonFirst,
     PythonLater,
+    Node,
     Reference,
 }
 
@@ -44,8 +47,10 @@ impl Slot {
     fn goal(self) -> Option<Duration> {
         match self {
             Slot::Cli => Some(CLI_GOAL),
-            Slot::PythonFirst => Some(PYTHON_FIRST_GOAL),
-            Slot::PythonLater => Some(PYTHON_LATER_GOAL),
+            Slot::PythonFirst => Some(HOST_FIRST_GOAL),
+            // Node keeps no compiled code between processes: every process
+            // is a first one, and is held to the later one's goal.
+            Slot::PythonLater | Slot::Node => Some(HOST_LATER_GOAL),
             Slot::Reference => None,
         }
     }
@@ -56,6 +61,12 @@ const PYTHON_FIRST_WRITE: &str = "import sys, agent_memory\n\
 m = agent_memory.Memory(sys.argv[1], '/src/app', now='2026-05-30T09:15:00+02:00')\n\
 m.write('long-term', '- the first fact')\n";
 
+/// The same for Node: `node SCRIPT PACKAGE/agent-memory.js ROOT`.
+const NODE_FIRST_WRITE: &str = "import { pathToFileURL } from 'node:url';\n\
+const { Memory } = await import(pathToFileURL(process.argv[2]).href);\n\
+const m = Memory.open(process.argv[3], '/src/app', { now: '2026-05-30T09:15:00+02:00' });\n\
+m.write('long-term', '- the first fact');\n";
+
 /// Times every contender that can run here. `compile` adds the process that
 /// compiles the component itself (what a build without the precompiled
 /// artifact, or a machine that cannot run it, pays once).
@@ -63,6 +74,7 @@ pub fn measure(
     plan: &Plan,
     cli: Option<&Path>,
     python: Option<&Path>,
+    node: Option<&Path>,
     compile: bool,
     budget: Budget,
 ) -> Result<ColdStart> {
@@ -71,6 +83,8 @@ pub fn measure(
     let wasm = scratch.join("agent_memory_component.wasm");
     fs::write(&wasm, agent_memory::COMPONENT_WASM)?;
     let warm_python_cache = scratch.join("python-warm-cache");
+    let node_script = scratch.join("node-first-write.mjs");
+    fs::write(&node_script, NODE_FIRST_WRITE)?;
     let exe = std::env::current_exe()?;
     let round = std::cell::Cell::new(0u32);
     // A fresh cache dir and a fresh root for each run.
@@ -84,7 +98,8 @@ pub fn measure(
         Ok((dir, cache, root))
     };
     let fresh = &fresh_dirs;
-    let (exe, wasm, warm_python_cache) = (&exe, &wasm, &warm_python_cache);
+    let (exe, wasm, warm_python_cache, node_script) =
+        (&exe, &wasm, &warm_python_cache, &node_script);
 
     let mut labels: Vec<(&str, Slot)> = Vec::new();
     let mut contenders: Vec<Contender<'_>> = Vec::new();
@@ -158,29 +173,98 @@ pub fn measure(
             }),
         ));
     }
+    if let Some(package) = node {
+        let module = package.join("agent-memory.js");
+        if !package.join("gen").join("agent_memory.js").is_file() {
+            anyhow::bail!(
+                "the Node package `{}` has no transpiled component in gen/: run `npm run build` there",
+                package.display()
+            );
+        }
+        labels.push((
+            "Node: open a memory and write once (every process: V8 keeps no compiled code between processes)",
+            Slot::Node,
+        ));
+        contenders.push((
+            "node first write",
+            Box::new(move || {
+                let (_dir, _cache, root) = fresh("node")?;
+                let mut cmd = Command::new("node");
+                cmd.arg(node_script).arg(&module).arg(&root);
+                run_quiet(&mut cmd).map(drop)
+            }),
+        ));
+    }
+    // Each run's CPU (user + system of the process it waited for): on a
+    // shared machine the wall time grows with the load, the CPU much less.
+    let cpu: Vec<RefCell<Vec<Duration>>> = contenders.iter().map(|_| RefCell::default()).collect();
+    let mut contenders: Vec<Contender<'_>> = contenders
+        .into_iter()
+        .zip(&cpu)
+        .map(|((name, mut run), spent)| -> Contender<'_> {
+            (
+                name,
+                Box::new(move || {
+                    let before = children_cpu();
+                    let result = run();
+                    if let (Some(before), Some(after)) = (before, children_cpu()) {
+                        spent.borrow_mut().push(after.saturating_sub(before));
+                    }
+                    result
+                }),
+            )
+        })
+        .collect();
     let samples = interleaved(budget, &mut contenders)?;
     drop(contenders);
 
     let mut out = ColdStart::default();
-    for (&(label, slot), s) in labels.iter().zip(&samples) {
+    for ((&(label, slot), s), spent) in labels.iter().zip(&samples).zip(&cpu) {
         let median = s.median();
+        let cpu_median = {
+            let mut spent = spent.borrow_mut();
+            spent.sort();
+            spent.get(spent.len() / 2).copied()
+        };
         let verdict = slot.goal().map_or("-".to_string(), |g| {
             let met = if median <= g { "met" } else { "not met" };
             format!("≤ {} ({met})", fmt_duration(g))
         });
+        let cpu_median = cpu_median.map_or("-".to_string(), fmt_duration);
         out.rows.push(format!(
-            "| {label} | {} | {verdict} |",
+            "| {label} | {} | {cpu_median} | {verdict} |",
             fmt_duration(median)
         ));
-        eprintln!("   {label}: {}", fmt_duration(median));
+        eprintln!("   {label}: {} (CPU {cpu_median})", fmt_duration(median));
         match slot {
             Slot::Cli => out.cli = Some(median),
             Slot::PythonFirst => out.python_first = Some(median),
             Slot::PythonLater => out.python_later = Some(median),
+            Slot::Node => out.node = Some(median),
             Slot::Reference => {}
         }
     }
     Ok(out)
+}
+
+/// The CPU time (user + system) of every child this process has waited for.
+#[cfg(unix)]
+fn children_cpu() -> Option<Duration> {
+    // SAFETY: an all-zero `rusage` is a valid value of this plain C struct.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: the pointer is valid for the call; RUSAGE_CHILDREN is a valid
+    // `who`, so the call cannot fail.
+    unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage) };
+    let time = |t: libc::timeval| {
+        Duration::from_secs(t.tv_sec.max(0) as u64) + Duration::from_micros(t.tv_usec.max(0) as u64)
+    };
+    Some(time(usage.ru_utime) + time(usage.ru_stime))
+}
+
+/// Not measured here: the rows say `-`.
+#[cfg(not(unix))]
+fn children_cpu() -> Option<Duration> {
+    None
 }
 
 /// `agent-memory-bench search-once` opening a memory and searching nothing:
