@@ -47,7 +47,10 @@ import pathlib, agent_memory
 package = pathlib.Path(agent_memory.__file__).parent
 assert "site-packages" in package.parts, package
 assert (package / "agent_memory_component.wasm").is_file() and (package / "py.typed").is_file()
-print(f"installed agent_memory at {package}")
+weights = package / agent_memory.WEIGHTS_FILE
+shipped = f"with the embedding weights ({weights.stat().st_size} bytes)" if weights.is_file() else \
+    "WITHOUT the embedding weights (none in embed/weights/): semantic recall looks elsewhere or is off"
+print(f"installed agent_memory at {package}, {shipped}")
 EOF
 
 echo "== hosts: pytest hosts/python (against the installed package)"
@@ -73,10 +76,15 @@ echo "== hosts: node $(node --version): npm pack hosts/node, install the tarball
 )
 tarball="$scratch/$(tail -n1 "$scratch/tarball-name")"
 tar -tzf "$tarball" > "$scratch/tarball-files"
-for file in package/agent-memory.js package/agent-memory.d.ts package/worker.js package/gen/agent_memory.js package/gen/agent_memory.core.wasm; do
+for file in package/agent-memory.js package/agent-memory.d.ts package/semantic.js package/worker.js package/gen/agent_memory.js package/gen/agent_memory.core.wasm; do
     grep -qx "$file" "$scratch/tarball-files" || { echo "$file is missing from $tarball" >&2; exit 1; }
 done
-echo "packed $(basename "$tarball"): $(wc -l < "$scratch/tarball-files") files, $(du -k "$tarball" | cut -f1) KiB"
+if grep -qx package/gen/all-minilm-l6-v2.int8.safetensors "$scratch/tarball-files"; then
+    shipped="with the embedding weights"
+else
+    shipped="WITHOUT the embedding weights (none in embed/weights/): semantic recall looks elsewhere or is off"
+fi
+echo "packed $(basename "$tarball"): $(wc -l < "$scratch/tarball-files") files, $(du -k "$tarball" | cut -f1) KiB, $shipped"
 
 project="$scratch/node-project"
 mkdir -p "$project"

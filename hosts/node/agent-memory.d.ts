@@ -21,6 +21,12 @@ export declare const SECRET_POLICIES: readonly SecretPolicy[];
 export declare const SCOPES: readonly Scope[];
 /** The team directory's name in a project: `.agent-memory`. */
 export declare const TEAM_DIR_NAME: string;
+/** The embedding weights file's name (semantic recall), shipped in the package's `gen/` when it was packed with the weights present. */
+export declare const WEIGHTS_FILE: string;
+/** The environment variable naming the weights file. */
+export declare const ENV_WEIGHTS: string;
+/** `off` (or `0`, `false`) turns semantic recall off, as for the CLI. */
+export declare const ENV_SEMANTIC: string;
 /** The WIT `operation` cases. */
 export declare const OPERATIONS: readonly Operation[];
 
@@ -159,6 +165,45 @@ export interface MemoryOptions {
    * model's) wait for `approve` instead of being applied (default none).
    */
   review?: Scope[];
+  /**
+   * Semantic recall (ranked search also finds the file that says it in
+   * other words; docs/recall.md). Default: on, unless
+   * `AGENT_MEMORY_SEMANTIC=off`; `true`: on whatever the environment says;
+   * `false`: no model is given (the status says `the host gave no embedding
+   * model` and searches carry no note; `disableSemantic` says why instead).
+   * It is off, and `semanticStatus()` says why, when no weights file is
+   * found or the component refuses it; nothing throws for that. The model is
+   * loaded at the first ranked search, `memory_search` call or
+   * `semanticStatus()` of the worker, once per worker, shared by the
+   * memories of a group (the file is read once per process).
+   */
+  semantic?: boolean | null;
+  /**
+   * The embedding weights file (all-MiniLM-L6-v2 int8, from
+   * `embed/scripts/derive.py`). Default: `AGENT_MEMORY_WEIGHTS` if set, else
+   * the file shipped in this package, else
+   * `<platform data dir>/agent-memory-models/all-minilm-l6-v2.int8.safetensors`.
+   * The memories of a group must use the same file.
+   */
+  weights?: string | null;
+}
+
+/** Whether semantic recall is on, with which model and how far indexing is, or why it is off. */
+export interface SemanticStatus {
+  /** A model is set on this memory. */
+  on: boolean;
+  /** The model's name and the start of its weights' sha256, e.g. `all-MiniLM-L6-v2 (int8, 6ca9119d462f265a)`. */
+  model: string | null;
+  /** Chunks (about 64 word-pieces of a file each) search covers. */
+  chunks: number;
+  /** Of those, chunks with a vector; until all have one, ranked search is lexical and says `semantic: indexing N%`. */
+  ready: number;
+  /** Why recall is off, when it is. */
+  whyOff: string | null;
+  /** Whole percent of chunks with a vector (100 when there are none). */
+  percent: number;
+  /** `semantic: on, <model>, N chunks, P% indexed` or `semantic: off (<why>)`, as `agent-memory status` prints it. */
+  line: string;
 }
 
 /** A model's tool call waiting for review. */
@@ -403,6 +448,15 @@ export declare class Memory implements Disposable {
   contextBlock(): string | null;
   flushCompaction(summary: string, messageCount?: number | null): WriteReceipt;
   callTool(name: string, args: string | Record<string, unknown>): string;
+  /** Semantic recall's status; loads the model when recall is on and it is not loaded yet. Embeds nothing. */
+  semanticStatus(): SemanticStatus;
+  /**
+   * Embeds the chunks without a vector, at most `limit` (all when omitted),
+   * in rounds of 16, calling `onProgress` after each; returns the status.
+   */
+  indexVectors(limit?: number, onProgress?: (status: SemanticStatus) => void): SemanticStatus;
+  /** Turns semantic recall off for this memory, saying why, until it is opened again. */
+  disableSemantic(why?: string): void;
   toolDefinitions(set?: ToolSet): ToolDefinition[];
   usagePrompt(set?: ToolSet): string;
   estimateTokens(text: string): bigint;

@@ -38,8 +38,10 @@ import { fileURLToPath } from 'node:url';
 import { basename, dirname, join, resolve } from 'node:path';
 import { Worker, MessageChannel, receiveMessageOnPort } from 'node:worker_threads';
 import { capMemories } from './memory-cap.js';
+import { choose, refusedWhy, rememberRefused, semanticStatus, weightsBytes } from './semantic.js';
 
 export { resolveRoot, RootError, disabledReply, ENV_DIR, ENV_DISABLE, ENV_CONFIG } from './roots.js';
+export { WEIGHTS_FILE, ENV_WEIGHTS, ENV_SEMANTIC } from './semantic.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const GEN_DIR = join(HERE, 'gen');
@@ -49,6 +51,9 @@ const WORKER = new URL('./worker.js', import.meta.url);
 export const DEFAULT_MAX_MEMORY_BYTES = 256 * 1024 * 1024;
 /** The default bound on one call, as in the Rust host: 30 s. */
 export const DEFAULT_CALL_TIMEOUT_MS = 30_000;
+// Chunks `indexVectors` embeds per call of the component: about 2 s each
+// round, so progress moves and no call nears the call timeout.
+const INDEX_ROUND = 16;
 
 /** The WIT `write-target` cases, in WIT order (a test compares with the WIT). */
 export const WRITE_TARGETS = Object.freeze(['long-term', 'scratchpad', 'daily', 'note']);
@@ -212,6 +217,13 @@ class Group {
     this.members = specs.map((spec, i) =>
       member(spec, single ? '/' : `/memory-${i}`, single ? GUEST_PROJECT : `${GUEST_PROJECT}-${i}`),
     );
+    const models = [...new Set(this.members.map((m) => m.semantic.weights).filter((w) => w !== null))];
+    if (models.length > 1) {
+      throw new MemoryError(
+        'invalid-options',
+        `the memories of one group share one embedding model, but they were given ${models.map((w) => `\`${w}\``).join(', ')}; give them the same weights, or open them apart`,
+      );
+    }
     this.maxMemoryBytes = Math.max(...specs.map((s) => s.maxMemoryBytes ?? DEFAULT_MAX_MEMORY_BYTES));
     this.callTimeoutMs = Math.max(...specs.map((s) => s.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS));
     this.workaround = workaround;
@@ -249,7 +261,8 @@ class Group {
     // unhandled error: a timed-out call terminates it on purpose.
     worker.unref();
     worker.on('error', () => {});
-    this.#live = { worker, port: port1, signal: new Int32Array(flag) };
+    // `model`: the embedding model is loaded in this worker.
+    this.#live = { worker, port: port1, signal: new Int32Array(flag), model: false };
     // Starting takes a fraction of a second; a worker that cannot start
     // answers with a trap, one that hangs is bounded like a call.
     this.#await('start', this.#startTimeoutMs);
@@ -319,15 +332,96 @@ class Group {
       if (m.followsSystemZone) m.offset = localOffset();
       this.request('store.open', { type: 'open', index, options: witOptions(m) }, this.#startTimeoutMs);
       m.open = true;
+      m.semanticApplied = false;
+      if (m.semantic.weights === null) {
+        if (m.semantic.whyOff !== null) {
+          this.request('semantic.disable', { type: 'semantic', name: 'disable', index, args: [m.semantic.whyOff] });
+        }
+        m.semanticApplied = true;
+      }
     } else if (m.followsSystemZone && localOffset() !== m.offset) {
       m.offset = localOffset();
       this.request('store.set-clock', { type: 'method', index, name: 'setClock', args: [clock(m)] });
     }
   }
 
-  method(index, name, args) {
+  method(index, name, args, semantic = false) {
+    if (semantic) this.ensureSemantic(index);
     this.ensureOpen(index);
     return this.request(`store.${kebab(name)}`, { type: 'method', index, name, args });
+  }
+
+  /** `semantic.<name>(memory, ...args)` for member `index`, its semantic recall set up first. */
+  semantic(index, name, args) {
+    this.ensureSemantic(index);
+    this.ensureOpen(index);
+    return this.request(`semantic.${kebab(name)}`, { type: 'semantic', name, index, args });
+  }
+
+  /**
+   * Gives member `index` its semantic setting before a call that uses it:
+   * the model is loaded in this worker the first time (the weights read once
+   * per process) and enabled on the memory. A weights file the component
+   * refuses, or a load that traps, turns recall off with the reason; nothing
+   * is thrown for it.
+   */
+  ensureSemantic(index) {
+    this.ensureOpen(index);
+    const m = this.members[index];
+    if (m.semanticApplied) return;
+    const weights = m.semantic.weights;
+    let why = refusedWhy(weights);
+    if (why === null && !this.#live.model) {
+      try {
+        // The first load in a process runs while V8 still compiles the
+        // guest's code (about 10 s here, 1.6 s after): bounded apart.
+        const bound = Math.max(this.callTimeoutMs, 60_000);
+        this.request('semantic.load', { type: 'semantic-load', weights: weightsBytes(weights) }, bound);
+        this.#live.model = true;
+      } catch (error) {
+        if (error instanceof MemoryError) {
+          why = `the weights file \`${weights}\` was refused: ${error.message}`;
+          if (error.kind === 'invalid-options') rememberRefused(weights, why);
+        } else if (error instanceof MemoryTrap) {
+          why = `loading the weights file \`${weights}\` failed: ${error.message}`;
+        } else if (error?.code) {
+          why = `the weights file \`${weights}\` cannot be read: ${error.message}`;
+        } else {
+          throw error;
+        }
+      }
+    }
+    if (why !== null) {
+      this.#semanticOff(weights, why);
+      // A trap ended the worker: the memory opens again, off.
+      this.ensureOpen(index);
+      return;
+    }
+    this.request('semantic.enable', { type: 'semantic-enable', index });
+    m.semanticApplied = true;
+  }
+
+  /** Turns recall off for member `index`, saying why. */
+  disableSemantic(index, why) {
+    this.ensureOpen(index);
+    const m = this.members[index];
+    m.semantic = { weights: null, whyOff: why };
+    this.request('semantic.disable', { type: 'semantic', name: 'disable', index, args: [why] });
+    m.semanticApplied = true;
+  }
+
+  // Turns recall off, saying why, for every memory that would load
+  // `weights`: at once where it is open, else when it opens.
+  #semanticOff(weights, why) {
+    for (const [index, m] of this.members.entries()) {
+      if (m.semantic.weights !== weights) continue;
+      m.semantic = { weights: null, whyOff: why };
+      m.semanticApplied = false;
+      if (m.open && this.#live && !m.closed) {
+        this.request('semantic.disable', { type: 'semantic', name: 'disable', index, args: [why] });
+        m.semanticApplied = true;
+      }
+    }
   }
 
   free(iface, name, args) {
@@ -452,6 +546,10 @@ function member(spec, guestRoot, guestProject) {
     guestTeam: team === undefined ? undefined : guestRoot === '/' ? '/agent-memory-team' : `${guestRoot}-team`,
     scope: word(spec.scope ?? 'personal', SCOPES, 'invalid-options', 'scope'),
     review: (spec.review ?? []).map((s) => word(s, SCOPES, 'invalid-options', 'review scope')),
+    semantic: choose(spec.semantic, spec.weights, (message) => new MemoryError('invalid-options', message)),
+    // Whether the open handle was given its semantic setting (`enable` at
+    // the first search, `disable` at open).
+    semanticApplied: false,
     open: false,
     closed: false,
   };
@@ -630,7 +728,7 @@ export class Memory {
    */
   search(query, mode = 'ranked') {
     const m = word(mode, SEARCH_MODES, 'invalid-mode', 'search mode');
-    return searchResults(this.#call('search', query, m));
+    return searchResults(this.#group.method(this.#index, 'search', [query, m], m === 'ranked'));
   }
 
   /**
@@ -642,7 +740,7 @@ export class Memory {
    */
   searchTop(query, limit, mode = 'ranked') {
     const m = word(mode, SEARCH_MODES, 'invalid-mode', 'search mode');
-    const r = this.#call('searchTop', query, m, limit);
+    const r = this.#group.method(this.#index, 'searchTop', [query, m, limit], m === 'ranked');
     return { ...searchResults(r), total: r.total };
   }
 
@@ -831,7 +929,51 @@ export class Memory {
    * @throws {MemoryError} `unknown-tool`, `invalid-arguments`, and the operation's errors
    */
   callTool(name, args) {
-    return this.#call('callTool', name, typeof args === 'string' ? args : JSON.stringify(args));
+    const text = typeof args === 'string' ? args : JSON.stringify(args);
+    return this.#group.method(this.#index, 'callTool', [name, text], name === 'memory_search');
+  }
+
+  /**
+   * Turns semantic recall off for this memory, saying why: ranked search is
+   * then exactly lexical, and `semanticStatus()` and the searches where
+   * meaning would have decided report `why`. It stays off until the memory
+   * is opened again.
+   */
+  disableSemantic(why = 'turned off by the host') {
+    this.#group.disableSemantic(this.#index, why);
+  }
+
+  /**
+   * Whether semantic recall is on, with which model and how far indexing is,
+   * or why it is off: `{on, model, chunks, ready, whyOff, percent, line}`;
+   * `line` is what `agent-memory status` prints. Loads the model when recall
+   * is on and it is not loaded yet; reads the files that changed, embeds
+   * nothing.
+   */
+  semanticStatus() {
+    return semanticStatus(this.#group.semantic(this.#index, 'getStatus', []));
+  }
+
+  /**
+   * Embeds the chunks that have no vector yet, at most `limit` of them (all
+   * when omitted), and saves them under the root's `.store/vectors/`. Runs in
+   * rounds of 16 chunks (about 2 s each), calling `onProgress(status)` after
+   * each. Returns the status; with recall off, at once. Stops early when a
+   * round saved nothing (another process held the store's lock): call it
+   * again.
+   */
+  indexVectors(limit = undefined, onProgress = undefined) {
+    let status = this.semanticStatus();
+    let left = limit ?? null;
+    while (status.on && status.ready < status.chunks && (left === null || left > 0)) {
+      const round = left === null ? INDEX_ROUND : Math.min(INDEX_ROUND, left);
+      const before = status.ready;
+      status = semanticStatus(this.#group.semantic(this.#index, 'index', [round]));
+      if (left !== null) left -= round;
+      onProgress?.(status);
+      if (status.ready === before) break;
+    }
+    return status;
   }
 
   /**

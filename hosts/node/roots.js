@@ -37,7 +37,7 @@ export function disabledReply(reason) {
     + 'Carry on without memory; do not retry memory tools in this session.';
 }
 
-function platformDirs(home) {
+export function platformDirs(home) {
   if (process.platform === 'win32') {
     const appdata = process.env.APPDATA || null;
     return [appdata, appdata];

@@ -100,6 +100,8 @@ function errorOf(e) {
 
 let exports;
 const handles = new Map();
+// The embedding model of this instance, shared by its memories.
+let model = null;
 
 function run(request) {
   switch (request.type) {
@@ -113,6 +115,15 @@ function run(request) {
     }
     case 'free':
       return exports[request.iface][request.name](...request.args);
+    case 'semantic-load':
+      // The bytes are shared with the main thread: the guest copies them in.
+      model = exports.semantic.Model.load(request.weights);
+      return null;
+    case 'semantic-enable':
+      exports.semantic.enable(handles.get(request.index), model);
+      return null;
+    case 'semantic':
+      return exports.semantic[request.name](handles.get(request.index), ...request.args);
     case 'drop': {
       const handle = handles.get(request.index);
       handles.delete(request.index);

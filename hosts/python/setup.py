@@ -15,6 +15,13 @@ compiles it: about a second each time otherwise. wasmtime refuses that
 artifact on a machine that cannot run it (another CPU, another wasmtime),
 and the package then compiles once and caches. AGENT_MEMORY_PRECOMPILE=0
 skips this step.
+
+It copies the embedding weights for semantic recall in too, beside the
+component, from `embed/weights/all-minilm-l6-v2.int8.safetensors` (not
+checked in either: `python3 embed/scripts/derive.py` writes it, see
+docs/recall.md), or from AGENT_MEMORY_WEIGHTS_SOURCE. Without them the
+package is built without, and says so on stderr; it then looks at
+AGENT_MEMORY_WEIGHTS and the data directory, or reports recall off.
 """
 
 import hashlib
@@ -30,6 +37,8 @@ from setuptools.command.build_py import build_py
 HERE = Path(__file__).resolve().parent
 NAME = "agent_memory_component.wasm"
 BUILT = HERE.parent.parent / "target" / "guest" / "wasm32-wasip2" / "release" / NAME
+WEIGHTS = "all-minilm-l6-v2.int8.safetensors"
+DERIVED = HERE.parent.parent / "embed" / "weights" / WEIGHTS
 
 
 class BuildPyWithComponent(build_py):
@@ -51,6 +60,24 @@ class BuildPyWithComponent(build_py):
                 stale.unlink()
             if os.environ.get("AGENT_MEMORY_PRECOMPILE") != "0":
                 precompile(target)
+            copy_weights(target.parent / WEIGHTS)
+
+
+def copy_weights(target):
+    """Ships the weights beside the component, or says why not."""
+    source = Path(os.environ.get("AGENT_MEMORY_WEIGHTS_SOURCE") or DERIVED)
+    if source.is_file():
+        shutil.copyfile(source, target)
+        print(f"packaging the embedding weights: {source} ({target.stat().st_size} bytes)", file=sys.stderr)
+        return
+    # A copy from an earlier build must not ride along.
+    target.unlink(missing_ok=True)
+    print(
+        f"not packaging the embedding weights: {source} is missing (derive them with "
+        "`python3 embed/scripts/derive.py`, see docs/recall.md); the package will look at "
+        "AGENT_MEMORY_WEIGHTS and the data directory instead",
+        file=sys.stderr,
+    )
 
 
 def precompile(wasm):

@@ -3,6 +3,7 @@
 //! ([`Component`]), so every case runs against both and must agree.
 
 use std::path::Path;
+use std::sync::Arc;
 
 use agent_memory_core as core;
 pub use core::{
@@ -125,6 +126,52 @@ impl From<core::WriteReceipt> for WriteReceipt {
 /// Result of a backend call.
 pub type Outcome<T> = Result<T, Failure>;
 
+pub mod semantic_model;
+
+/// Semantic recall's status as both backends report it, with the line
+/// `agent-memory status` prints.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SemanticStatus {
+    /// A model is set.
+    pub on: bool,
+    /// Its name and the start of its weights' sha256.
+    pub model: Option<String>,
+    /// Chunks search covers.
+    pub chunks: u64,
+    /// Of those, chunks with a vector.
+    pub ready: u64,
+    /// Why recall is off, when it is.
+    pub why_off: Option<String>,
+    /// `semantic: on, …` or `semantic: off (…)`.
+    pub line: String,
+}
+
+impl From<core::SemanticStatus> for SemanticStatus {
+    fn from(s: core::SemanticStatus) -> Self {
+        SemanticStatus {
+            line: s.line(),
+            on: s.on,
+            model: s.model,
+            chunks: s.chunks as u64,
+            ready: s.ready as u64,
+            why_off: s.why_off,
+        }
+    }
+}
+
+impl From<agent_memory::SemanticStatus> for SemanticStatus {
+    fn from(s: agent_memory::SemanticStatus) -> Self {
+        SemanticStatus {
+            line: s.line(),
+            on: s.on,
+            model: s.model,
+            chunks: u64::from(s.chunks),
+            ready: u64::from(s.ready),
+            why_off: s.why_off,
+        }
+    }
+}
+
 /// Size limits a case may override.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct CapsOverride {
@@ -226,10 +273,69 @@ pub trait Backend: Sized {
     fn append_memory_block(&mut self, preamble: &str, block: Option<&str>) -> String;
     /// `prompt.estimate-tokens`.
     fn estimate_tokens(&mut self, text: &str) -> u64;
+    /// `semantic.model.load` of a weights file's bytes, then
+    /// `semantic.enable`.
+    fn enable_semantic(&mut self, weights: &[u8]) -> Outcome<()>;
+    /// `semantic.disable`.
+    fn disable_semantic(&mut self, why: &str) -> Outcome<()>;
+    /// `semantic.get-status`.
+    fn semantic_status(&mut self) -> Outcome<SemanticStatus>;
+    /// `semantic.index`.
+    fn index_vectors(&mut self, limit: Option<u32>) -> Outcome<SemanticStatus>;
 }
 
 /// The core called directly.
 pub struct Native(core::Memory);
+
+thread_local! {
+    static EMBEDDING_NOISE: std::cell::Cell<f32> = const { std::cell::Cell::new(0.0) };
+}
+
+/// Runs `f` with every vector the native backend's models embed on this
+/// thread moved by up to `eps` in each component (then made unit length
+/// again), the same for the same text: outcomes that survive it do not hang
+/// on the last bits where native and wasm floating point differ.
+pub fn with_embedding_noise<R>(eps: f32, f: impl FnOnce() -> R) -> R {
+    EMBEDDING_NOISE.with(|n| n.set(eps));
+    let result = f();
+    EMBEDDING_NOISE.with(|n| n.set(0.0));
+    result
+}
+
+/// A model whose vectors [`with_embedding_noise`] moves.
+struct Noisy {
+    inner: core::MiniLm,
+    eps: f32,
+}
+
+impl core::Embed for Noisy {
+    fn model_id(&self) -> &str {
+        self.inner.model_id()
+    }
+    fn model_name(&self) -> &str {
+        self.inner.model_name()
+    }
+    fn pieces(&self, text: &str) -> usize {
+        self.inner.pieces(text)
+    }
+    fn embed(&self, text: &str) -> Vec<f32> {
+        // FNV-1a of the text, then a step of a linear congruential
+        // generator per component: fixed noise, in [-eps, eps).
+        let mut state = text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+            (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+        });
+        let mut v = self.inner.embed(text);
+        for x in &mut v {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            *x += self.eps * (((state >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0);
+        }
+        let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+        v.iter_mut().for_each(|x| *x /= norm);
+        v
+    }
+}
 
 fn native<T>(r: core::Result<T>) -> Outcome<T> {
     r.map_err(|e| Failure {
@@ -350,6 +456,30 @@ impl Backend for Native {
     }
     fn estimate_tokens(&mut self, text: &str) -> u64 {
         core::prompt::estimate_tokens(text)
+    }
+    fn enable_semantic(&mut self, weights: &[u8]) -> Outcome<()> {
+        let model = native(core::MiniLm::from_bytes(weights))?;
+        let eps = EMBEDDING_NOISE.with(std::cell::Cell::get);
+        if eps > 0.0 {
+            self.0.set_embedder(Arc::new(Noisy { inner: model, eps }));
+        } else {
+            self.0.set_embedder(Arc::new(model));
+        }
+        Ok(())
+    }
+    fn disable_semantic(&mut self, why: &str) -> Outcome<()> {
+        self.0.set_semantic_off(why);
+        Ok(())
+    }
+    fn semantic_status(&mut self) -> Outcome<SemanticStatus> {
+        Ok(self.0.semantic_status().into())
+    }
+    fn index_vectors(&mut self, limit: Option<u32>) -> Outcome<SemanticStatus> {
+        native(
+            self.0
+                .index_vectors(limit.map(|l| l as usize), &mut |_, _| {}),
+        )
+        .map(Into::into)
     }
 }
 
@@ -536,6 +666,18 @@ impl Backend for Component {
     }
     fn estimate_tokens(&mut self, text: &str) -> u64 {
         self.0.estimate_tokens(text).expect("estimate tokens")
+    }
+    fn enable_semantic(&mut self, weights: &[u8]) -> Outcome<()> {
+        component(self.0.enable_semantic(Arc::new(weights.to_vec())))
+    }
+    fn disable_semantic(&mut self, why: &str) -> Outcome<()> {
+        component(self.0.disable_semantic(why))
+    }
+    fn semantic_status(&mut self) -> Outcome<SemanticStatus> {
+        component(self.0.semantic_status()).map(Into::into)
+    }
+    fn index_vectors(&mut self, limit: Option<u32>) -> Outcome<SemanticStatus> {
+        component(self.0.index_vectors(limit)).map(Into::into)
     }
 }
 

@@ -750,6 +750,16 @@ impl semantic::GuestModel for Model {
         Ok(semantic::Model::new(Model(std::sync::Arc::new(model))))
     }
 
+    fn load_stdin() -> Result<semantic::Model, types::Error> {
+        use std::io::Read as _;
+        let mut weights = Vec::new();
+        std::io::stdin()
+            .lock()
+            .read_to_end(&mut weights)
+            .map_err(|e| core::Error::io("read the weights from", "stdin", &e))?;
+        Self::load(weights)
+    }
+
     fn name(&self) -> String {
         core::Embed::model_name(self.0.as_ref()).to_string()
     }

@@ -138,6 +138,8 @@ const results = (r) => ({
   })),
 });
 
+const status = (s) => ({ on: s.on, model: s.model, chunks: s.chunks, ready: s.ready, why_off: s.whyOff, line: s.line });
+
 class Session {
   constructor(c, root, memoryOptions, files, team) {
     this.root = root;
@@ -147,13 +149,18 @@ class Session {
     this.project = text(c.project);
     this.now = c.now;
     this.caps = c.caps ?? {};
+    // The case's embedding model: every open enables it. Without one,
+    // semantic recall is off, as in the Rust runner, whatever weights the
+    // package ships.
+    this.model = c.model === undefined ? null : safe(VECTORS_DIR, text(c.model));
     this.memoryOptions = memoryOptions;
     this.memory = this.open(this.project, this.now, this.caps);
   }
 
   open(project, now, caps) {
     const names = { max_inject_bytes: 'maxInjectBytes', max_write_bytes: 'maxWriteBytes', max_read_bytes: 'maxReadBytes' };
-    const options = { ...this.memoryOptions, now };
+    const options = { ...this.memoryOptions, now, semantic: this.model !== null };
+    if (this.model !== null) options.weights = this.model;
     if (this.files !== undefined) options.projectDir = this.files;
     if (this.team) options.teamDir = this.team;
     for (const [k, v] of Object.entries(caps)) {
@@ -219,6 +226,13 @@ class Session {
       }
       case 'tree':
         return tree(this.root);
+      case 'semantic_status':
+        return status(m.semanticStatus());
+      case 'semantic_index':
+        return status(m.indexVectors(num('limit')));
+      case 'semantic_off':
+        m.disableSemantic(text(step.why));
+        return null;
       case 'project_plant':
       case 'project_remove':
       case 'project_rename':

@@ -124,7 +124,8 @@ test('two handles on two roots in one instance stay independent', () => {
   const [rootA, rootB] = [tempDir(), tempDir()];
   const [a, b] = openGroup([
     { root: rootA, project: '/src/alpha', now: NOW, maxWriteBytes: 4 },
-    { root: rootB, project: '/src/beta', now: '2026-01-02T03:04:05-08:00' },
+    // Lexical: by meaning, `secret` would find b's own MEMORY.md.
+    { root: rootB, project: '/src/beta', now: '2026-01-02T03:04:05-08:00', semantic: false },
   ]);
   assert.ok(a.sharesInstanceWith(b));
   assert.ok(!a.sharesInstanceWith(Memory.open(tempDir(), PROJECT, { now: NOW })));
@@ -504,7 +505,8 @@ test('a bad policy, source, mode or set is refused', () => {
 });
 
 test('search in both modes', () => {
-  const memory = Memory.open(tempDir(), PROJECT, { now: NOW });
+  // Lexical, as `rot` below expects: semantic recall has its own tests.
+  const memory = Memory.open(tempDir(), PROJECT, { now: NOW, semantic: false });
   memory.write('note', 'The deployScript rotates keys.', 'append', 'ops');
   memory.write('long-term', '- rotating logs daily');
   const ops = `${memory.projectDir}/notes/ops.md`;

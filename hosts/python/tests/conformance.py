@@ -161,6 +161,11 @@ def results(r: am.SearchResults) -> Dict[str, Any]:
     }
 
 
+def status(s: am.SemanticStatus) -> Dict[str, Any]:
+    return {"on": s.on, "model": s.model, "chunks": s.chunks, "ready": s.ready,
+            "why_off": s.why_off, "line": s.line}
+
+
 # -- running ---------------------------------------------------------------------
 
 class Session:
@@ -173,6 +178,10 @@ class Session:
         self.project = text(case["project"])
         self.now = case["now"]
         self.caps = case.get("caps", {})
+        # The case's embedding model: every open enables it. Without one,
+        # semantic recall is off, as in the Rust runner, whatever weights
+        # the package ships.
+        self.model = safe(VECTORS_DIR, text(case["model"])) if "model" in case else None
         self.memory = self.open(self.project, self.now, self.caps)
 
     def open(self, project: str, now: str, caps: Dict[str, Any]) -> am.Memory:
@@ -180,6 +189,7 @@ class Session:
         if unknown:
             raise VectorError(f"unknown caps {sorted(unknown)}")
         return am.Memory(self.root, project, now=now, project_dir=self.files, team_dir=self.team,
+                         semantic=self.model is not None, weights=self.model,
                          **{k: number(v) for k, v in caps.items()})
 
     def close(self) -> None:
@@ -251,6 +261,14 @@ class Session:
             return path.read_bytes().decode("utf-8", "replace") if path.exists() else None
         if op == "tree":
             return tree(self.root)
+        if op == "semantic_status":
+            return status(m.semantic_status())
+        if op == "semantic_index":
+            limit = step.get("limit")
+            return status(m.index_vectors(None if limit is None else number(limit)))
+        if op == "semantic_off":
+            m.disable_semantic(text(step["why"]))
+            return None
         if op.startswith("project_"):
             if self.files is None:
                 raise VectorError(f"{op} in a case without project_files")

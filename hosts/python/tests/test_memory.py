@@ -18,7 +18,9 @@ NOW = "2026-05-30T09:15:00+02:00"
 
 @pytest.fixture
 def memory(tmp_path):
-    with am.Memory(tmp_path / "root", PROJECT, now=NOW) as memory:
+    # Lexical search, as the tests here expect: semantic recall has its own
+    # tests (test_semantic.py).
+    with am.Memory(tmp_path / "root", PROJECT, now=NOW, semantic=False) as memory:
         yield memory
 
 
@@ -189,7 +191,8 @@ def test_invalid_options_raise_memory_error(tmp_path):
 def test_two_handles_on_two_roots_in_one_instance_stay_independent(tmp_path):
     a, b = am.open_group([
         am.OpenOptions(tmp_path / "a", "/src/alpha", now=NOW, max_write_bytes=4),
-        am.OpenOptions(tmp_path / "b", "/src/beta", now="2026-01-02T03:04:05-08:00"),
+        # Lexical: by meaning, `secret` would find b's own MEMORY.md.
+        am.OpenOptions(tmp_path / "b", "/src/beta", now="2026-01-02T03:04:05-08:00", semantic=False),
     ])
     assert a._group is b._group  # one instance
     assert (a.guest_root, b.guest_root) == ("/memory-0", "/memory-1")

@@ -4,7 +4,8 @@
 
 import {
   Memory, MemoryError, MemoryTrap, openGroup, type EditReceipt, type Limits, type PurgeReceipt,
-  type SearchPage, type SearchResults, type StoredSecret, type ToolDefinition, type Version, type WriteReceipt,
+  type SearchPage, type SearchResults, type SemanticStatus, type StoredSecret, type ToolDefinition, type Version,
+  type WriteReceipt,
 } from 'agent-memory';
 
 const memory: Memory = Memory.open('/tmp/agent-memory', '/home/me/src/my-app', {
@@ -77,5 +78,13 @@ new Memory();
 // @ts-expect-error: a group member needs a root
 openGroup([{ project: '/src/a' }]);
 
-void [receipt, alsoToolWord, block, reply, rendered, limits.maxQueryTerms, limits.historyMaxBytes, tokens, shares];
+const semantic = Memory.open('/tmp/a', '/src/a', { semantic: false, weights: '/models/w.safetensors' });
+const lines: string[] = [];
+const status: SemanticStatus = semantic.indexVectors(32, (s) => lines.push(`${s.line} ${s.percent}`));
+const why: string | null = semantic.semanticStatus().whyOff;
+semantic.disableSemantic('not here');
+// @ts-expect-error: the limit is a number of chunks
+semantic.indexVectors('all');
+
+void [lines, status, why, receipt, alsoToolWord, block, reply, rendered, limits.maxQueryTerms, limits.historyMaxBytes, tokens, shares];
 void [literal, warnings, edited.line, moved, existed, versions, secrets, anthropic, prompt];

@@ -60,7 +60,8 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 from wasmtime import Engine, Store, WasiConfig, WasmtimeError
 from wasmtime.component import Linker, Record, ResourceAny, Variant
 
-from . import _compiled
+from . import _compiled, _semantic
+from ._semantic import SemanticStatus
 from .roots import RootChoice, RootError, disabled_reply, resolve_root
 
 __all__ = [
@@ -104,6 +105,8 @@ __all__ = [
     "DEFAULT_MAX_MEMORY_BYTES",
     "DEFAULT_CALL_TIMEOUT",
     "default_component_path",
+    "SemanticStatus",
+    "WEIGHTS_FILE",
 ]
 
 _PACKAGE = "agent:memory"
@@ -120,6 +123,15 @@ DEFAULT_MAX_MEMORY_BYTES = 256 << 20
 #: The default bound on one call, in seconds, as in the Rust host: longer
 #: than the 15 s a write waits for another process's lock.
 DEFAULT_CALL_TIMEOUT = 30.0
+
+#: The embedding weights file's name (semantic recall), shipped in this
+#: package when it was built with the weights present.
+WEIGHTS_FILE = _semantic.WEIGHTS_FILE
+
+#: Chunks :meth:`Memory.index_vectors` embeds per call of the component:
+#: about 2 s each round in wasmtime, so progress moves and no call nears
+#: the call timeout.
+_INDEX_ROUND = 16
 
 #: How often the engine's epoch advances: the granularity of call timeouts.
 _EPOCH_TICK = 0.01
@@ -458,6 +470,12 @@ class OpenOptions:
     #: The review gate: the scopes whose changes made through ``call_tool``
     #: (the model's) wait for :meth:`Memory.approve` instead of being applied.
     review: Tuple[str, ...] = ()
+    #: Semantic recall: ``None`` (on unless ``AGENT_MEMORY_SEMANTIC=off``),
+    #: ``True`` or ``False``; see :class:`Memory`.
+    semantic: Optional[bool] = None
+    #: The embedding weights file; default: ``AGENT_MEMORY_WEIGHTS``, the
+    #: package's own, the data directory's (see :class:`Memory`).
+    weights: Optional[PathLike] = None
 
 
 def default_component_path() -> Path:
@@ -617,6 +635,10 @@ def _hits(results: Any) -> List[SearchHit]:
     return [SearchHit(**{f: _get(h, f) for f in SearchHit.__dataclass_fields__}) for h in _get(results, "hits")]
 
 
+def _status(record: Any) -> SemanticStatus:
+    return _fields(record, SemanticStatus)
+
+
 def _version(record: Any) -> Version:
     # An enum lifts as its case name (`%import` as plain `import`).
     return _fields(record, Version)
@@ -680,6 +702,10 @@ class _Member:
     guest_team: Optional[str] = None
     scope: str = "personal"
     review: Tuple[str, ...] = ()
+    semantic: _semantic.Choice = _semantic.Choice(None, "turned off by the host")
+    # Whether the handle open now was given its semantic setting (`enable`
+    # happens at the first search, `disable` at open).
+    semantic_applied: bool = False
     handle: Optional[ResourceAny] = None
     closed: bool = False
 
@@ -690,6 +716,9 @@ class _Live:
     instance: Any
     funcs: Dict[Tuple[str, str], Any] = field(default_factory=dict)
     stderr: bytearray = field(default_factory=bytearray)
+    # The embedding model, loaded once per instance at the first search that
+    # needs it and enabled on each memory of the instance.
+    model: Optional[ResourceAny] = None
 
 
 def _prepare_team_dir(team: Path) -> Path:
@@ -748,6 +777,7 @@ class _Group:
             self._member(o, "/" if single else f"/memory-{i}", _GUEST_PROJECT if single else f"{_GUEST_PROJECT}-{i}")
             for i, o in enumerate(options)
         ]
+        self.check_one_model()
         self.max_memory_bytes = max(o.max_memory_bytes for o in options)
         self.call_timeout = max(o.call_timeout for o in options)
 
@@ -790,6 +820,7 @@ class _Group:
             guest_team=None if team is None else ("/agent-memory-team" if guest_root == "/" else f"{guest_root}-team"),
             scope=_word(o.scope, SCOPES, "invalid-options", "scope"),
             review=tuple(_word(w, SCOPES, "invalid-options", "review scope") for w in o.review),
+            semantic=_semantic.choose(o.semantic, o.weights, _package_dir()),
         )
 
     # -- the instance --
@@ -821,6 +852,15 @@ class _Group:
             if member.team is not None and member.guest_team is not None:
                 wasi.preopen_dir(str(member.team), member.guest_team)
         wasi.stderr_custom = keep
+        # The weights reach the component as its stdin, which wasmtime reads
+        # natively: wasmtime-py copies a `list<u8>` argument byte by byte
+        # (minutes for 25 MB), and the guest sees this one file, read-only.
+        weights = self._weights()
+        if weights is not None:
+            try:
+                wasi.stdin_file = str(weights)
+            except WasmtimeError as e:
+                self._semantic_off(weights, f"the weights file `{weights}` cannot be opened: {e}")
         store.set_wasi(wasi)
         try:
             instance = self.runtime.linker.instantiate(store, self.runtime.component)
@@ -929,6 +969,11 @@ class _Group:
                 review=list(member.review),
             )
             member.handle = self.result("store", "[static]memory.open", options)
+            member.semantic_applied = False
+            if member.semantic.weights is None:
+                if member.semantic.why_off is not None:
+                    self.raw_call("semantic", "disable", member.handle, member.semantic.why_off)
+                member.semantic_applied = True
         elif member.follows_system_zone:
             offset = _local_offset_minutes()
             if offset != member.offset:
@@ -941,8 +986,93 @@ class _Group:
     def _clock(member: _Member) -> Record:
         return _record(utc_offset_minutes=member.offset, fixed_unix_seconds=member.fixed_unix_seconds)
 
-    def method(self, index: int, name: str, *args: Any) -> Any:
-        return self._entered(lambda: self.result("store", f"[method]memory.{name}", self.handle(index), *args))
+    def method(self, index: int, name: str, *args: Any, semantic: bool = False) -> Any:
+        """Calls a method of member ``index``; with ``semantic``, its
+        semantic recall is set up first (the model loaded, if on)."""
+
+        def call() -> Any:
+            if semantic:
+                self.ensure_semantic(index)
+            return self.result("store", f"[method]memory.{name}", self.handle(index), *args)
+
+        return self._entered(call)
+
+    def semantic_call(self, index: int, name: str, *args: Any) -> Any:
+        """Calls ``semantic.<name>(memory, ...)`` for member ``index``, its
+        semantic recall set up first."""
+
+        def call() -> Any:
+            self.ensure_semantic(index)
+            return self.raw_call("semantic", name, self.handle(index), *args)
+
+        return self._entered(call)
+
+    # -- semantic recall --
+
+    def _weights(self) -> Optional[Path]:
+        """The weights file of the memories that have recall on (one per
+        group, checked at open)."""
+        return next((m.semantic.weights for m in self.members if m.semantic.weights is not None), None)
+
+    def check_one_model(self) -> None:
+        paths = {m.semantic.weights for m in self.members if m.semantic.weights is not None}
+        if len(paths) > 1:
+            raise MemoryError(
+                "invalid-options",
+                "the memories of one group share one embedding model, but they were given "
+                f"{', '.join(sorted(f'`{p}`' for p in paths))}; give them the same weights, or open them apart",
+            )
+
+    def _semantic_off(self, weights: Path, why: str) -> None:
+        """Turns recall off, saying why, for every memory that would load
+        ``weights``: at once where a handle is open, else when it opens."""
+        for member in self.members:
+            if member.semantic.weights == weights:
+                member.semantic = _semantic.Choice(None, why)
+                member.semantic_applied = False
+                if member.handle is not None and self.live is not None and not member.closed:
+                    self.raw_call("semantic", "disable", member.handle, why)
+                    member.semantic_applied = True
+
+    def disable_semantic(self, index: int, why: str) -> None:
+        def call() -> None:
+            member = self.members[index]
+            member.semantic = _semantic.Choice(None, why)
+            self.raw_call("semantic", "disable", self.handle(index), why)
+            member.semantic_applied = True
+
+        self._entered(call)
+
+    def ensure_semantic(self, index: int) -> None:
+        """Gives member ``index`` its semantic setting before a call that
+        uses it: the model is loaded in this instance the first time (about
+        a second) and enabled on the memory. A weights file the component
+        refuses, or a load that traps, turns recall off with the reason;
+        nothing is raised for it."""
+        member = self.members[index]
+        handle = self.handle(index)
+        if member.semantic_applied:
+            return
+        weights = member.semantic.weights
+        assert weights is not None
+        why = _semantic.refused(weights)
+        live = self.ensure_live()
+        if why is None and live.model is None:
+            try:
+                live.model = self.result("semantic", "[static]model.load-stdin")
+            except MemoryError as e:
+                why = f"the weights file `{weights}` was refused: {e.message}"
+                if e.kind == "invalid-options":
+                    _semantic.remember_refused(weights, why)
+            except MemoryTrap as e:
+                why = f"loading the weights file `{weights}` failed: {e}"
+        if why is not None:
+            self._semantic_off(weights, why)
+            # A trap dropped the instance: the handle opens again, off.
+            self.handle(index)
+            return
+        self.raw_call("semantic", "enable", handle, live.model)
+        member.semantic_applied = True
 
     def plain_method(self, index: int, name: str, *args: Any) -> Any:
         return self._entered(lambda: self.raw_call("store", f"[method]memory.{name}", self.handle(index), *args))
@@ -1050,10 +1180,28 @@ class Memory:
         link there raises ``invalid-options`` naming it.
     :param scope: ``"personal"`` (default) or ``"team"`` (needs
         ``team_dir``): which store the typed methods act on.
+    :param semantic: semantic recall (ranked search also finds the file that
+        says it in other words; docs/recall.md). ``None`` (default): on,
+        unless ``AGENT_MEMORY_SEMANTIC=off``; ``True``: on whatever the
+        environment says; ``False``: no model is given (as for a Rust host
+        that never enables it: the status says ``the host gave no embedding
+        model`` and searches carry no note; :meth:`disable_semantic` says
+        why instead). It is off, and
+        :meth:`semantic_status` says why, when no weights file is found or
+        the component refuses it; nothing fails for that. The model is
+        loaded (about a second) at the first ranked search,
+        ``memory_search`` call or :meth:`semantic_status` of the instance,
+        once per instance, shared by the memories of a group.
+    :param weights: the embedding weights file (all-MiniLM-L6-v2 int8, from
+        ``embed/scripts/derive.py``). Default: ``AGENT_MEMORY_WEIGHTS`` if
+        set, else the file shipped in this package, else
+        ``<platform data dir>/agent-memory-models/all-minilm-l6-v2.int8.safetensors``.
+        The memories of a group must use the same file.
     :param component: path of the ``.wasm`` (default: the packaged one).
     :raises MemoryError: ``invalid-options`` for an empty project, an offset
         out of range, limits out of range, an unknown secret policy, a bad
-        source label or a team directory that is a symbolic link.
+        source label, a team directory that is a symbolic link or an
+        ``AGENT_MEMORY_SEMANTIC`` that is neither on nor off.
 
     Close a memory with :meth:`close` or a ``with`` block; one that is
     garbage-collected unclosed releases its handle then. A ``Memory`` may be
@@ -1088,6 +1236,8 @@ class Memory:
         team_dir: Optional[PathLike] = None,
         scope: str = "personal",
         review: Tuple[str, ...] = (),
+        semantic: Optional[bool] = None,
+        weights: Optional[PathLike] = None,
         component: Optional[PathLike] = None,
     ) -> None:
         options = OpenOptions(
@@ -1110,6 +1260,8 @@ class Memory:
             team_dir=team_dir,
             scope=scope,
             review=tuple(review),
+            semantic=semantic,
+            weights=weights,
         )
         self._attach(_Group(Runtime.shared(component), [options]), 0)
 
@@ -1251,7 +1403,7 @@ class Memory:
             ``limits().max_query_terms``.
         """
         mode = _word(mode, SEARCH_MODES, "invalid-mode", "search mode")
-        results = self._method("search", query, mode)
+        results = self._group.method(self._index, "search", query, mode, semantic=mode == "ranked")
         return SearchResults(terms=_terms(results), hits=_hits(results))
 
     def search_top(self, query: str, limit: int, mode: str = "ranked") -> SearchPage:
@@ -1264,7 +1416,7 @@ class Memory:
             terms), ``invalid-mode``.
         """
         mode = _word(mode, SEARCH_MODES, "invalid-mode", "search mode")
-        page = self._method("search-top", query, mode, limit)
+        page = self._group.method(self._index, "search-top", query, mode, limit, semantic=mode == "ranked")
         return SearchPage(terms=_terms(page), hits=_hits(page), total=_get(page, "total"))
 
     def render_search(self, results: SearchResults, max_bytes: Optional[int] = None) -> str:
@@ -1478,7 +1630,51 @@ class Memory:
         """
         if not isinstance(arguments, str):
             arguments = json.dumps(arguments)
-        return self._method("call-tool", name, arguments)
+        return self._group.method(self._index, "call-tool", name, arguments, semantic=name == "memory_search")
+
+    # -- semantic recall -----------------------------------------------------
+
+    def disable_semantic(self, why: str = "turned off by the host") -> None:
+        """Turns semantic recall off for this memory, saying why: ranked
+        search is then exactly lexical, and :meth:`semantic_status` and the
+        searches where meaning would have decided report ``why``. It stays
+        off until the memory is opened again."""
+        self._group.disable_semantic(self._index, why)
+
+    def semantic_status(self) -> SemanticStatus:
+        """Whether semantic recall is on, with which model and how far
+        indexing is, or why it is off; ``.line`` is the line
+        ``agent-memory status`` prints. Loads the model when recall is on
+        and it is not loaded yet; reads the files that changed, embeds
+        nothing."""
+        return _status(self._group.semantic_call(self._index, "get-status"))
+
+    def index_vectors(
+        self, limit: Optional[int] = None, progress: Optional[Callable[[SemanticStatus], None]] = None
+    ) -> SemanticStatus:
+        """Embeds the chunks that have no vector yet, at most ``limit`` of
+        them (all when ``None``), and saves them under the root's
+        ``.store/vectors/``. It runs in rounds of 16 chunks (about 2 s each),
+        calling ``progress`` with the status after each round. Returns the
+        status; with recall off, at once. Stops early when a round saved
+        nothing (another process held the store's lock): call it again.
+
+        Searches embed up to 16 missing chunks each and answer lexically
+        while more are missing, so a large store wants this once.
+        """
+        status = self.semantic_status()
+        left = limit
+        while status.on and status.ready < status.chunks and (left is None or left > 0):
+            round_ = _INDEX_ROUND if left is None else min(_INDEX_ROUND, left)
+            before = status.ready
+            status = _status(self._group.semantic_call(self._index, "index", round_))
+            if left is not None:
+                left -= round_
+            if progress is not None:
+                progress(status)
+            if status.ready == before:
+                break
+        return status
 
     # -- tools and prompt helpers (pure; run in this memory's instance) ------
 
