@@ -52,6 +52,8 @@ fn main() {
         "guest/component/Cargo.lock",
         "vocab/src",
         "vocab/Cargo.toml",
+        "embed/src",
+        "embed/Cargo.toml",
         "wit",
         ".cargo/config.toml",
         "host/src/engine_config.rs",

@@ -7,6 +7,7 @@ mod eval;
 mod measure;
 mod rng;
 mod run;
+mod semantic;
 mod words;
 mod writes;
 
@@ -115,6 +116,25 @@ enum Command {
         /// next to this executable; skipped when missing]
         #[arg(long, value_name = "PATH")]
         cli: Option<PathBuf>,
+    },
+    /// Semantic recall's cost goals, each beside its goal: the first build
+    /// of a 250 KB store, the query latency added to a warm search process,
+    /// peak RSS, and the in-component build rate
+    Semantic {
+        /// Scratch directory, replaced [default: target/bench-semantic of
+        /// this workspace]
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
+        /// The `agent-memory` command [default: next to this executable]
+        #[arg(long, value_name = "PATH")]
+        cli: Option<PathBuf>,
+        /// The weights file [default: $AGENT_MEMORY_WEIGHTS, else
+        /// embed/weights/all-minilm-l6-v2.int8.safetensors]
+        #[arg(long, value_name = "PATH")]
+        weights: Option<PathBuf>,
+        /// Fewer rounds and a smaller in-component build
+        #[arg(long)]
+        quick: bool,
     },
     /// Run a command and report its peak RSS (the peak-memory wrapper)
     #[command(hide = true)]
@@ -267,6 +287,31 @@ fn run(cli: Cli) -> Result<()> {
             quick,
             cli.or_else(run::default_cli).as_deref(),
         ),
+        Command::Semantic {
+            dir,
+            cli,
+            weights,
+            quick,
+        } => {
+            let workspace = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .parent()
+                .map(std::path::Path::to_path_buf)
+                .unwrap_or_default();
+            let weights = weights
+                .or_else(|| std::env::var_os("AGENT_MEMORY_WEIGHTS").map(PathBuf::from))
+                .unwrap_or_else(|| {
+                    workspace.join("embed/weights/all-minilm-l6-v2.int8.safetensors")
+                });
+            semantic::run(&semantic::Plan {
+                dir: dir.unwrap_or_else(|| run::default_dir().with_file_name("bench-semantic")),
+                cli: cli
+                    .or_else(run::default_cli)
+                    .ok_or_else(|| anyhow::anyhow!("no agent-memory command: pass --cli"))?,
+                weights,
+                sets: workspace.join("bench"),
+                quick,
+            })
+        }
         Command::PeakRss {
             report,
             dir,

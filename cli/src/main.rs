@@ -213,7 +213,12 @@ enum Command {
     Status,
     /// Embed the chunks of memory that have no vector yet (semantic
     /// recall; see docs/recall.md), with a progress line
-    Index,
+    Index {
+        /// Embed inside the sandboxed component, on one thread, as the
+        /// Python and Node hosts do, instead of natively on every core
+        #[arg(long)]
+        in_component: bool,
+    },
     /// Search MEMORY.md, the project's notes and daily logs
     Search {
         /// Keywords, matched case-insensitively
@@ -626,9 +631,10 @@ fn run(cli: Cli) -> Result<()> {
             // Loading the model costs seconds: only the commands that
             // search (and status, which reports it) pay for it.
             let searches = match &command {
-                Command::Search { .. } | Command::Status | Command::Index | Command::Mcp { .. } => {
-                    true
-                }
+                Command::Search { .. }
+                | Command::Status
+                | Command::Index { .. }
+                | Command::Mcp { .. } => true,
                 Command::Call { tool, .. } => tool == "memory_search",
                 _ => false,
             };
@@ -636,7 +642,7 @@ fn run(cli: Cli) -> Result<()> {
                 recall::setup(&mut memory, cli.semantic)?;
             }
             match command {
-                Command::Index => recall::index(&mut memory),
+                Command::Index { in_component } => recall::index(&mut memory, in_component),
                 Command::Mcp { tools } => mcp::serve(mcp::Backend::Memory(Box::new(memory)), tools),
                 Command::Status => status(&mut memory, &choice),
                 Command::Import { dry_run, from } => {
@@ -941,7 +947,7 @@ fn run_on(memory: &mut Memory, command: Command, scope: Scope) -> Result<()> {
         | Command::Tools { .. }
         | Command::Mcp { .. }
         | Command::Status
-        | Command::Index
+        | Command::Index { .. }
         | Command::Import { .. }
         | Command::Export { .. }
         | Command::Edit { .. }

@@ -58,15 +58,45 @@ pub fn setup(memory: &mut Memory, on: bool) -> Result<()> {
     Ok(())
 }
 
-/// `agent-memory index`: embed every chunk without a vector, printing a
-/// progress line to stderr, then the status.
-pub fn index(memory: &mut Memory) -> Result<()> {
+/// `agent-memory index`: embed every chunk without a vector, natively on
+/// every core (or inside the component, as the Python and Node hosts do,
+/// with `in_component`), printing a progress line to stderr, then the
+/// status.
+pub fn index(memory: &mut Memory, in_component: bool) -> Result<()> {
     let mut status = memory.semantic_status()?;
     if !status.on {
         println!("{}", status.line());
         return Ok(());
     }
     let mut err = std::io::stderr();
+    if !in_component {
+        let (ready, chunks) = (status.ready, status.chunks);
+        let mut shown = None;
+        let mut embedded = 0;
+        let start = std::time::Instant::now();
+        let status = memory.index_vectors_natively(None, &mut |done, total| {
+            embedded = done;
+            // `total` is what was missing; the line counts every chunk.
+            let now = ready + done;
+            let percent = (u64::from(now) * 100 / u64::from(chunks.max(1))) as u32;
+            if shown != Some(percent) || done == total {
+                shown = Some(percent);
+                let _ = write!(
+                    err,
+                    "\rsemantic: indexing {percent}% ({now}/{chunks} chunks)"
+                );
+            }
+        })?;
+        let _ = writeln!(err);
+        let _ = writeln!(
+            err,
+            "semantic: embedded {embedded} chunk{} natively in {:.1} s",
+            if embedded == 1 { "" } else { "s" },
+            start.elapsed().as_secs_f64()
+        );
+        println!("{}", status.line());
+        return Ok(());
+    }
     while status.ready < status.chunks {
         let before = status.ready;
         status = memory.index_vectors(Some(ROUND))?;

@@ -6,14 +6,17 @@
 //!     cargo run -p agent-memory-embed-wasm-run --release -- \
 //!         target/wasm32-wasip2/release/examples/bench.wasm WEIGHTS [DIR]
 //!
+//! A fourth argument `int8` reads the int8 weights in place (`Layout::Int8`, as the component
+//! does) instead of unpacking them to f32 panels.
+//!
 //! DIR is a directory of Markdown (default `bench/eval/store`); each file is cut by
 //! `chunk::chunk_note` into chunks of at most 64 word-pieces (the size the issue measured
 //! best) prefixed with the file's name and headings, and each chunk is embedded.
 
 use std::time::Instant;
 
-use agent_memory_embed::Embedder;
 use agent_memory_embed::chunk::{TARGET_PIECES, chunk_note};
+use agent_memory_embed::{Embedder, Layout};
 
 const QUERY: &str = "which city do our production servers run in these days";
 
@@ -66,7 +69,7 @@ fn peak_rss_mib() -> Option<f64> {
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let Some(weights) = args.first() else {
-        eprintln!("usage: bench WEIGHTS [MARKDOWN-DIR] [MAX-CHUNKS]");
+        eprintln!("usage: bench WEIGHTS [MARKDOWN-DIR] [MAX-CHUNKS] [panels|int8]");
         std::process::exit(2);
     };
     let dir = args.get(1).map_or("bench/eval/store", String::as_str);
@@ -74,16 +77,19 @@ fn main() {
         .get(2)
         .and_then(|s| s.parse().ok())
         .unwrap_or(usize::MAX);
+    let layout = match args.get(3).map(String::as_str) {
+        Some("int8") => Layout::Int8,
+        _ => Layout::Panels,
+    };
 
     let t = Instant::now();
     let bytes =
         std::fs::read(weights).unwrap_or_else(|e| panic!("failed to read `{weights}`: {e}"));
     let read = t.elapsed();
     let t = Instant::now();
-    let embedder = Embedder::from_bytes(&bytes).expect("weights");
-    drop(bytes);
+    let embedder = Embedder::from_vec(bytes, layout).expect("weights");
     let load = t.elapsed();
-    println!("target      {}", std::env::consts::ARCH);
+    println!("target      {}, {layout:?}", std::env::consts::ARCH);
     println!(
         "load        read {:.0} ms, unpack {:.0} ms",
         read.as_secs_f64() * 1e3,

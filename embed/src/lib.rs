@@ -23,7 +23,7 @@ pub mod safetensors;
 mod tables;
 pub mod tokenizer;
 
-pub use model::{Config, Model};
+pub use model::{Config, Layout, Model};
 pub use tokenizer::Tokenizer;
 
 /// What can go wrong loading an embedder.
@@ -51,14 +51,37 @@ impl Embedder {
     /// [`Error::Format`] when the file is not a weights file this crate reads.
     pub fn from_bytes(bytes: &[u8]) -> Result<Embedder, Error> {
         let file = safetensors::File::parse(bytes)?;
+        let (tokenizer, model_name) = Embedder::tokenizer_of(&file)?;
+        Embedder::checked(tokenizer, Model::load(&file)?, model_name)
+    }
+
+    /// Loads an embedder from a weights file it takes, its weights held as `layout` says:
+    /// [`Layout::Int8`] keeps the file and reads the int8 weights in place (a load of a few
+    /// milliseconds, for a process that embeds a query), [`Layout::Panels`] unpacks them as
+    /// [`Embedder::from_bytes`] does and drops the file.
+    ///
+    /// # Errors
+    /// [`Error::Format`] when the file is not a weights file this crate reads.
+    pub fn from_vec(bytes: Vec<u8>, layout: Layout) -> Result<Embedder, Error> {
+        if layout == Layout::Panels {
+            return Embedder::from_bytes(&bytes);
+        }
+        let (tokenizer, model_name) = Embedder::tokenizer_of(&safetensors::File::parse(&bytes)?)?;
+        Embedder::checked(tokenizer, Model::load_in_place(bytes)?, model_name)
+    }
+
+    fn tokenizer_of(file: &safetensors::File<'_>) -> Result<(Tokenizer, String), Error> {
         let vocab = file
             .get("vocab")
             .filter(|v| v.dtype == safetensors::Dtype::U8)
             .ok_or_else(|| Error::Format("no `vocab` tensor".into()))?;
         let vocab = std::str::from_utf8(vocab.data)
             .map_err(|_| Error::Format("`vocab` is not utf-8".into()))?;
-        let tokenizer = Tokenizer::from_lines(vocab)?;
-        let model = Model::load(&file)?;
+        let model_name = file.meta("model").unwrap_or("unnamed").to_owned();
+        Ok((Tokenizer::from_lines(vocab)?, model_name))
+    }
+
+    fn checked(tokenizer: Tokenizer, model: Model, model_name: String) -> Result<Embedder, Error> {
         if tokenizer.len() > model.vocab_size() {
             return Err(Error::Format(format!(
                 "{} tokens in the vocabulary, {} word embeddings",
@@ -66,7 +89,6 @@ impl Embedder {
                 model.vocab_size()
             )));
         }
-        let model_name = file.meta("model").unwrap_or("unnamed").to_owned();
         Ok(Embedder {
             tokenizer,
             model,

@@ -23,10 +23,36 @@ pub struct Config {
     pub max_tokens: usize,
 }
 
-/// A dense layer `y = x Wᵀ + b`, its weights packed for [`kernels::gemm`].
+/// How a loaded model holds its linear layers' weights.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layout {
+    /// Dequantised to f32 and packed in panels for [`kernels::gemm`]: the fastest products,
+    /// at four times the memory and a few hundred milliseconds of unpacking. For bulk
+    /// embedding.
+    Panels,
+    /// Left int8 in the file's own bytes and dequantised inside each product
+    /// ([`kernels::gemm_q8`]): loads in milliseconds and adds no memory. For a process that
+    /// embeds a query or two. An f32 file is unpacked to panels all the same.
+    Int8,
+}
+
+/// A dense layer's weights.
+#[derive(Debug)]
+enum Weights {
+    /// f32, packed by [`kernels::pack`].
+    Panels(Vec<f32>),
+    /// int8 at byte `at` of the model's kept file, one scale per `group` weights of a row.
+    Int8 {
+        at: usize,
+        scale: Vec<f32>,
+        group: usize,
+    },
+}
+
+/// A dense layer `y = x Wᵀ + b`.
 #[derive(Debug)]
 struct Linear {
-    panels: Vec<f32>,
+    w: Weights,
     bias: Vec<f32>,
     k: usize,
     m: usize,
@@ -35,17 +61,38 @@ struct Linear {
 impl Linear {
     fn new(w: &[f32], bias: Vec<f32>, m: usize, k: usize) -> Linear {
         Linear {
-            panels: kernels::pack(w, m, k),
+            w: Weights::Panels(kernels::pack(w, m, k)),
             bias,
             k,
             m,
         }
     }
 
-    fn forward(&self, x: &[f32], n: usize) -> Vec<f32> {
+    fn forward(&self, kept: &[u8], x: &[f32], n: usize) -> Vec<f32> {
         let mut y = vec![0.0; n * self.m];
-        kernels::gemm(x, n, self.k, &self.panels, &self.bias, &mut y, self.m);
+        self.forward_into(kept, x, n, &mut y, self.m);
         y
+    }
+
+    /// Writes row `t` of the output at `y[t * ldy..][..m]`.
+    fn forward_into(&self, kept: &[u8], x: &[f32], n: usize, y: &mut [f32], ldy: usize) {
+        match &self.w {
+            Weights::Panels(panels) if ldy == self.m => {
+                kernels::gemm(x, n, self.k, panels, &self.bias, y, self.m);
+            }
+            Weights::Panels(panels) => {
+                let mut tmp = vec![0.0; n * self.m];
+                kernels::gemm(x, n, self.k, panels, &self.bias, &mut tmp, self.m);
+                for (row, out) in tmp.chunks_exact(self.m).zip(y.chunks_mut(ldy)) {
+                    out[..self.m].copy_from_slice(row);
+                }
+            }
+            Weights::Int8 { at, scale, group } => {
+                let q = &kept[*at..][..self.m * self.k];
+                let w = (q, scale.as_slice(), *group);
+                kernels::gemm_q8(x, n, self.k, w, &self.bias, y, ldy, self.m);
+            }
+        }
     }
 }
 
@@ -57,7 +104,9 @@ struct Norm {
 
 #[derive(Debug)]
 struct Layer {
-    qkv: Linear,
+    /// Query, key and value: one fused product of `3 * hidden` outputs (panels), or three
+    /// that write side by side (int8).
+    qkv: Vec<Linear>,
     attn_out: Linear,
     norm1: Norm,
     up: Linear,
@@ -74,11 +123,19 @@ enum Table {
         scale: Vec<f32>,
         group: usize,
     },
+    /// int8 at byte `at` of the model's kept file.
+    Kept {
+        at: usize,
+        scale: Vec<f32>,
+        group: usize,
+    },
 }
 
 /// A loaded encoder.
 #[derive(Debug)]
 pub struct Model {
+    /// The weights file, kept when int8 weights are read in place ([`Layout::Int8`]).
+    kept: Vec<u8>,
     config: Config,
     vocab: usize,
     words: Table,
@@ -90,6 +147,8 @@ pub struct Model {
 
 struct Loader<'a> {
     file: &'a File<'a>,
+    /// The whole file's bytes when int8 weights stay in place.
+    int8_in: Option<&'a [u8]>,
 }
 
 impl Loader<'_> {
@@ -146,12 +205,21 @@ impl Loader<'_> {
         Ok((Self::floats(s), cols / groups))
     }
 
+    /// Where `v`'s data starts in the kept file, when int8 weights stay in place.
+    fn kept_at(&self, v: &View<'_>) -> Option<usize> {
+        let base = self.int8_in?;
+        (v.dtype == Dtype::I8).then(|| v.data.as_ptr().addr() - base.as_ptr().addr())
+    }
+
     fn table(&self, name: &str, rows: usize, cols: usize) -> Result<Table, Error> {
         let v = self.shape(name, &[rows, cols])?;
         if v.dtype != Dtype::I8 {
             return Ok(Table::F32(Self::floats(v)));
         }
         let (scale, group) = self.scales(name, rows, cols)?;
+        if let Some(at) = self.kept_at(&v) {
+            return Ok(Table::Kept { at, scale, group });
+        }
         Ok(Table::I8 {
             q: v.data.iter().map(|&b| b as i8).collect(),
             scale,
@@ -172,9 +240,35 @@ impl Loader<'_> {
     }
 
     fn linear(&self, prefix: &str, m: usize, k: usize) -> Result<Linear, Error> {
-        let w = self.matrix(&format!("{prefix}.weight"), m, k)?;
+        let name = format!("{prefix}.weight");
         let b = self.vector(&format!("{prefix}.bias"), m)?;
+        let v = self.shape(&name, &[m, k])?;
+        if let Some(at) = self.kept_at(&v) {
+            let (scale, group) = self.scales(&name, m, k)?;
+            let w = Weights::Int8 { at, scale, group };
+            return Ok(Linear { w, bias: b, k, m });
+        }
+        let w = self.matrix(&name, m, k)?;
         Ok(Linear::new(&w, b, m, k))
+    }
+
+    /// Query, key and value of layer `p`: fused when packed, three products in place.
+    fn qkv(&self, p: &str, d: usize) -> Result<Vec<Linear>, Error> {
+        let parts = ["query", "key", "value"].map(|part| format!("{p}.attention.self.{part}"));
+        let kept = parts.iter().all(|part| {
+            self.view(&format!("{part}.weight"))
+                .is_ok_and(|v| self.kept_at(&v).is_some())
+        });
+        if kept {
+            return parts.iter().map(|part| self.linear(part, d, d)).collect();
+        }
+        let mut qkv = Vec::with_capacity(3 * d * d);
+        let mut bias = Vec::with_capacity(3 * d);
+        for part in &parts {
+            qkv.extend(self.matrix(&format!("{part}.weight"), d, d)?);
+            bias.extend(self.vector(&format!("{part}.bias"), d)?);
+        }
+        Ok(vec![Linear::new(&qkv, bias, 3 * d, d)])
     }
 
     fn norm(&self, prefix: &str, d: usize) -> Result<Norm, Error> {
@@ -197,6 +291,25 @@ impl Model {
     /// # Errors
     /// [`Error::Format`] when the metadata or a tensor is missing or has the wrong shape.
     pub fn load(file: &File<'_>) -> Result<Model, Error> {
+        Model::load_from(file, None)
+    }
+
+    /// Loads the encoder with its int8 weights left in `bytes`, the file `file` was parsed
+    /// from ([`Layout::Int8`]); the model keeps them. f32 weights are unpacked as by
+    /// [`Model::load`].
+    ///
+    /// # Errors
+    /// As [`Model::load`].
+    pub fn load_in_place(bytes: Vec<u8>) -> Result<Model, Error> {
+        let mut model = {
+            let file = File::parse(&bytes)?;
+            Model::load_from(&file, Some(&bytes))?
+        };
+        model.kept = bytes;
+        Ok(model)
+    }
+
+    fn load_from(file: &File<'_>, int8_in: Option<&[u8]>) -> Result<Model, Error> {
         let config = Config {
             hidden: meta(file, "hidden_size")?,
             layers: meta(file, "num_hidden_layers")?,
@@ -212,7 +325,7 @@ impl Model {
                 config.heads
             )));
         }
-        let l = Loader { file };
+        let l = Loader { file, int8_in };
         let words = l.view("embeddings.word_embeddings.weight")?;
         let vocab = words.shape.first().copied().unwrap_or(0);
         let positions = l.view("embeddings.position_embeddings.weight")?;
@@ -245,14 +358,8 @@ impl Model {
         let mut layers = Vec::with_capacity(config.layers);
         for i in 0..config.layers {
             let p = format!("encoder.layer.{i}");
-            let mut qkv = Vec::with_capacity(3 * d * d);
-            let mut bias = Vec::with_capacity(3 * d);
-            for part in ["query", "key", "value"] {
-                qkv.extend(l.matrix(&format!("{p}.attention.self.{part}.weight"), d, d)?);
-                bias.extend(l.vector(&format!("{p}.attention.self.{part}.bias"), d)?);
-            }
             layers.push(Layer {
-                qkv: Linear::new(&qkv, bias, 3 * d, d),
+                qkv: l.qkv(&p, d)?,
                 attn_out: l.linear(&format!("{p}.attention.output.dense"), d, d)?,
                 norm1: l.norm(&format!("{p}.attention.output.LayerNorm"), d)?,
                 up: l.linear(&format!("{p}.intermediate.dense"), f, d)?,
@@ -261,6 +368,7 @@ impl Model {
             });
         }
         Ok(Model {
+            kept: Vec::new(),
             config,
             vocab,
             words: l.table("embeddings.word_embeddings.weight", vocab, d)?,
@@ -290,6 +398,13 @@ impl Model {
                 let scales = &scale[id * d / group..];
                 for (i, (o, &v)) in out.iter_mut().zip(row).enumerate() {
                     *o = v as f32 * scales[i / group];
+                }
+            }
+            Table::Kept { at, scale, group } => {
+                let row = &self.kept[at + id * d..][..d];
+                let scales = &scale[id * d / group..];
+                for (i, (o, &v)) in out.iter_mut().zip(row).enumerate() {
+                    *o = f32::from(v as i8) * scales[i / group];
                 }
             }
         }
@@ -326,7 +441,12 @@ impl Model {
         let mut ctx = vec![0.0; n * d];
         let mut scores = vec![0.0; n];
         for layer in &self.layers {
-            let qkv = layer.qkv.forward(&x, n);
+            let mut qkv = vec![0.0; n * 3 * d];
+            let mut col = 0;
+            for part in &layer.qkv {
+                part.forward_into(&self.kept, &x, n, &mut qkv[col..], 3 * d);
+                col += part.m;
+            }
             for h in 0..heads {
                 for i in 0..n {
                     let q = &qkv[i * 3 * d + h * hd..][..hd];
@@ -345,12 +465,12 @@ impl Model {
                     }
                 }
             }
-            let a = layer.attn_out.forward(&ctx, n);
+            let a = layer.attn_out.forward(&self.kept, &ctx, n);
             x.iter_mut().zip(&a).for_each(|(x, a)| *x += a);
             layer_norm(&mut x, &layer.norm1, d, c.eps);
-            let mut hidden = layer.up.forward(&x, n);
+            let mut hidden = layer.up.forward(&self.kept, &x, n);
             hidden.iter_mut().for_each(|v| *v = gelu(*v));
-            let o = layer.down.forward(&hidden, n);
+            let o = layer.down.forward(&self.kept, &hidden, n);
             x.iter_mut().zip(&o).for_each(|(x, o)| *x += o);
             layer_norm(&mut x, &layer.norm2, d, c.eps);
         }

@@ -2,8 +2,8 @@
 //! a naive f64 implementation, and the real all-MiniLM-L6-v2 weights against the numpy
 //! reference vectors that `embed/scripts/derive.py --fixture` wrote.
 
-use agent_memory_embed::Embedder;
 use agent_memory_embed::safetensors::{Dtype, Entry, write};
+use agent_memory_embed::{Embedder, Layout};
 
 fn cosine(a: &[f32], b: &[f64]) -> f64 {
     let dot: f64 = a.iter().zip(b).map(|(x, y)| *x as f64 * y).sum();
@@ -297,7 +297,13 @@ mod tiny {
 
     fn check(int8: bool) {
         let (bytes, seen) = build(int8);
-        let e = Embedder::from_bytes(&bytes).unwrap();
+        for layout in [Layout::Panels, Layout::Int8] {
+            check_one(&Embedder::from_vec(bytes.clone(), layout).unwrap(), &seen);
+        }
+        check_one(&Embedder::from_bytes(&bytes).unwrap(), &seen);
+    }
+
+    fn check_one(e: &Embedder, seen: &[(String, Vec<f64>)]) {
         assert_eq!((e.dim(), e.model_name()), (D, "tiny-random-bert"));
         for text in TEXTS {
             let ids = e.encode(text);
@@ -306,7 +312,7 @@ mod tiny {
                 "{text}: {ids:?}"
             );
             let got = e.embed(text);
-            let want = naive(&seen, &ids);
+            let want = naive(seen, &ids);
             let norm: f32 = got.iter().map(|v| v * v).sum::<f32>().sqrt();
             assert!((norm - 1.0).abs() < 1e-5, "{text}: norm {norm}");
             for (g, w) in got.iter().zip(&want) {
@@ -340,6 +346,8 @@ mod tiny {
         let (bytes, _) = build(true);
         for cut in [0, 8, 100, bytes.len() / 2, bytes.len() - 1] {
             assert!(Embedder::from_bytes(&bytes[..cut]).is_err(), "cut at {cut}");
+            let cut = bytes[..cut].to_vec();
+            assert!(Embedder::from_vec(cut, Layout::Int8).is_err());
         }
     }
 }
@@ -393,6 +401,7 @@ mod minilm {
             (e.dim(), e.model_name()),
             (384, "sentence-transformers/all-MiniLM-L6-v2")
         );
+        let in_place = Embedder::from_vec(bytes, Layout::Int8).unwrap();
         let floats = |v: &serde_json::Value| -> Vec<f64> {
             v.as_array()
                 .unwrap()
@@ -424,6 +433,10 @@ mod minilm {
                 int8_ref >= 0.99999,
                 "{text:?}: cosine {int8_ref} to the int8 numpy reference"
             );
+            // The weights read in place give the same vector up to summation order.
+            let w = in_place.embed(text);
+            let same = cosine(&w, &v.iter().map(|&x| x as f64).collect::<Vec<_>>());
+            assert!(same >= 0.999_999, "{text:?}: in place {same}");
             vectors.push(v);
         }
         // The paraphrase the issue is about: the city question finds the region note.

@@ -746,7 +746,7 @@ impl From<core::SemanticStatus> for semantic::SemanticStatus {
 
 impl semantic::GuestModel for Model {
     fn load(weights: Vec<u8>) -> Result<semantic::Model, types::Error> {
-        let model = core::MiniLm::from_bytes(&weights)?;
+        let model = core::MiniLm::from_vec(weights)?;
         Ok(semantic::Model::new(Model(std::sync::Arc::new(model))))
     }
 
@@ -788,6 +788,52 @@ impl semantic::Guest for Component {
             Ok(status) => status.into(),
             Err(_) => m.semantic_status().into(),
         }
+    }
+
+    fn pending(
+        memory: store::MemoryBorrow<'_>,
+        limit: Option<u32>,
+    ) -> Result<semantic::PendingChunks, types::Error> {
+        let m = memory.get::<Memory>().0.borrow();
+        let Some(p) = m.pending_chunks(limit.map(|l| l as usize)) else {
+            let why = m.semantic_status().why_off.unwrap_or_default();
+            return Err(types::Error {
+                kind: types::ErrorKind::InvalidOptions,
+                message: format!("semantic recall is off on this memory ({why})"),
+            });
+        };
+        Ok(semantic::PendingChunks {
+            model_id: p.model_id,
+            chunks: p
+                .chunks
+                .into_iter()
+                .map(|(key, text)| semantic::PendingChunk {
+                    key: key.to_vec(),
+                    text,
+                })
+                .collect(),
+            status: p.status.into(),
+        })
+    }
+
+    fn add_vectors(
+        memory: store::MemoryBorrow<'_>,
+        model_id: String,
+        vectors: Vec<semantic::ChunkVector>,
+    ) -> Result<semantic::SemanticStatus, types::Error> {
+        let mut keyed = Vec::with_capacity(vectors.len());
+        for (i, v) in vectors.into_iter().enumerate() {
+            let key: [u8; 16] = v.key.as_slice().try_into().map_err(|_| types::Error {
+                kind: types::ErrorKind::InvalidArguments,
+                message: format!(
+                    "key {i} has {} bytes, not 16; nothing was stored",
+                    v.key.len()
+                ),
+            })?;
+            keyed.push((key, v.vector));
+        }
+        let m = memory.get::<Memory>().0.borrow();
+        Ok(m.add_vectors(&model_id, keyed)?.into())
     }
 }
 

@@ -42,7 +42,7 @@ pub use limits::{
 pub use rank::SearchMode;
 pub use review::{Decision, Pending, ReviewGate};
 pub use search::{SearchHit, SearchResults};
-pub use semantic::{Embed, MiniLm, SemanticStatus};
+pub use semantic::{Embed, MiniLm, PendingChunks, SemanticStatus};
 pub use store::conflict_line;
 pub use store::{
     BatchChange, BatchReceipt, CONSOLIDATION_REASON, ClearReceipt, ClearTarget, DREAM_SOURCE,

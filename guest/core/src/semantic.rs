@@ -21,7 +21,7 @@ pub mod fuse;
 use std::fmt;
 use std::sync::Arc;
 
-use sha2::{Digest, Sha256};
+use agent_memory_embed::Layout;
 
 use crate::error::{Error, ErrorKind, Result};
 
@@ -42,6 +42,11 @@ pub trait Embed: Send + Sync {
     }
     /// How many word-pieces `text` is, for sizing chunks.
     fn pieces(&self, text: &str) -> usize;
+    /// Width of the vectors, when known without embedding anything; vectors
+    /// handed in from outside ([`crate::Memory::add_vectors`]) must have it.
+    fn dim(&self) -> Option<usize> {
+        None
+    }
     /// The unit-length vector of `text`. Every call returns the same width.
     fn embed(&self, text: &str) -> Vec<f32>;
 }
@@ -55,14 +60,34 @@ pub struct MiniLm {
 }
 
 impl MiniLm {
-    /// Load the model from the bytes of a weights file. Its id is
-    /// `minilm-` and the first 16 hex digits of the file's sha256.
+    /// Load the model from the bytes of a weights file, unpacked to f32 for
+    /// bulk embedding ([`Layout::Panels`]). Its id is `minilm-` and the 16
+    /// hex digits of the file's 64-bit checksum ([`crate::index::checksum`],
+    /// which changes with any word of the file).
     ///
     /// # Errors
     /// [`ErrorKind::InvalidOptions`] when the bytes are not a weights file
     /// this build reads, saying to derive the file again.
     pub fn from_bytes(bytes: &[u8]) -> Result<MiniLm> {
-        let inner = agent_memory_embed::Embedder::from_bytes(bytes).map_err(|e| {
+        MiniLm::load(bytes.to_vec(), Layout::Panels)
+    }
+
+    /// Load the model from a weights file it takes, reading the int8
+    /// weights in place ([`Layout::Int8`]): milliseconds instead of the
+    /// third of a second unpacking takes in wasm, and no copy. The id is
+    /// the same as [`MiniLm::from_bytes`] gives.
+    ///
+    /// # Errors
+    /// As [`MiniLm::from_bytes`].
+    pub fn from_vec(bytes: Vec<u8>) -> Result<MiniLm> {
+        MiniLm::load(bytes, Layout::Int8)
+    }
+
+    fn load(bytes: Vec<u8>, layout: Layout) -> Result<MiniLm> {
+        // A checksum, not sha256: hashing 25 MB took a search process over
+        // 0.1 s in wasm; this takes a few milliseconds.
+        let hex = format!("{:016x}", crate::index::checksum(&bytes));
+        let inner = agent_memory_embed::Embedder::from_vec(bytes, layout).map_err(|e| {
             Error::new(
                 ErrorKind::InvalidOptions,
                 format!(
@@ -70,8 +95,6 @@ impl MiniLm {
                 ),
             )
         })?;
-        let digest = Sha256::digest(bytes);
-        let hex: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
         let short = inner
             .model_name()
             .rsplit('/')
@@ -104,6 +127,9 @@ impl Embed for MiniLm {
     }
     fn embed(&self, text: &str) -> Vec<f32> {
         self.inner.embed(text)
+    }
+    fn dim(&self) -> Option<usize> {
+        Some(self.inner.dim())
     }
 }
 
@@ -193,6 +219,20 @@ impl SemanticStatus {
             ),
         }
     }
+}
+
+/// The chunks that have no vector yet, for a host that embeds them itself
+/// ([`crate::Memory::pending_chunks`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PendingChunks {
+    /// The id of the memory's model: [`crate::Memory::add_vectors`] takes
+    /// only vectors of it.
+    pub model_id: String,
+    /// Each chunk's key (the first 16 bytes of the sha256 of its text) and
+    /// the text to embed, once per key.
+    pub chunks: Vec<([u8; 16], String)>,
+    /// The status before any of them is embedded.
+    pub status: SemanticStatus,
 }
 
 /// A chunk of a file: the cache key of its text, the 1-based line its body

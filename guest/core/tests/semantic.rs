@@ -317,6 +317,73 @@ fn an_unwritable_cache_fails_no_write_and_no_search() {
     assert!(!hits.is_empty());
 }
 
+#[test]
+fn vectors_embedded_outside_are_stored_and_used() {
+    let s = Store::new();
+    let e = Fake::new("fake-a");
+    let m = s.with(&e);
+    let pending = m.pending_chunks(None).unwrap();
+    assert_eq!(pending.model_id, "fake-a");
+    assert_eq!(pending.status.ready, 0);
+    assert_eq!(pending.chunks.len(), pending.status.chunks);
+    assert_eq!(e.calls(), 0, "listing embeds nothing");
+    // The host embeds them (here with a second instance of the same model)
+    // in two rounds, as a build that saves as it goes.
+    let outside = Fake::new("fake-a");
+    let vectors: Vec<_> = pending
+        .chunks
+        .iter()
+        .map(|(key, text)| (*key, outside.embed(text)))
+        .collect();
+    let (first, rest) = vectors.split_at(2);
+    let half = m.add_vectors("fake-a", first.to_vec()).unwrap();
+    assert_eq!((half.ready, half.chunks), (2, pending.status.chunks));
+    let done = m.add_vectors("fake-a", rest.to_vec()).unwrap();
+    assert_eq!(done.ready, done.chunks);
+    // A fresh memory on the same root uses them: the city question ranks
+    // the region note first, and only the query was embedded here.
+    let fresh = s.with(&e);
+    assert_eq!(fresh.semantic_status().ready, done.chunks);
+    let on = paths(&fresh, "which city do the servers run in");
+    assert!(on[0].ends_with("infra.md"), "{on:?}");
+    assert_eq!(e.calls(), 1, "the query only");
+    assert!(fresh.pending_chunks(None).unwrap().chunks.is_empty());
+}
+
+#[test]
+fn outside_vectors_of_another_model_or_shape_are_refused() {
+    use agent_memory_core::ErrorKind;
+    let s = Store::new();
+    let e = Fake::new("fake-a");
+    let m = s.with(&e);
+    let pending = m.pending_chunks(Some(1)).unwrap();
+    assert_eq!(pending.chunks.len(), 1);
+    let (key, text) = pending.chunks[0].clone();
+    let v = e.embed(&text);
+    let err = m.add_vectors("fake-b", vec![(key, v.clone())]).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Conflict, "{err}");
+    // The width is learnt from the first vector stored, then held to.
+    m.add_vectors("fake-a", vec![(key, v.clone())]).unwrap();
+    let other = m.pending_chunks(Some(1)).unwrap().chunks[0].0;
+    let err = m
+        .add_vectors("fake-a", vec![(other, vec![1.0; 3])])
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::InvalidArguments, "{err}");
+    let mut nan = v.clone();
+    nan[0] = f32::NAN;
+    let err = m.add_vectors("fake-a", vec![(other, nan)]).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::InvalidArguments, "{err}");
+    // A key no file holds (its note changed meanwhile) is dropped.
+    let status = m.add_vectors("fake-a", vec![([7; 16], v)]).unwrap();
+    assert_eq!(status.ready, 1);
+    let mut off = s.open();
+    off.set_semantic_off("turned off by the host");
+    let err = off.add_vectors("fake-a", Vec::new()).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::InvalidOptions, "{err}");
+    assert!(err.message().contains("turned off by the host"), "{err}");
+    assert!(off.pending_chunks(None).is_none());
+}
+
 /// The real all-MiniLM-L6-v2 weights, end to end: skipped (saying how to
 /// get them) when `embed/weights/` does not hold them.
 #[test]
@@ -340,6 +407,10 @@ fn minilm_finds_the_region_note_for_a_city_question() {
         return;
     };
     let model = Arc::new(agent_memory_core::MiniLm::from_bytes(&bytes).unwrap());
+    // The component reads the weights in place; the id is the same, so the
+    // two share vectors.
+    let in_place = agent_memory_core::MiniLm::from_vec(bytes).unwrap();
+    assert_eq!(in_place.model_id(), model.model_id());
     let s = Store::new();
     let mut m = s.open();
     m.set_embedder(model);

@@ -3,14 +3,22 @@
 //! and enables it on this memory. The setting is kept per memory and
 //! applied again whenever a fresh instance opens it.
 
-use std::sync::{Arc, PoisonError};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, PoisonError, mpsc};
+use std::time::{Duration, Instant};
 
 use wasmtime::Store;
 use wasmtime::component::ResourceAny;
 
 use super::{Group, Memory, domain};
+use crate::bindings::exports::agent::memory::semantic::ChunkVector;
 use crate::bindings::{AgentMemory, HostState};
 use crate::error::Error;
+
+/// How often a native build hands its vectors to the component, which
+/// saves them: each call re-reads the files still without vectors, so not
+/// per chunk; a build cut short loses at most this much work.
+const NATIVE_SAVE_EVERY: Duration = Duration::from_secs(2);
 
 /// What the host set for one memory.
 #[derive(Clone)]
@@ -137,6 +145,114 @@ impl Memory {
             b.agent_memory_semantic().call_index(store, h, limit)
         })
         .map(Into::into)
+    }
+
+    /// Embed every chunk that has no vector natively, on `threads` threads
+    /// (every core when `None`), with the weights given to
+    /// [`Memory::enable_semantic`], and hand the vectors to the component,
+    /// which stores them as its own (same model id, same file). It saves
+    /// every couple of seconds, so a build cut short keeps what it had
+    /// handed in. `progress(done, total)` is called after each chunk. When
+    /// recall is off, nothing is embedded and the status says why.
+    ///
+    /// Far faster than [`Memory::index_vectors`], which embeds inside the
+    /// component on one thread: see docs/recall.md, "Cost".
+    ///
+    /// # Errors
+    /// [`Error::Setup`] when the weights do not load natively; otherwise as
+    /// any call, e.g. [`Error::Memory`] with kind `Busy` when the store's
+    /// lock stayed taken.
+    pub fn index_vectors_natively(
+        &mut self,
+        threads: Option<usize>,
+        progress: &mut dyn FnMut(u32, u32),
+    ) -> Result<SemanticStatus, Error> {
+        let weights = {
+            let group = self.group.lock().unwrap_or_else(PoisonError::into_inner);
+            match &group.members[self.index].semantic {
+                Some(Setting::On(weights)) => Some(Arc::clone(weights)),
+                _ => None,
+            }
+        };
+        let Some(weights) = weights else {
+            return self.semantic_status();
+        };
+        let pending = self
+            .call_semantic("semantic-pending", |store, b, h| {
+                b.agent_memory_semantic().call_pending(store, h, None)
+            })?
+            .map_err(domain)?;
+        let mut status: SemanticStatus = pending.status.into();
+        let chunks = pending.chunks;
+        if chunks.is_empty() {
+            return Ok(status);
+        }
+        let embedder = agent_memory_embed::Embedder::from_bytes(&weights).map_err(|e| {
+            Error::setup(
+                "cannot load the embedding weights natively for the bulk build",
+                e,
+            )
+        })?;
+        let threads = threads
+            .or_else(|| std::thread::available_parallelism().ok().map(Into::into))
+            .unwrap_or(1)
+            .clamp(1, chunks.len());
+        let total = u32::try_from(chunks.len()).unwrap_or(u32::MAX);
+        let next = AtomicUsize::new(0);
+        let (tx, rx) = mpsc::channel::<(usize, Vec<f32>)>();
+        std::thread::scope(|scope| {
+            for _ in 0..threads {
+                let tx = tx.clone();
+                let (next, chunks, embedder) = (&next, &chunks, &embedder);
+                scope.spawn(move || {
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(chunk) = chunks.get(i) else { break };
+                        // The receiver is gone when a save failed: stop.
+                        if tx.send((i, embedder.embed(&chunk.text))).is_err() {
+                            break;
+                        }
+                    }
+                });
+            }
+            drop(tx);
+            let mut batch = Vec::new();
+            let mut done = 0u32;
+            let mut saved = Instant::now();
+            // Consumed here: an early return drops the receiver, which stops the
+            // workers at their next chunk.
+            for (i, vector) in rx {
+                batch.push(ChunkVector {
+                    key: chunks[i].key.clone(),
+                    vector,
+                });
+                done += 1;
+                progress(done, total);
+                if saved.elapsed() >= NATIVE_SAVE_EVERY {
+                    status = self.add_vectors(&pending.model_id, &batch)?;
+                    batch.clear();
+                    saved = Instant::now();
+                }
+            }
+            if !batch.is_empty() {
+                status = self.add_vectors(&pending.model_id, &batch)?;
+            }
+            Ok(status)
+        })
+    }
+
+    /// One `add-vectors` call: the component stores `vectors` and saves.
+    fn add_vectors(
+        &mut self,
+        model_id: &str,
+        vectors: &[ChunkVector],
+    ) -> Result<SemanticStatus, Error> {
+        self.call_semantic("semantic-add-vectors", |store, b, h| {
+            b.agent_memory_semantic()
+                .call_add_vectors(store, h, model_id, vectors)
+        })?
+        .map(Into::into)
+        .map_err(domain)
     }
 
     /// One call of the `semantic` interface on this memory's handle.

@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use super::Memory;
 use super::indexed::HitReader;
-use crate::error::Result;
+use crate::error::{Error, ErrorKind, Result};
 use crate::fsio::{self, LockGuard, LockPolicy};
 use crate::index::RACY_NS;
 use crate::limits::MAX_SEARCH_FILE_BYTES;
@@ -23,7 +23,7 @@ use crate::rank::Ranker;
 use crate::search::{FileMeta, SearchHit, SearchResults, render_windows};
 use crate::semantic::cache::{Cache, FileChunks, Key};
 use crate::semantic::fuse::{self, BY_MEANING, Params, Scored};
-use crate::semantic::{self, DEFAULT_SEARCH_BUDGET, Embed, SemanticStatus};
+use crate::semantic::{self, DEFAULT_SEARCH_BUDGET, Embed, PendingChunks, SemanticStatus};
 
 /// Where vectors live, store-relative: hidden, never listed or searched.
 pub(crate) const VECTORS_DIR: &str = ".store/vectors";
@@ -128,6 +128,98 @@ impl Memory {
         Ok(self.status_of(e.as_ref(), &survey))
     }
 
+    /// The chunks that have no vector yet (at most `limit`), with the
+    /// model's id, for a host that embeds them itself (natively, on all its
+    /// cores) and hands the vectors back with [`Memory::add_vectors`].
+    /// `None` when semantic recall is off. Reads what changed, writes
+    /// nothing.
+    pub fn pending_chunks(&self, limit: Option<usize>) -> Option<PendingChunks> {
+        let e = self.semantic.embedder.clone()?;
+        let mut cache = self.load_vectors(e.as_ref());
+        let mut survey = self.survey(e.as_ref(), &mut cache);
+        let status = self.status_of(e.as_ref(), &survey);
+        survey.pending.truncate(limit.unwrap_or(usize::MAX));
+        Some(PendingChunks {
+            model_id: e.model_id().to_owned(),
+            chunks: survey.pending,
+            status,
+        })
+    }
+
+    /// Store vectors that a host computed for chunks [`Memory::pending_chunks`]
+    /// listed, under the store's lock, and return the status after. A vector
+    /// for a key no searched file has now (its file changed meanwhile) is
+    /// dropped; one already stored is kept as it was.
+    ///
+    /// # Errors
+    /// - [`ErrorKind::InvalidOptions`] when semantic recall is off;
+    /// - [`ErrorKind::Conflict`] when `model_id` is not the memory's model
+    ///   (vectors of two models never mix: take the chunks again);
+    /// - [`ErrorKind::InvalidArguments`] when a vector has another width
+    ///   than the model's, or a number that is not finite (nothing is
+    ///   stored);
+    /// - [`ErrorKind::Busy`] or [`ErrorKind::Io`] when the lock or the
+    ///   vectors file could not be had or written.
+    pub fn add_vectors(
+        &self,
+        model_id: &str,
+        vectors: Vec<([u8; 16], Vec<f32>)>,
+    ) -> Result<SemanticStatus> {
+        let Some(e) = self.semantic.embedder.clone() else {
+            let why = self.status_off().why_off.unwrap_or_default();
+            return Err(Error::new(
+                ErrorKind::InvalidOptions,
+                format!(
+                    "semantic recall is off on this memory ({why}); enable it before adding vectors"
+                ),
+            ));
+        };
+        if model_id != e.model_id() {
+            return Err(Error::new(
+                ErrorKind::Conflict,
+                format!(
+                    "the vectors are of model `{model_id}` and this memory's model is `{}`; take the pending chunks again and embed them with its weights",
+                    e.model_id()
+                ),
+            ));
+        }
+        let guard = self.lock()?;
+        let mut cache = self.load_vectors(e.as_ref());
+        let width = e.dim().or((cache.dim > 0).then_some(cache.dim));
+        for (i, (_, v)) in vectors.iter().enumerate() {
+            let want = width.unwrap_or(vectors[0].1.len());
+            if v.len() != want || want == 0 {
+                return Err(Error::new(
+                    ErrorKind::InvalidArguments,
+                    format!(
+                        "vector {i} has {} numbers and the model's have {want}; nothing was stored",
+                        v.len()
+                    ),
+                ));
+            }
+            if let Some(x) = v.iter().find(|x| !x.is_finite()) {
+                return Err(Error::new(
+                    ErrorKind::InvalidArguments,
+                    format!("vector {i} holds {x}, not a finite number; nothing was stored"),
+                ));
+            }
+        }
+        let mut survey = self.survey(e.as_ref(), &mut cache);
+        let pending: std::collections::HashSet<Key> =
+            survey.pending.iter().map(|(k, _)| *k).collect();
+        for (key, v) in vectors {
+            if pending.contains(&key) {
+                cache.add(key, v);
+            }
+        }
+        self.write_vectors(&cache, &guard)
+            .map_err(|err| Error::io("write the vectors", &self.vectors_rel(e.model_id()), &err))?;
+        survey
+            .pending
+            .retain(|(k, _)| !cache.vectors.contains_key(k));
+        Ok(self.status_of(e.as_ref(), &survey))
+    }
+
     fn status_off(&self) -> SemanticStatus {
         SemanticStatus {
             on: false,
@@ -202,13 +294,20 @@ impl Memory {
     /// Replace the vectors file with `cache`, under the held lock. Best
     /// effort: it is a cache.
     fn save_vectors(&self, cache: &Cache, guard: &LockGuard) {
+        let _ = self.write_vectors(cache, guard);
+    }
+
+    /// Replace the vectors file with `cache`, under the held lock.
+    fn write_vectors(&self, cache: &Cache, guard: &LockGuard) -> std::io::Result<()> {
         if !matches!(self.ensure_dir(VECTORS_DIR, true), Ok(true)) {
-            return;
+            return Err(std::io::Error::other(format!(
+                "cannot create `{VECTORS_DIR}`"
+            )));
         }
         let rel = self.vectors_rel(&cache.model);
         let path = self.abs(&rel);
         let Some(name) = path.file_name().and_then(|n| n.to_str()).map(str::to_owned) else {
-            return;
+            return Err(std::io::Error::other("the vectors file has no name"));
         };
         let dir = self.abs(VECTORS_DIR);
         let tmp = dir.join(fsio::temp_name(&name));
@@ -225,6 +324,7 @@ impl Memory {
         } else {
             fsio::sync_dir(&dir);
         }
+        written
     }
 
     /// Walk the searched files: a file whose signature the cache recorded
