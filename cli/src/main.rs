@@ -628,18 +628,23 @@ fn run(cli: Cli) -> Result<()> {
                 return serve::run(runtime, options, unmarked, status, port, open);
             }
             let mut memory = runtime.open(options)?;
-            // Loading the model costs seconds: only the commands that
-            // search (and status, which reports it) pay for it.
-            let searches = match &command {
+            // Loading the model is most of a search process's time: only
+            // the commands that search (and status, which reports it) pay
+            // for it, and a one-shot search only when its words are weak
+            // evidence (recall::search_call).
+            let mut deferred = false;
+            match &command {
+                Command::Search {
+                    max_bytes: None, ..
+                } => deferred = recall::setup_deferred(&mut memory, cli.semantic)?,
+                Command::Call { tool, .. } if tool == "memory_search" => {
+                    deferred = recall::setup_deferred(&mut memory, cli.semantic)?;
+                }
                 Command::Search { .. }
                 | Command::Status
                 | Command::Index { .. }
-                | Command::Mcp { .. } => true,
-                Command::Call { tool, .. } => tool == "memory_search",
-                _ => false,
-            };
-            if searches {
-                recall::setup(&mut memory, cli.semantic)?;
+                | Command::Mcp { .. } => recall::setup(&mut memory, cli.semantic)?,
+                _ => {}
             }
             match command {
                 Command::Index { in_component } => recall::index(&mut memory, in_component),
@@ -661,7 +666,7 @@ fn run(cli: Cli) -> Result<()> {
                     let mut unmarked = runtime.open(unmarked)?;
                     edit(&mut memory, &mut unmarked, target, name)
                 }
-                command => run_on(&mut memory, command, cli.scope),
+                command => run_on(&mut memory, command, cli.scope, deferred),
             }
         }
     }
@@ -788,7 +793,9 @@ fn confirm(question: &str) -> Result<bool> {
 /// Run `command`; `scope` is `--scope`, which the typed methods already
 /// follow (the memory was opened with it) and tool calls take as an
 /// argument.
-fn run_on(memory: &mut Memory, command: Command, scope: Scope) -> Result<()> {
+/// `deferred`: the embedding model is not loaded yet, and a search loads
+/// it only when its words are weak evidence.
+fn run_on(memory: &mut Memory, command: Command, scope: Scope, deferred: bool) -> Result<()> {
     let scoped = |mut arguments: serde_json::Value| {
         if scope == Scope::Team {
             arguments["scope"] = scope.tool_word().into();
@@ -798,6 +805,9 @@ fn run_on(memory: &mut Memory, command: Command, scope: Scope) -> Result<()> {
     match command {
         Command::Call { tool, json } => {
             let json = arg_or_stdin(json, "the JSON arguments")?;
+            if tool == "memory_search" {
+                return print_text(&recall::search_call(memory, deferred, &json)?);
+            }
             print_text(&memory.call_tool(&tool, &json)?)
         }
         Command::Context => match memory.context_block()? {
@@ -816,7 +826,7 @@ fn run_on(memory: &mut Memory, command: Command, scope: Scope) -> Result<()> {
                 None => {
                     let arguments =
                         scoped(serde_json::json!({ "query": query, "mode": mode.tool_word() }));
-                    memory.call_tool("memory_search", &arguments)?
+                    recall::search_call(memory, deferred, &arguments)?
                 }
                 Some(max) => {
                     let results = memory.search_with(&query, mode)?;

@@ -58,6 +58,36 @@ pub fn setup(memory: &mut Memory, on: bool) -> Result<()> {
     Ok(())
 }
 
+/// Why recall is off in a CLI search until its words turn out to be weak
+/// evidence: loading the model is most of a search process's time.
+const DEFERRED: &str = "the model is loaded when a query needs it";
+
+/// As [`setup`], but for a one-shot search: when the weights file is there,
+/// the model is not loaded yet, and `true` says so; [`search_call`] loads it
+/// if the query needs it.
+pub fn setup_deferred(memory: &mut Memory, on: bool) -> Result<bool> {
+    if on && weights_path().is_file() {
+        memory.disable_semantic(DEFERRED)?;
+        return Ok(true);
+    }
+    setup(memory, on)?;
+    Ok(false)
+}
+
+/// The `memory_search` tool's reply for `arguments`. With the model
+/// deferred, a reply whose note says meaning would have decided (a query
+/// word that no file holds) is thrown away: the model is loaded and the
+/// search run again, so the answer is the one a loaded model gives.
+pub fn search_call(memory: &mut Memory, deferred: bool, arguments: &str) -> Result<String> {
+    let reply = memory.call_tool("memory_search", arguments)?;
+    let wanted = format!("semantic: off ({DEFERRED})");
+    if deferred && reply.lines().nth(1) == Some(wanted.as_str()) {
+        setup(memory, true)?;
+        return Ok(memory.call_tool("memory_search", arguments)?);
+    }
+    Ok(reply)
+}
+
 /// `agent-memory index`: embed every chunk without a vector, natively on
 /// every core (or inside the component, as the Python and Node hosts do,
 /// with `in_component`), printing a progress line to stderr, then the

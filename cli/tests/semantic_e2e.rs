@@ -148,3 +148,31 @@ fn missing_or_damaged_weights_turn_recall_off_and_fail_nothing() {
         assert!(text.contains(why), "{text}");
     }
 }
+
+/// A one-shot search loads the model only when its words are weak
+/// evidence: one whose words all occur somewhere never touches the model,
+/// so it embeds nothing (the vectors cache stays empty), and the first
+/// query with a word no file holds loads it and catches up.
+#[test]
+fn a_search_loads_the_model_only_when_its_words_are_weak() {
+    let Some(weights) = real_weights() else {
+        return;
+    };
+    let env = Env::new(&weights);
+    let vectors = env.temp.path().join("memory/.store/vectors");
+    let count = || std::fs::read_dir(&vectors).map_or(0, |d| d.count());
+
+    for args in [
+        &["search", "nextest", "quarantined"][..],
+        &["call", "memory_search", r#"{"query":"invoices postmark"}"#],
+    ] {
+        let out = env.run(args);
+        assert_success(&out, args);
+        assert!(!stdout(&out).contains("semantic:"), "{}", stdout(&out));
+        assert_eq!(count(), 0, "{args:?} loaded the model");
+    }
+
+    let (text, hits) = env.hits(&[]);
+    assert_eq!(hits[0], "infra.md  [matched: (meaning)]", "{text}");
+    assert_eq!(count(), 1, "the weak query loaded the model and embedded");
+}
