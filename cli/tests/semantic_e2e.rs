@@ -32,7 +32,7 @@ impl Env {
             ),
             (
                 "testing",
-                "Run cargo nextest for the Rust services; flaky tests are quarantined with #[ignore] and a tracking issue.",
+                "Run cargo nextest for the Rust services; flaky tests are quarantined in a separate job until their tracking issue is closed.",
             ),
             (
                 "billing",

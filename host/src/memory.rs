@@ -864,6 +864,18 @@ impl Memory {
         operation: &'static str,
         call: impl FnOnce(&mut Store<HostState>, &StoreExports, ResourceAny) -> wasmtime::Result<R>,
     ) -> Result<R, Error> {
+        self.call_handle(operation, |store, bindings, handle| {
+            call(store, bindings.agent_memory_store(), handle)
+        })
+    }
+
+    /// As [`Memory::call`], with the whole world's bindings, for the
+    /// interfaces other than `store` that take this memory's handle.
+    pub(crate) fn call_handle<R>(
+        &mut self,
+        operation: &'static str,
+        call: impl FnOnce(&mut Store<HostState>, &AgentMemory, ResourceAny) -> wasmtime::Result<R>,
+    ) -> Result<R, Error> {
         let mut group = self.group.lock().unwrap_or_else(PoisonError::into_inner);
         self.info = group.ensure_open(self.index)?;
         let handle = group.members[self.index]
@@ -874,11 +886,7 @@ impl Memory {
             .as_mut()
             .expect("ensure_open starts the instance");
         instance.arm();
-        let result = call(
-            &mut instance.store,
-            instance.bindings.agent_memory_store(),
-            handle,
-        );
+        let result = call(&mut instance.store, &instance.bindings, handle);
         group.settle(operation, result)
     }
 

@@ -7,12 +7,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, PoisonError, mpsc};
 use std::time::{Duration, Instant};
 
-use wasmtime::Store;
 use wasmtime::component::ResourceAny;
 
 use super::{Group, Memory, domain};
 use crate::bindings::exports::agent::memory::semantic::ChunkVector;
-use crate::bindings::{AgentMemory, HostState};
 use crate::error::Error;
 
 /// How often a native build hands its vectors to the component, which
@@ -128,7 +126,7 @@ impl Memory {
     /// # Errors
     /// As any call: a trap or a limit of the instance.
     pub fn semantic_status(&mut self) -> Result<SemanticStatus, Error> {
-        self.call_semantic("semantic-status", |store, b, h| {
+        self.call_handle("semantic-status", |store, b, h| {
             b.agent_memory_semantic().call_get_status(store, h)
         })
         .map(Into::into)
@@ -141,7 +139,7 @@ impl Memory {
     /// # Errors
     /// As any call: a trap or a limit of the instance.
     pub fn index_vectors(&mut self, limit: Option<u32>) -> Result<SemanticStatus, Error> {
-        self.call_semantic("semantic-index", |store, b, h| {
+        self.call_handle("semantic-index", |store, b, h| {
             b.agent_memory_semantic().call_index(store, h, limit)
         })
         .map(Into::into)
@@ -178,7 +176,7 @@ impl Memory {
             return self.semantic_status();
         };
         let pending = self
-            .call_semantic("semantic-pending", |store, b, h| {
+            .call_handle("semantic-pending", |store, b, h| {
                 b.agent_memory_semantic().call_pending(store, h, None)
             })?
             .map_err(domain)?;
@@ -247,32 +245,12 @@ impl Memory {
         model_id: &str,
         vectors: &[ChunkVector],
     ) -> Result<SemanticStatus, Error> {
-        self.call_semantic("semantic-add-vectors", |store, b, h| {
+        self.call_handle("semantic-add-vectors", |store, b, h| {
             b.agent_memory_semantic()
                 .call_add_vectors(store, h, model_id, vectors)
         })?
         .map(Into::into)
         .map_err(domain)
-    }
-
-    /// One call of the `semantic` interface on this memory's handle.
-    fn call_semantic<R>(
-        &mut self,
-        operation: &'static str,
-        call: impl FnOnce(&mut Store<HostState>, &AgentMemory, ResourceAny) -> wasmtime::Result<R>,
-    ) -> Result<R, Error> {
-        let mut group = self.group.lock().unwrap_or_else(PoisonError::into_inner);
-        self.info = group.ensure_open(self.index)?;
-        let handle = group.members[self.index]
-            .handle
-            .expect("ensure_open leaves the handle open");
-        let instance = group
-            .live
-            .as_mut()
-            .expect("ensure_open starts the instance");
-        instance.arm();
-        let result = call(&mut instance.store, &instance.bindings, handle);
-        group.settle(operation, result)
     }
 }
 

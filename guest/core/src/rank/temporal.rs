@@ -104,7 +104,7 @@ const MONTHS: [&str; 12] = [
     "november",
     "december",
 ];
-const WEEKDAYS: [&str; 7] = [
+pub(crate) const WEEKDAYS: [&str; 7] = [
     "monday",
     "tuesday",
     "wednesday",

@@ -8,6 +8,7 @@
 //! orders files by meaning, with a small credit for the query words they
 //! hold.
 
+use crate::rank::temporal::WEEKDAYS;
 use crate::search::{SearchHit, SearchResults};
 use crate::text::is_stop_word;
 
@@ -228,31 +229,10 @@ const RECENCY: &[&str] = &["latest", "last", "newest", "current", "recent"];
 /// down mentions the words in passing.
 const RECENCY_TOP: usize = 10;
 /// Words after `last` that make it a time word (`last week`), not a
-/// request for the newest entry.
+/// request for the newest entry; weekdays too (`last friday`).
 const TIME_UNITS: &[&str] = &[
-    "week",
-    "weeks",
-    "month",
-    "months",
-    "year",
-    "years",
-    "night",
-    "nights",
-    "quarter",
-    "quarters",
-    "day",
-    "days",
-    "time",
-    "weekend",
-    "monday",
-    "tuesday",
-    "wednesday",
-    "thursday",
-    "friday",
-    "saturday",
-    "sunday",
-    "sprint",
-    "few",
+    "week", "weeks", "month", "months", "year", "years", "night", "nights", "quarter", "quarters",
+    "day", "days", "time", "weekend", "sprint", "few",
 ];
 
 /// Does `query` ask for the newest entry about something (`latest X`,
@@ -268,7 +248,8 @@ pub fn asks_recency(query: &str) -> bool {
     words.windows(2).any(|w| {
         let (cue, next) = (w[0].as_str(), w[1].as_str());
         let number = !next.is_empty() && next.chars().all(|c| c.is_ascii_digit());
-        let time_word = TIME_UNITS.contains(&next) || (cue == "last" && number);
+        let time_word =
+            TIME_UNITS.contains(&next) || WEEKDAYS.contains(&next) || (cue == "last" && number);
         let noun = !next.is_empty() && !is_stop_word(next);
         RECENCY.contains(&cue) && noun && !time_word
     })
