@@ -194,6 +194,11 @@ fn q8_row<const R: usize>(x: &[f32], k: usize, w: &[u8], s: &[f32], group: usize
     if group.is_multiple_of(16) {
         return simd128::q8_row(rows, w, s, group);
     }
+    #[cfg(target_arch = "x86_64")]
+    if group.is_multiple_of(16) && avx2::available() {
+        // SAFETY: AVX2 and FMA were just detected.
+        return unsafe { avx2::q8_row(rows, w, s, group) };
+    }
     if !group.is_multiple_of(LANES) {
         return std::array::from_fn(|r| {
             rows[r]
@@ -267,6 +272,64 @@ mod simd128 {
             let a = acc[r];
             (f32x4_extract_lane::<0>(a) + f32x4_extract_lane::<1>(a))
                 + (f32x4_extract_lane::<2>(a) + f32x4_extract_lane::<3>(a))
+        })
+    }
+}
+
+/// The int8 product with AVX2 and FMA, chosen at run time: left to LLVM, the generic loop
+/// kept its accumulators on the stack and ran scalar, a query 8x slower than the f32 panels.
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    use std::arch::x86_64::*;
+    use std::sync::OnceLock;
+
+    /// Whether this CPU has AVX2 and FMA (asked once).
+    pub(super) fn available() -> bool {
+        static HAS: OnceLock<bool> = OnceLock::new();
+        *HAS.get_or_init(|| is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma"))
+    }
+
+    /// As `super::q8_row`, for a `group` that is a multiple of 16: sixteen weights at a time
+    /// are sign-extended to two vectors of eight f32 and scaled, then multiplied into one
+    /// accumulator per token.
+    ///
+    /// # Safety
+    /// The CPU must have AVX2 and FMA ([`available`]).
+    #[target_feature(enable = "avx2,fma")]
+    pub(super) unsafe fn q8_row<const R: usize>(
+        rows: [&[f32]; R],
+        w: &[u8],
+        s: &[f32],
+        group: usize,
+    ) -> [f32; R] {
+        let mut acc = [_mm256_setzero_ps(); R];
+        for (g, (wg, &sc)) in w.chunks_exact(group).zip(s).enumerate() {
+            let sc = _mm256_set1_ps(sc);
+            let xg: [&[f32]; R] = std::array::from_fn(|r| &rows[r][g * group..][..group]);
+            for (c, wc) in wg.chunks_exact(16).enumerate() {
+                // SAFETY: `wc` is 16 bytes, and each `xg[r][c * 16..]` holds 16 floats
+                // (`group` is a multiple of 16); the loads are unaligned ones.
+                unsafe {
+                    let v = _mm_loadu_si128(wc.as_ptr().cast::<__m128i>());
+                    let lo = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(v));
+                    let hi = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_srli_si128::<8>(v)));
+                    let (lo, hi) = (_mm256_mul_ps(lo, sc), _mm256_mul_ps(hi, sc));
+                    for r in 0..R {
+                        let p = xg[r].as_ptr().add(c * 16);
+                        let a = _mm256_fmadd_ps(_mm256_loadu_ps(p), lo, acc[r]);
+                        acc[r] = _mm256_fmadd_ps(_mm256_loadu_ps(p.add(8)), hi, a);
+                    }
+                }
+            }
+        }
+        std::array::from_fn(|r| {
+            let mut lanes = [0.0f32; 8];
+            // SAFETY: `lanes` holds eight floats.
+            unsafe { _mm256_storeu_ps(lanes.as_mut_ptr(), acc[r]) };
+            (lanes[0] + lanes[4])
+                + (lanes[1] + lanes[5])
+                + (lanes[2] + lanes[6])
+                + (lanes[3] + lanes[7])
         })
     }
 }
