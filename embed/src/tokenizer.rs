@@ -2,7 +2,9 @@
 //! space out CJK ideographs, strip accents, lowercase, split on whitespace and punctuation,
 //! then greedy longest-match WordPiece with `##` continuations.
 
-use std::collections::HashMap;
+use std::hash::BuildHasher as _;
+
+use hashbrown::{DefaultHashBuilder, HashTable};
 
 use crate::Error;
 use crate::tables::{NONSPACING, OTHER, PUNCT, STRIP};
@@ -11,47 +13,101 @@ use crate::tables::{NONSPACING, OTHER, PUNCT, STRIP};
 const MAX_WORD_CHARS: usize = 100;
 
 /// A WordPiece vocabulary with BERT's special tokens.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Tokenizer {
-    vocab: HashMap<String, u32>,
+    /// The vocabulary as given, one token a line.
+    lines: String,
+    /// Each line's start and end in `lines`; a token's id is its line.
+    spans: Vec<(u32, u32)>,
+    /// The ids, found by their token's hash; a token given twice keeps its last line.
+    ids: HashTable<u32>,
+    hasher: DefaultHashBuilder,
     cls: u32,
     sep: u32,
     unk: u32,
+}
+
+impl std::fmt::Debug for Tokenizer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Tokenizer")
+            .field("tokens", &self.ids.len())
+            .finish()
+    }
 }
 
 impl Tokenizer {
     /// Builds a tokenizer from a vocabulary given one token per line (line number = id).
     ///
     /// # Errors
-    /// [`Error::Format`] when `[CLS]`, `[SEP]` or `[UNK]` is missing.
+    /// [`Error::Format`] when `[CLS]`, `[SEP]` or `[UNK]` is missing, or the vocabulary is
+    /// 4 GiB or more.
     pub fn from_lines(vocab: &str) -> Result<Tokenizer, Error> {
-        let vocab: HashMap<String, u32> = vocab
-            .split('\n')
-            .enumerate()
-            .map(|(i, t)| (t.to_owned(), i as u32))
-            .collect();
-        let id = |t: &str| {
-            vocab
-                .get(t)
-                .copied()
-                .ok_or_else(|| Error::Format(format!("vocabulary has no `{t}`")))
+        if u32::try_from(vocab.len()).is_err() {
+            return Err(Error::Format("the vocabulary is 4 GiB or more".into()));
+        }
+        let hasher = DefaultHashBuilder::default();
+        let mut spans = Vec::new();
+        let mut start = 0;
+        for line in vocab.split('\n') {
+            spans.push((start as u32, (start + line.len()) as u32));
+            start += line.len() + 1;
+        }
+        let token = |id: u32| {
+            let (a, b) = spans[id as usize];
+            &vocab[a as usize..b as usize]
         };
-        Ok(Tokenizer {
-            cls: id("[CLS]")?,
-            sep: id("[SEP]")?,
-            unk: id("[UNK]")?,
-            vocab,
-        })
+        let mut ids = HashTable::with_capacity(spans.len());
+        for id in 0..spans.len() as u32 {
+            let hash = hasher.hash_one(token(id));
+            let entry = ids.entry(
+                hash,
+                |&other: &u32| token(other) == token(id),
+                |&other: &u32| hasher.hash_one(token(other)),
+            );
+            match entry {
+                hashbrown::hash_table::Entry::Occupied(mut e) => *e.get_mut() = id,
+                hashbrown::hash_table::Entry::Vacant(e) => {
+                    e.insert(id);
+                }
+            }
+        }
+        let mut t = Tokenizer {
+            lines: vocab.to_owned(),
+            spans,
+            ids,
+            hasher,
+            cls: 0,
+            sep: 0,
+            unk: 0,
+        };
+        let id = |name: &str| {
+            t.get(name)
+                .ok_or_else(|| Error::Format(format!("vocabulary has no `{name}`")))
+        };
+        (t.cls, t.sep, t.unk) = (id("[CLS]")?, id("[SEP]")?, id("[UNK]")?);
+        Ok(t)
+    }
+
+    /// The token of line `id`.
+    fn token(&self, id: u32) -> &str {
+        let (a, b) = self.spans[id as usize];
+        &self.lines[a as usize..b as usize]
+    }
+
+    /// The id of `token`.
+    fn get(&self, token: &str) -> Option<u32> {
+        let hash = self.hasher.hash_one(token);
+        self.ids.find(hash, |&id| self.token(id) == token).copied()
     }
 
     /// Number of tokens in the vocabulary.
     pub fn len(&self) -> usize {
-        self.vocab.len()
+        self.ids.len()
     }
 
     /// Whether the vocabulary is empty (never true for a built tokenizer).
     pub fn is_empty(&self) -> bool {
-        self.vocab.is_empty()
+        self.ids.is_empty()
     }
 
     /// The word-pieces of `text` without `[CLS]` and `[SEP]`, untruncated.
@@ -89,7 +145,7 @@ impl Tokenizer {
                     piece.push_str("##");
                 }
                 piece.push_str(&word[start..end]);
-                if let Some(&id) = self.vocab.get(piece.as_str()) {
+                if let Some(id) = self.get(&piece) {
                     found = Some(id);
                     break;
                 }
