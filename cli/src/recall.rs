@@ -9,7 +9,7 @@ use std::io::Write as _;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use agent_memory::Memory;
+use agent_memory::{Memory, NativeModel};
 use anyhow::Result;
 
 /// The environment variable naming the weights file.
@@ -76,16 +76,51 @@ pub fn setup_deferred(memory: &mut Memory, on: bool) -> Result<bool> {
 
 /// The `memory_search` tool's reply for `arguments`. With the model
 /// deferred, a reply whose note says meaning would have decided (a query
-/// word that no file holds) is thrown away: the model is loaded and the
-/// search run again, so the answer is the one a loaded model gives.
+/// word that no file holds) is thrown away and the search run again with
+/// the model, so the answer is the one a loaded model gives: the query is
+/// embedded natively ([`native_search`]), or, when that cannot answer, the
+/// model is loaded into the component.
 pub fn search_call(memory: &mut Memory, deferred: bool, arguments: &str) -> Result<String> {
     let reply = memory.call_tool("memory_search", arguments)?;
     let wanted = format!("semantic: off ({DEFERRED})");
-    if deferred && reply.lines().nth(1) == Some(wanted.as_str()) {
-        setup(memory, true)?;
-        return Ok(memory.call_tool("memory_search", arguments)?);
+    if !deferred || reply.lines().nth(1) != Some(wanted.as_str()) {
+        return Ok(reply);
     }
-    Ok(reply)
+    if let Some(reply) = native_search(memory, arguments)? {
+        return Ok(reply);
+    }
+    setup(memory, true)?;
+    Ok(memory.call_tool("memory_search", arguments)?)
+}
+
+/// The search of `arguments` with the model run natively in this process
+/// and only its vocabulary in the component: a few milliseconds to load,
+/// where handing the weights to the component costs a tenth of a second.
+/// `None` when it cannot answer as the loaded model would: no `query` in
+/// the arguments, weights that do not load (the component's load says
+/// why), or chunks without vectors (the component's model embeds a few
+/// per search; this one embeds none).
+fn native_search(memory: &mut Memory, arguments: &str) -> Result<Option<String>> {
+    let query = serde_json::from_str::<serde_json::Value>(arguments)
+        .ok()
+        .and_then(|v| v.get("query")?.as_str().map(str::to_owned));
+    let Some(query) = query else {
+        return Ok(None);
+    };
+    let Ok(model) = NativeModel::open(&weights_path()) else {
+        return Ok(None);
+    };
+    memory.enable_semantic_native(Arc::new(model))?;
+    memory.embed_query_natively(&query)?;
+    let reply = memory.call_tool("memory_search", arguments)?;
+    if reply
+        .lines()
+        .nth(1)
+        .is_some_and(|l| l.starts_with("semantic: indexing"))
+    {
+        return Ok(None);
+    }
+    Ok(Some(reply))
 }
 
 /// `agent-memory index`: embed every chunk without a vector, natively on

@@ -404,8 +404,12 @@ def main():
     }
     blob = write_safetensors(q, metadata)
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
-    with open(args.out, "wb") as f:
+    # Written aside and renamed into place: a search process that maps the
+    # old file (agent-memory's CLI does) keeps it whole.
+    tmp = f"{args.out}.tmp-{os.getpid()}"
+    with open(tmp, "wb") as f:
         f.write(blob)
+    os.replace(tmp, args.out)
     digest = sha256_bytes(blob)
     line = f"{digest}  {os.path.basename(args.out)}\n"
     print(f"wrote {args.out}: {len(blob)} bytes, sha256 {digest}")

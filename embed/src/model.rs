@@ -131,11 +131,14 @@ enum Table {
     },
 }
 
+/// The bytes of a weights file that a model reads its int8 weights from in place: a
+/// `Vec<u8>`, or a host's read-only map of the file.
+pub type Bytes = Box<dyn AsRef<[u8]> + Send + Sync>;
+
 /// A loaded encoder.
-#[derive(Debug)]
 pub struct Model {
     /// The weights file, kept when int8 weights are read in place ([`Layout::Int8`]).
-    kept: Vec<u8>,
+    kept: Bytes,
     config: Config,
     vocab: usize,
     words: Table,
@@ -285,6 +288,16 @@ fn meta<T: std::str::FromStr>(file: &File<'_>, key: &str) -> Result<T, Error> {
         .ok_or_else(|| Error::Format(format!("metadata `{key}` is missing or not a number")))
 }
 
+impl std::fmt::Debug for Model {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Model")
+            .field("config", &self.config)
+            .field("vocab", &self.vocab)
+            .field("int8_in_place", &!self.kept().is_empty())
+            .finish_non_exhaustive()
+    }
+}
+
 impl Model {
     /// Loads the encoder from a parsed weights file (names as in Hugging Face's BertModel).
     ///
@@ -300,13 +313,18 @@ impl Model {
     ///
     /// # Errors
     /// As [`Model::load`].
-    pub fn load_in_place(bytes: Vec<u8>) -> Result<Model, Error> {
+    pub fn load_in_place(bytes: Bytes) -> Result<Model, Error> {
         let mut model = {
-            let file = File::parse(&bytes)?;
-            Model::load_from(&file, Some(&bytes))?
+            let data = (*bytes).as_ref();
+            let file = File::parse(data)?;
+            Model::load_from(&file, Some(data))?
         };
         model.kept = bytes;
         Ok(model)
+    }
+
+    fn kept(&self) -> &[u8] {
+        (*self.kept).as_ref()
     }
 
     fn load_from(file: &File<'_>, int8_in: Option<&[u8]>) -> Result<Model, Error> {
@@ -368,7 +386,7 @@ impl Model {
             });
         }
         Ok(Model {
-            kept: Vec::new(),
+            kept: Box::new(Vec::new()),
             config,
             vocab,
             words: l.table("embeddings.word_embeddings.weight", vocab, d)?,
@@ -401,7 +419,7 @@ impl Model {
                 }
             }
             Table::Kept { at, scale, group } => {
-                let row = &self.kept[at + id * d..][..d];
+                let row = &self.kept()[at + id * d..][..d];
                 let scales = &scale[id * d / group..];
                 for (i, (o, &v)) in out.iter_mut().zip(row).enumerate() {
                     *o = f32::from(v as i8) * scales[i / group];
@@ -444,7 +462,7 @@ impl Model {
             let mut qkv = vec![0.0; n * 3 * d];
             let mut col = 0;
             for part in &layer.qkv {
-                part.forward_into(&self.kept, &x, n, &mut qkv[col..], 3 * d);
+                part.forward_into(self.kept(), &x, n, &mut qkv[col..], 3 * d);
                 col += part.m;
             }
             for h in 0..heads {
@@ -465,12 +483,12 @@ impl Model {
                     }
                 }
             }
-            let a = layer.attn_out.forward(&self.kept, &ctx, n);
+            let a = layer.attn_out.forward(self.kept(), &ctx, n);
             x.iter_mut().zip(&a).for_each(|(x, a)| *x += a);
             layer_norm(&mut x, &layer.norm1, d, c.eps);
-            let mut hidden = layer.up.forward(&self.kept, &x, n);
+            let mut hidden = layer.up.forward(self.kept(), &x, n);
             hidden.iter_mut().for_each(|v| *v = gelu(*v));
-            let o = layer.down.forward(&self.kept, &hidden, n);
+            let o = layer.down.forward(self.kept(), &hidden, n);
             x.iter_mut().zip(&o).for_each(|(x, o)| *x += o);
             layer_norm(&mut x, &layer.norm2, d, c.eps);
         }

@@ -248,11 +248,19 @@ fn checksum(path: &Path) -> std::io::Result<u32> {
 }
 
 fn store(dir: &Path, prefix: &str, serialized: &[u8]) {
-    if create_private_dir(dir).is_err() || !private(dir) {
-        return;
-    }
     let name = format!("{prefix}{:08x}{EXTENSION}", crc32fast::hash(serialized));
-    let path = dir.join(&name);
+    if write_private(dir, &name, serialized) {
+        prune(dir, prefix, &name);
+    }
+}
+
+/// Write `bytes` to `dir/name` as a whole: into a private temporary file,
+/// synced, then renamed into place. `false` when `dir` is not ours alone or
+/// any step failed (nothing is left behind).
+fn write_private(dir: &Path, name: &str, bytes: &[u8]) -> bool {
+    if create_private_dir(dir).is_err() || !private(dir) {
+        return false;
+    }
     let tmp = dir.join(format!(".{}.{}.tmp", std::process::id(), unique()));
     let written = (|| {
         let mut options = fs::OpenOptions::new();
@@ -260,15 +268,71 @@ fn store(dir: &Path, prefix: &str, serialized: &[u8]) {
         #[cfg(unix)]
         std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
         let mut file = options.open(&tmp)?;
-        file.write_all(serialized)?;
+        file.write_all(bytes)?;
         file.sync_all()?;
-        fs::rename(&tmp, &path)
+        fs::rename(&tmp, dir.join(name))
     })();
     if written.is_err() {
         let _ = fs::remove_file(&tmp);
-        return;
     }
-    prune(dir, prefix, &name);
+    written.is_ok()
+}
+
+/// Weights files smaller than this are checksummed every time: it costs
+/// less than the lookup (the conformance model is 15 KB).
+const REMEMBER_CHECKSUM_FROM: u64 = 1 << 20;
+
+/// [`agent_memory_embed::checksum`] of the weights file `file`, whose bytes
+/// are `bytes`, remembered in the cache directory: the checksum reads all
+/// 25 MB, a tenth of what a one-shot search with the native model costs.
+/// The entry is named by the file's device, inode, size and modification
+/// time, so a file replaced or rewritten (derive.py renames a new one into
+/// place) is never matched; an entry that is not ours alone or not 16 hex
+/// digits is not trusted, and the checksum is taken again.
+pub(crate) fn weights_checksum(file: &fs::File, bytes: &[u8]) -> u64 {
+    weights_checksum_in(default_dir().as_deref(), file, bytes)
+}
+
+fn weights_checksum_in(dir: Option<&Path>, file: &fs::File, bytes: &[u8]) -> u64 {
+    let compute = || agent_memory_embed::checksum(bytes);
+    let (Some(dir), Some(name)) = (dir, weights_entry(file)) else {
+        return compute();
+    };
+    let path = dir.join(&name);
+    let remembered = private(&path)
+        .then(|| fs::read_to_string(&path).ok())
+        .flatten()
+        .filter(|hex| hex.len() == 16)
+        .and_then(|hex| u64::from_str_radix(&hex, 16).ok());
+    if let Some(sum) = remembered {
+        return sum;
+    }
+    let sum = compute();
+    write_private(dir, &name, format!("{sum:016x}").as_bytes());
+    sum
+}
+
+/// The cache entry's name for the weights file `file`: `None` for a small
+/// file, or where the file's identity is not known.
+#[cfg(unix)]
+fn weights_entry(file: &fs::File) -> Option<String> {
+    use std::os::unix::fs::MetadataExt;
+    let m = file.metadata().ok()?;
+    (m.len() >= REMEMBER_CHECKSUM_FROM).then(|| {
+        format!(
+            "weights-{:x}-{:x}-{:x}-{:x}.{:x}.sum",
+            m.dev(),
+            m.ino(),
+            m.len(),
+            m.mtime(),
+            m.mtime_nsec()
+        )
+    })
+}
+
+#[cfg(not(unix))]
+fn weights_entry(_: &fs::File) -> Option<String> {
+    None
 }
 
 /// Removes what a load would never use again: other artifacts of `prefix`
@@ -306,6 +370,53 @@ mod tests {
 
     fn engine() -> Engine {
         Engine::default()
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_weights_checksum_is_remembered_until_the_file_changes() {
+        let temp = tempfile::tempdir().unwrap();
+        let cache = temp.path().join("cache");
+        let weights = temp.path().join("w.safetensors");
+        let mut bytes = vec![7u8; REMEMBER_CHECKSUM_FROM as usize];
+        fs::write(&weights, &bytes).unwrap();
+        let sum = |bytes: &[u8]| {
+            let file = fs::File::open(&weights).unwrap();
+            weights_checksum_in(Some(&cache), &file, bytes)
+        };
+        let want = agent_memory_embed::checksum(&bytes);
+        assert_eq!(sum(&bytes), want);
+        let entries = files(&cache);
+        assert_eq!(entries.len(), 1, "{entries:?}");
+        assert_eq!(fs::read_to_string(&entries[0]).unwrap(), format!("{want:016x}"));
+        // Remembered: the bytes are not read again (here they differ).
+        assert_eq!(sum(&[]), want);
+        // A damaged entry is not trusted: taken again and rewritten.
+        fs::write(&entries[0], "not a checksum").unwrap();
+        assert_eq!(sum(&bytes), want);
+        assert_eq!(fs::read_to_string(&entries[0]).unwrap(), format!("{want:016x}"));
+        // A rewritten file (another modification time) is another entry.
+        bytes[0] = 8;
+        fs::write(&weights, &bytes).unwrap();
+        let later = std::time::SystemTime::now() + std::time::Duration::from_secs(5);
+        fs::File::options()
+            .write(true)
+            .open(&weights)
+            .unwrap()
+            .set_modified(later)
+            .unwrap();
+        assert_eq!(sum(&bytes), agent_memory_embed::checksum(&bytes));
+        assert_ne!(agent_memory_embed::checksum(&bytes), want);
+        // A small file is checksummed every time, and nothing is kept.
+        let small = temp.path().join("small.safetensors");
+        fs::write(&small, b"tiny").unwrap();
+        let before = files(&cache).len();
+        let file = fs::File::open(&small).unwrap();
+        assert_eq!(
+            weights_checksum_in(Some(&cache), &file, b"tiny"),
+            agent_memory_embed::checksum(b"tiny")
+        );
+        assert_eq!(files(&cache).len(), before);
     }
 
     // A tiny component: compiling it is cheap even in a debug build.

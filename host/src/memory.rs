@@ -15,7 +15,7 @@ use crate::options::{OpenOptions, local_offset_minutes};
 use crate::runtime::{Instance, Limits as InstanceLimits, sandbox};
 use crate::types::{BatchChange, BatchReceipt, ClearReceipt, ClearTarget, PendingChange};
 mod semantic;
-pub use semantic::SemanticStatus;
+pub use semantic::{NativeModel, SemanticStatus};
 
 use crate::types::{
     DeleteReceipt, EditReceipt, FileInfo, ImportReceipt, Limits, PurgeReceipt, ReadSource,

@@ -318,13 +318,13 @@ impl core::Embed for Noisy {
     fn pieces(&self, text: &str) -> usize {
         self.inner.pieces(text)
     }
-    fn embed(&self, text: &str) -> Vec<f32> {
+    fn embed(&self, text: &str) -> Option<Vec<f32>> {
         // FNV-1a of the text, then a step of a linear congruential
         // generator per component: fixed noise, in [-eps, eps).
         let mut state = text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
             (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
         });
-        let mut v = self.inner.embed(text);
+        let mut v = self.inner.embed(text)?;
         for x in &mut v {
             state = state
                 .wrapping_mul(6_364_136_223_846_793_005)
@@ -333,7 +333,7 @@ impl core::Embed for Noisy {
         }
         let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
         v.iter_mut().for_each(|x| *x /= norm);
-        v
+        Some(v)
     }
 }
 

@@ -729,8 +729,9 @@ impl tools::Guest for Component {
     }
 }
 
-/// A loaded embedding model, shared by the memories it is enabled on.
-struct Model(std::sync::Arc<core::MiniLm>);
+/// A loaded embedding model (or a hosted one), shared by the memories it
+/// is enabled on.
+struct Model(std::sync::Arc<dyn core::Embed>);
 
 impl From<core::SemanticStatus> for semantic::SemanticStatus {
     fn from(s: core::SemanticStatus) -> Self {
@@ -758,6 +759,16 @@ impl semantic::GuestModel for Model {
             .read_to_end(&mut weights)
             .map_err(|e| core::Error::io("read the weights from", "stdin", &e))?;
         Self::load(weights)
+    }
+
+    fn hosted(
+        id: String,
+        name: String,
+        dim: u32,
+        vocabulary: String,
+    ) -> Result<semantic::Model, types::Error> {
+        let model = core::Hosted::new(&id, &name, dim as usize, &vocabulary)?;
+        Ok(semantic::Model::new(Model(std::sync::Arc::new(model))))
     }
 
     fn name(&self) -> String {
@@ -834,6 +845,20 @@ impl semantic::Guest for Component {
         }
         let m = memory.get::<Memory>().0.borrow();
         Ok(m.add_vectors(&model_id, keyed)?.into())
+    }
+
+    fn query_text(query: String) -> Result<String, types::Error> {
+        Ok(core::query_text(&query)?)
+    }
+
+    fn add_query_vector(
+        memory: store::MemoryBorrow<'_>,
+        model_id: String,
+        text: String,
+        vector: Vec<f32>,
+    ) -> Result<(), types::Error> {
+        let mut m = memory.get::<Memory>().0.borrow_mut();
+        Ok(m.add_query_vector(&model_id, &text, vector)?)
     }
 }
 

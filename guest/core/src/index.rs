@@ -66,24 +66,9 @@ const BLOCK_TERMS: usize = 64;
 /// Largest index file read; a larger one is ignored (and rebuilt).
 const MAX_INDEX_BYTES: u64 = 1 << 31;
 
-/// A 64-bit checksum, a word at a time. Each step is a bijection of the
-/// state for a fixed word and of the word for a fixed state, so changing
-/// any single word (or the length) always changes the result.
-pub fn checksum(bytes: &[u8]) -> u64 {
-    const K: u64 = 0x9E37_79B9_7F4A_7C15;
-    let mut h = (bytes.len() as u64) ^ 0x243F_6A88_85A3_08D3;
-    let mut words = bytes.chunks_exact(8);
-    for w in &mut words {
-        let mut b = [0u8; 8];
-        b.copy_from_slice(w);
-        h = (h.rotate_left(23) ^ u64::from_le_bytes(b)).wrapping_mul(K);
-    }
-    let rest = words.remainder();
-    let mut b = [0u8; 8];
-    b[..rest.len()].copy_from_slice(rest);
-    h = (h.rotate_left(23) ^ u64::from_le_bytes(b)).wrapping_mul(K);
-    h ^ (h >> 29)
-}
+/// The 64-bit checksum of every index file (one definition for the index
+/// and the weights' identity).
+pub use agent_memory_embed::checksum;
 
 /// One searched file as the index records it.
 #[derive(Debug, Clone, PartialEq, Eq)]

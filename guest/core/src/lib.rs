@@ -42,7 +42,7 @@ pub use limits::{
 pub use rank::SearchMode;
 pub use review::{Decision, Pending, ReviewGate};
 pub use search::{SearchHit, SearchResults};
-pub use semantic::{Embed, MiniLm, PendingChunks, SemanticStatus};
+pub use semantic::{Embed, Hosted, MiniLm, PendingChunks, SemanticStatus};
 pub use store::conflict_line;
 pub use store::{
     BatchChange, BatchReceipt, CONSOLIDATION_REASON, ClearReceipt, ClearTarget, DREAM_SOURCE,
@@ -52,6 +52,6 @@ pub use store::{
 pub use store::{
     DeleteReceipt, EditReceipt, FileInfo, ImportOutcome, ImportReceipt, Memory, Options,
     ReadSource, RenameReceipt, SnapshotInfo, StoredSecret, TEAM_PREFIX, WriteMode, WriteReceipt,
-    WriteTarget, search_mode, secret_policy, write_mode, write_target,
+    WriteTarget, query_text, search_mode, secret_policy, write_mode, write_target,
 };
 pub use time::{Clock, Date, LocalTime};

@@ -21,7 +21,7 @@ pub mod fuse;
 use std::fmt;
 use std::sync::Arc;
 
-use agent_memory_embed::Layout;
+use agent_memory_embed::{Identity, Layout};
 
 use crate::error::{Error, ErrorKind, Result};
 
@@ -47,8 +47,10 @@ pub trait Embed: Send + Sync {
     fn dim(&self) -> Option<usize> {
         None
     }
-    /// The unit-length vector of `text`. Every call returns the same width.
-    fn embed(&self, text: &str) -> Vec<f32>;
+    /// The unit-length vector of `text`; every call returns the same width.
+    /// `None` when this model does not embed here: a [`Hosted`] model's
+    /// encoder runs in the host, which hands the vectors in.
+    fn embed(&self, text: &str) -> Option<Vec<f32>>;
 }
 
 /// all-MiniLM-L6-v2 from the derived int8 weights file
@@ -84,9 +86,7 @@ impl MiniLm {
     }
 
     fn load(bytes: Vec<u8>, layout: Layout) -> Result<MiniLm> {
-        // A checksum, not sha256: hashing 25 MB took a search process over
-        // 0.1 s in wasm; this takes a few milliseconds.
-        let hex = format!("{:016x}", crate::index::checksum(&bytes));
+        let checksum = crate::index::checksum(&bytes);
         let inner = agent_memory_embed::Embedder::from_vec(bytes, layout).map_err(|e| {
             Error::new(
                 ErrorKind::InvalidOptions,
@@ -95,17 +95,8 @@ impl MiniLm {
                 ),
             )
         })?;
-        let short = inner
-            .model_name()
-            .rsplit('/')
-            .next()
-            .unwrap_or("model")
-            .to_owned();
-        Ok(MiniLm {
-            inner,
-            id: format!("minilm-{hex}"),
-            name: format!("{short} (int8, {hex})"),
-        })
+        let Identity { id, name } = Identity::from_checksum(checksum, inner.model_name());
+        Ok(MiniLm { inner, id, name })
     }
 }
 
@@ -125,11 +116,79 @@ impl Embed for MiniLm {
     fn pieces(&self, text: &str) -> usize {
         self.inner.tokenizer().pieces(text).len()
     }
-    fn embed(&self, text: &str) -> Vec<f32> {
-        self.inner.embed(text)
+    fn embed(&self, text: &str) -> Option<Vec<f32>> {
+        Some(self.inner.embed(text))
     }
     fn dim(&self) -> Option<usize> {
         Some(self.inner.dim())
+    }
+}
+
+/// A model whose encoder runs in the host: for a host that embeds natively
+/// (a one-shot CLI search) and hands in the chunks' vectors
+/// ([`crate::Memory::add_vectors`]) and the query's
+/// ([`crate::Memory::add_query_vector`]). The store cuts files into chunks
+/// with its vocabulary, as the full model would, so the two share vectors.
+pub struct Hosted {
+    tokenizer: agent_memory_embed::Tokenizer,
+    id: String,
+    name: String,
+    dim: usize,
+}
+
+impl Hosted {
+    /// A hosted model with the weights file's `id` and `name`
+    /// ([`Identity`]), vectors `dim` wide, and `vocabulary` (the file's
+    /// word-pieces, one a line).
+    ///
+    /// # Errors
+    /// [`ErrorKind::InvalidArguments`] when `id` is empty, `dim` is 0 or
+    /// the vocabulary lacks `[CLS]`, `[SEP]` or `[UNK]`.
+    pub fn new(id: &str, name: &str, dim: usize, vocabulary: &str) -> Result<Hosted> {
+        let invalid = |what: &str| Error::new(ErrorKind::InvalidArguments, what.to_owned());
+        if id.trim().is_empty() {
+            return Err(invalid(
+                "a hosted model needs an id (its weights' identity)",
+            ));
+        }
+        if dim == 0 {
+            return Err(invalid("a hosted model's vectors must be at least 1 wide"));
+        }
+        let tokenizer = agent_memory_embed::Tokenizer::from_lines(vocabulary).map_err(|e| {
+            invalid(&format!(
+                "the hosted model's vocabulary is not the weights file's word-pieces, one a line: {e}"
+            ))
+        })?;
+        Ok(Hosted {
+            tokenizer,
+            id: id.to_owned(),
+            name: name.to_owned(),
+            dim,
+        })
+    }
+}
+
+impl fmt::Debug for Hosted {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Hosted").field("id", &self.id).finish()
+    }
+}
+
+impl Embed for Hosted {
+    fn model_id(&self) -> &str {
+        &self.id
+    }
+    fn model_name(&self) -> &str {
+        &self.name
+    }
+    fn pieces(&self, text: &str) -> usize {
+        self.tokenizer.pieces(text).len()
+    }
+    fn dim(&self) -> Option<usize> {
+        Some(self.dim)
+    }
+    fn embed(&self, _: &str) -> Option<Vec<f32>> {
+        None
     }
 }
 
@@ -147,6 +206,9 @@ pub(crate) struct Semantic {
     pub(crate) params: fuse::Params,
     /// `latest X` puts the newest matching log first.
     pub(crate) recency: bool,
+    /// Query vectors the host computed, by the text a search embeds
+    /// ([`query_text`]), for the model on now.
+    pub(crate) queries: std::collections::HashMap<String, Vec<f32>>,
 }
 
 impl Default for Semantic {
@@ -157,6 +219,7 @@ impl Default for Semantic {
             search_budget: 0,
             params: fuse::Params::default(),
             recency: true,
+            queries: std::collections::HashMap::new(),
         }
     }
 }

@@ -223,6 +223,17 @@ fn parse_query(query: &str) -> Result<Query> {
     })
 }
 
+/// The text a ranked search of `query` ranks and embeds: its distinct
+/// words in query order, joined by single spaces. A host that embeds
+/// queries itself ([`Memory::add_query_vector`]) embeds this.
+///
+/// # Errors
+/// As a search: [`ErrorKind::InvalidArguments`] for more than
+/// [`MAX_QUERY_TERMS`] distinct terms.
+pub fn query_text(query: &str) -> Result<String> {
+    Ok(parse_query(query)?.terms().join(" "))
+}
+
 /// The search mode a tool word names (`ranked`, `literal`), exactly.
 ///
 /// # Errors
@@ -1141,7 +1152,7 @@ impl Memory {
         }
         // The ranker sees each distinct word once, in query order: a query
         // of millions of repeats must cost what its few words cost.
-        let distinct = parse_query(query)?.terms().join(" ");
+        let distinct = query_text(query)?;
         let results = self.search_ranked(&distinct)?;
         let (results, _) = self.semantic_fuse(&distinct, results);
         Ok(self.mark_hits(results))
@@ -1165,7 +1176,7 @@ impl Memory {
         if mode == SearchMode::Literal {
             return Ok(self.search(query)?.render(max_bytes));
         }
-        let distinct = parse_query(query)?.terms().join(" ");
+        let distinct = query_text(query)?;
         if self.semantic.embedder.is_some() || crate::semantic::fuse::asks_recency(&distinct) {
             // Fusion may reorder any hit: the whole list is settled first.
             let (results, note) = self.semantic_fuse(&distinct, self.search_ranked(&distinct)?);
@@ -1201,7 +1212,7 @@ impl Memory {
     /// # Errors
     /// As [`Memory::search_with`].
     pub fn search_unindexed(&self, query: &str) -> Result<SearchResults> {
-        let distinct = parse_query(query)?.terms().join(" ");
+        let distinct = query_text(query)?;
         self.ranked_unindexed(&distinct).map(|r| self.mark_hits(r))
     }
 

@@ -46,7 +46,14 @@ impl Embed for Fake {
     fn pieces(&self, text: &str) -> usize {
         text.split_whitespace().count()
     }
-    fn embed(&self, text: &str) -> Vec<f32> {
+    fn embed(&self, text: &str) -> Option<Vec<f32>> {
+        Some(self.vector(text))
+    }
+}
+
+impl Fake {
+    /// The fake's vector of `text`, counted as a call.
+    fn vector(&self, text: &str) -> Vec<f32> {
         self.calls.fetch_add(1, Ordering::SeqCst);
         let mut v = [0.0f32; 16];
         for w in text.split(|c: char| !(c.is_alphanumeric() || c == '-')) {
@@ -333,7 +340,7 @@ fn vectors_embedded_outside_are_stored_and_used() {
     let vectors: Vec<_> = pending
         .chunks
         .iter()
-        .map(|(key, text)| (*key, outside.embed(text)))
+        .map(|(key, text)| (*key, outside.vector(text)))
         .collect();
     let (first, rest) = vectors.split_at(2);
     let half = m.add_vectors("fake-a", first.to_vec()).unwrap();
@@ -359,7 +366,7 @@ fn outside_vectors_of_another_model_or_shape_are_refused() {
     let pending = m.pending_chunks(Some(1)).unwrap();
     assert_eq!(pending.chunks.len(), 1);
     let (key, text) = pending.chunks[0].clone();
-    let v = e.embed(&text);
+    let v = e.vector(&text);
     let err = m.add_vectors("fake-b", vec![(key, v.clone())]).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Conflict, "{err}");
     // The width is learnt from the first vector stored, then held to.
@@ -428,4 +435,100 @@ fn minilm_finds_the_region_note_for_a_city_question() {
         !off.first().is_some_and(|p| p.ends_with("infra.md")),
         "{off:?}"
     );
+}
+
+/// The word-pieces of a hosted model in these tests: every note is one
+/// chunk under either count, so the chunks match the fake's.
+const HOSTED_VOCAB: &str = "[PAD]\n[UNK]\n[CLS]\n[SEP]\nthe\nservers\n";
+
+#[test]
+fn a_hosted_model_ranks_as_the_model_itself_with_the_hosts_vectors() {
+    use agent_memory_core::{Hosted, query_text};
+    const Q: &str = "which city do the servers run in";
+    let e = Fake::new("fake-a");
+    let inside = Store::new();
+    let m = inside.with(&e);
+    m.index_vectors(None, &mut |_, _| {}).unwrap();
+    let want = paths(&m, Q);
+    assert!(want[0].ends_with("infra.md"), "{want:?}");
+
+    let s = Store::new();
+    let lexical = paths(&s.open(), Q);
+    let mut m = s.open();
+    m.set_embedder(Arc::new(
+        Hosted::new("fake-a", "fake", 16, HOSTED_VOCAB).unwrap(),
+    ));
+    // It embeds nothing itself: indexing stays at 0% and search is lexical.
+    let status = m.index_vectors(None, &mut |_, _| {}).unwrap();
+    assert_eq!((status.ready, status.chunks > 0), (0, true), "{status:?}");
+    let rendered = m.search_rendered(Q, SearchMode::Ranked, 4000).unwrap();
+    assert_eq!(
+        rendered.lines().nth(1),
+        Some("semantic: indexing 0% (run `agent-memory index` to finish)")
+    );
+    // The host embeds the chunks: without the query's vector, the search
+    // stays lexical and says why.
+    let pending = m.pending_chunks(None).unwrap();
+    let vectors = pending
+        .chunks
+        .iter()
+        .map(|(k, t)| (*k, e.vector(t)))
+        .collect();
+    m.add_vectors("fake-a", vectors).unwrap();
+    let rendered = m.search_rendered(Q, SearchMode::Ranked, 4000).unwrap();
+    assert_eq!(
+        rendered.lines().nth(1),
+        Some(
+            "semantic: off (no vector was given for this query, and model `fake-a` embeds in the host only)"
+        )
+    );
+    assert_eq!(paths(&m, Q), lexical);
+    // With it, the ranking is the one the model gives inside.
+    let text = query_text(Q).unwrap();
+    m.add_query_vector("fake-a", &text, e.vector(&text))
+        .unwrap();
+    assert_eq!(paths(&m, Q), want);
+}
+
+#[test]
+fn query_vectors_of_another_model_or_shape_or_a_bad_hosted_model_are_refused() {
+    use agent_memory_core::{ErrorKind, Hosted};
+    let s = Store::new();
+    let mut m = s.open();
+    let kind = |r: agent_memory_core::Result<()>| r.unwrap_err().kind();
+    assert_eq!(
+        kind(m.add_query_vector("fake-a", "city", vec![1.0; 16])),
+        ErrorKind::InvalidOptions
+    );
+    m.set_embedder(Arc::new(
+        Hosted::new("fake-a", "fake", 16, HOSTED_VOCAB).unwrap(),
+    ));
+    assert_eq!(
+        kind(m.add_query_vector("fake-b", "city", vec![1.0; 16])),
+        ErrorKind::Conflict
+    );
+    assert_eq!(
+        kind(m.add_query_vector("fake-a", "city", vec![1.0; 3])),
+        ErrorKind::InvalidArguments
+    );
+    let mut nan = vec![0.0; 16];
+    nan[3] = f32::NAN;
+    assert_eq!(
+        kind(m.add_query_vector("fake-a", "city", nan)),
+        ErrorKind::InvalidArguments
+    );
+    m.add_query_vector("fake-a", "city", vec![0.25; 16])
+        .unwrap();
+    for (id, dim, vocab) in [
+        ("", 16, HOSTED_VOCAB),
+        ("fake-a", 0, HOSTED_VOCAB),
+        ("fake-a", 16, "[UNK]\nthe"),
+    ] {
+        let err = Hosted::new(id, "fake", dim, vocab).unwrap_err();
+        assert_eq!(
+            err.kind(),
+            ErrorKind::InvalidArguments,
+            "{id:?} {dim} {vocab:?}: {err}"
+        );
+    }
 }

@@ -23,6 +23,9 @@ const NATIVE_SAVE_EVERY: Duration = Duration::from_secs(2);
 pub(crate) enum Setting {
     /// On, with the bytes of this weights file.
     On(Arc<Vec<u8>>),
+    /// On, with the encoder run natively by the host, and the query vectors
+    /// handed in so far (given again to a fresh instance).
+    Native(Arc<NativeModel>, Vec<(String, Vec<f32>)>),
     /// Off, for this reason.
     Off(String),
 }
@@ -84,6 +87,107 @@ impl From<crate::bindings::exports::agent::memory::semantic::SemanticStatus> for
     }
 }
 
+/// The embedding model run natively in this process, for a process that
+/// searches a few times and exits (a one-shot CLI search): loading it takes
+/// a few milliseconds, where handing the 25 MB of weights to the component
+/// costs a search process a tenth of a second or more. The component only
+/// cuts files into chunks with its vocabulary; this process embeds the
+/// queries ([`Memory::embed_query_natively`]) and the chunks
+/// ([`Memory::index_vectors_natively`]). Vectors are the component's own:
+/// same model id, same vectors file.
+pub struct NativeModel {
+    embedder: agent_memory_embed::Embedder,
+    identity: agent_memory_embed::Identity,
+    vocabulary: String,
+}
+
+impl std::fmt::Debug for NativeModel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NativeModel")
+            .field("id", &self.identity.id)
+            .finish()
+    }
+}
+
+impl NativeModel {
+    /// Map the weights file at `path` (`embed/scripts/derive.py` writes it)
+    /// and load the model, reading its int8 weights in place. The file must
+    /// not be rewritten in place while the model lives; derive.py replaces
+    /// it by a rename, which leaves the mapped file whole.
+    ///
+    /// # Errors
+    /// [`Error::Setup`] when the file cannot be read or is not a weights
+    /// file this build reads (derive it again).
+    pub fn open(path: &std::path::Path) -> Result<NativeModel, Error> {
+        let file = std::fs::File::open(path).map_err(|e| {
+            Error::setup(
+                format!("cannot open the weights file `{}`", path.display()),
+                e,
+            )
+        })?;
+        // SAFETY: the map is read-only and private, and the weights file is
+        // replaced by rename, never truncated in place (see above).
+        let map = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| {
+            Error::setup(
+                format!("cannot map the weights file `{}`", path.display()),
+                e,
+            )
+        })?;
+        let checksum = crate::cache::weights_checksum(&file, &map);
+        NativeModel::build(
+            Box::new(map),
+            checksum,
+            &format!("the weights file `{}`", path.display()),
+        )
+    }
+
+    /// Load from the bytes of a weights file, reading its int8 weights in
+    /// place: a `Vec<u8>` or a map of the file.
+    ///
+    /// # Errors
+    /// [`Error::Setup`] when the bytes are not a weights file this build
+    /// reads; derive them again (`embed/scripts/derive.py`).
+    pub fn load(weights: agent_memory_embed::model::Bytes) -> Result<NativeModel, Error> {
+        let checksum = agent_memory_embed::checksum((*weights).as_ref());
+        NativeModel::build(weights, checksum, "the embedding weights")
+    }
+
+    fn build(
+        weights: agent_memory_embed::model::Bytes,
+        checksum: u64,
+        what: &str,
+    ) -> Result<NativeModel, Error> {
+        let refused = |e| {
+            Error::setup(
+                format!(
+                    "cannot load {what} natively; derive them again with `python3 embed/scripts/derive.py`"
+                ),
+                e,
+            )
+        };
+        let bytes: &[u8] = (*weights).as_ref();
+        let vocabulary = {
+            let file = agent_memory_embed::safetensors::File::parse(bytes).map_err(refused)?;
+            agent_memory_embed::vocabulary(&file)
+                .map_err(refused)?
+                .to_owned()
+        };
+        let embedder = agent_memory_embed::Embedder::in_place(weights).map_err(refused)?;
+        let identity = agent_memory_embed::Identity::from_checksum(checksum, embedder.model_name());
+        Ok(NativeModel {
+            embedder,
+            identity,
+            vocabulary,
+        })
+    }
+
+    /// The id vectors are stored under, as the component gives it for the
+    /// same file (`minilm-` and the file's checksum).
+    pub fn id(&self) -> &str {
+        &self.identity.id
+    }
+}
+
 impl Memory {
     /// Turn semantic recall on with the weights file's bytes (see
     /// `embed/scripts/derive.py`). The component loads the model now (about
@@ -94,6 +198,54 @@ impl Memory {
     /// weights file; recall is then off and says why.
     pub fn enable_semantic(&mut self, weights: Arc<Vec<u8>>) -> Result<(), Error> {
         self.set_semantic(Setting::On(weights))
+    }
+
+    /// Turn semantic recall on with `model` run natively in this process:
+    /// the component gets no weights, only the vocabulary, and a search
+    /// whose words are weak evidence ranks by meaning only after
+    /// [`Memory::embed_query_natively`] gave its query's vector (without it,
+    /// its note says so). Chunks without vectors are built by
+    /// [`Memory::index_vectors_natively`]; until then searches say
+    /// `semantic: indexing N%`.
+    ///
+    /// # Errors
+    /// As any call: a trap or a limit of the instance.
+    pub fn enable_semantic_native(&mut self, model: Arc<NativeModel>) -> Result<(), Error> {
+        self.set_semantic(Setting::Native(model, Vec::new()))
+    }
+
+    /// Embed the text a ranked search of `query` embeds (WIT `query-text`)
+    /// with the native model and hand its vector to the memory, so that
+    /// searches of `query` rank by meaning when their words are weak. Does
+    /// nothing unless recall is on with [`Memory::enable_semantic_native`].
+    ///
+    /// # Errors
+    /// [`Error::Memory`] with kind `InvalidArguments` when a search would
+    /// refuse `query` (too many distinct words); otherwise as any call.
+    pub fn embed_query_natively(&mut self, query: &str) -> Result<(), Error> {
+        let model = {
+            let group = self.group.lock().unwrap_or_else(PoisonError::into_inner);
+            match &group.members[self.index].semantic {
+                Some(Setting::Native(model, _)) => Arc::clone(model),
+                _ => return Ok(()),
+            }
+        };
+        let text = self
+            .call_handle("semantic-query-text", |store, b, _| {
+                b.agent_memory_semantic().call_query_text(store, query)
+            })?
+            .map_err(domain)?;
+        let vector = model.embedder.embed(&text);
+        self.call_handle("semantic-add-query-vector", |store, b, h| {
+            b.agent_memory_semantic()
+                .call_add_query_vector(store, h, model.id(), &text, &vector)
+        })?
+        .map_err(domain)?;
+        let mut group = self.group.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(Setting::Native(_, queries)) = &mut group.members[self.index].semantic {
+            queries.push((text, vector));
+        }
+        Ok(())
     }
 
     /// Turn semantic recall off, saying why; ranked search is then exactly
@@ -165,16 +317,13 @@ impl Memory {
         threads: Option<usize>,
         progress: &mut dyn FnMut(u32, u32),
     ) -> Result<SemanticStatus, Error> {
-        let weights = {
+        let setting = {
             let group = self.group.lock().unwrap_or_else(PoisonError::into_inner);
-            match &group.members[self.index].semantic {
-                Some(Setting::On(weights)) => Some(Arc::clone(weights)),
-                _ => None,
-            }
+            group.members[self.index].semantic.clone()
         };
-        let Some(weights) = weights else {
+        if !matches!(setting, Some(Setting::On(_) | Setting::Native(..))) {
             return self.semantic_status();
-        };
+        }
         let pending = self
             .call_handle("semantic-pending", |store, b, h| {
                 b.agent_memory_semantic().call_pending(store, h, None)
@@ -185,12 +334,22 @@ impl Memory {
         if chunks.is_empty() {
             return Ok(status);
         }
-        let embedder = agent_memory_embed::Embedder::from_bytes(&weights).map_err(|e| {
-            Error::setup(
-                "cannot load the embedding weights natively for the bulk build",
-                e,
-            )
-        })?;
+        // Unpacked to f32 panels for a bulk build (three times the int8
+        // product's speed), unless the native model is loaded already.
+        let unpacked;
+        let embedder = match &setting {
+            Some(Setting::Native(model, _)) => &model.embedder,
+            Some(Setting::On(weights)) => {
+                unpacked = agent_memory_embed::Embedder::from_bytes(weights).map_err(|e| {
+                    Error::setup(
+                        "cannot load the embedding weights natively for the bulk build",
+                        e,
+                    )
+                })?;
+                &unpacked
+            }
+            _ => unreachable!("checked above"),
+        };
         let threads = threads
             .or_else(|| std::thread::available_parallelism().ok().map(Into::into))
             .unwrap_or(1)
@@ -201,7 +360,7 @@ impl Memory {
         std::thread::scope(|scope| {
             for _ in 0..threads {
                 let tx = tx.clone();
-                let (next, chunks, embedder) = (&next, &chunks, &embedder);
+                let (next, chunks) = (&next, &chunks);
                 scope.spawn(move || {
                     loop {
                         let i = next.fetch_add(1, Ordering::Relaxed);
@@ -280,6 +439,34 @@ impl Group {
                 let r = exports.call_enable(&mut instance.store, handle, model);
                 model.resource_drop(&mut instance.store)?;
                 r.map(Ok)
+            })(),
+            Setting::Native(native, queries) => (|| {
+                let dim = u32::try_from(native.embedder.dim()).unwrap_or(u32::MAX);
+                let model = exports.model().call_hosted(
+                    &mut instance.store,
+                    &native.identity.id,
+                    &native.identity.name,
+                    dim,
+                    &native.vocabulary,
+                )?;
+                let model = match model {
+                    Ok(m) => m,
+                    Err(e) => return Ok(Err(e)),
+                };
+                exports.call_enable(&mut instance.store, handle, model)?;
+                model.resource_drop(&mut instance.store)?;
+                for (text, vector) in queries {
+                    if let Err(e) = exports.call_add_query_vector(
+                        &mut instance.store,
+                        handle,
+                        native.id(),
+                        text,
+                        vector,
+                    )? {
+                        return Ok(Err(e));
+                    }
+                }
+                Ok(Ok(()))
             })(),
         };
         let refused = self.settle("semantic-enable", result)?;

@@ -51,6 +51,14 @@ impl Memory {
     /// [`Memory::index_vectors`], by searches (a few chunks each) and by
     /// changes (the chunks they touch).
     pub fn set_embedder(&mut self, embedder: Arc<dyn Embed>) {
+        let same = self
+            .semantic
+            .embedder
+            .as_ref()
+            .is_some_and(|e| e.model_id() == embedder.model_id());
+        if !same {
+            self.semantic.queries.clear();
+        }
         self.semantic.embedder = Some(embedder);
         self.semantic.off = None;
         if self.semantic.search_budget == 0 {
@@ -62,6 +70,7 @@ impl Memory {
     /// `weights not found at …`). Ranked search is then exactly lexical.
     pub fn set_semantic_off(&mut self, why: impl Into<String>) {
         self.semantic.embedder = None;
+        self.semantic.queries.clear();
         self.semantic.off = Some(why.into());
     }
 
@@ -116,14 +125,18 @@ impl Memory {
         let want = limit.unwrap_or(usize::MAX).min(survey.pending.len());
         let total = survey.pending.len();
         let mut done = 0;
-        for (key, text) in survey.pending.drain(..want) {
-            cache.add(key, e.embed(&text));
+        for (key, text) in &survey.pending[..want] {
+            // A hosted model embeds nothing here: the host builds with
+            // `pending_chunks` and `add_vectors`.
+            let Some(vector) = e.embed(text) else { break };
+            cache.add(*key, vector);
             done += 1;
             progress(done, total);
             if done % SAVE_EVERY == 0 {
                 self.save_vectors_now(&cache);
             }
         }
+        survey.pending.drain(..done);
         self.save_vectors_now(&cache);
         Ok(self.status_of(e.as_ref(), &survey))
     }
@@ -146,6 +159,24 @@ impl Memory {
         })
     }
 
+    /// Give the vector of a query that a host embedded itself: searches of
+    /// this memory whose text ([`query_text`]) is `text` use it instead of
+    /// embedding the query (which a [`crate::semantic::Hosted`] model
+    /// cannot). Kept while the model stays the memory's.
+    ///
+    /// # Errors
+    /// As [`Memory::add_vectors`]: [`ErrorKind::InvalidOptions`] when
+    /// semantic recall is off, [`ErrorKind::Conflict`] for another model's
+    /// id, [`ErrorKind::InvalidArguments`] for a vector of another width or
+    /// with a number that is not finite.
+    pub fn add_query_vector(&mut self, model_id: &str, text: &str, vector: Vec<f32>) -> Result<()> {
+        let e = self.embedder_for(model_id)?;
+        let want = e.dim().unwrap_or(vector.len());
+        check_vector(0, &vector, want)?;
+        self.semantic.queries.insert(text.to_owned(), vector);
+        Ok(())
+    }
+
     /// Store vectors that a host computed for chunks [`Memory::pending_chunks`]
     /// listed, under the store's lock, and return the status after. A vector
     /// for a key no searched file has now (its file changed meanwhile) is
@@ -165,6 +196,32 @@ impl Memory {
         model_id: &str,
         vectors: Vec<([u8; 16], Vec<f32>)>,
     ) -> Result<SemanticStatus> {
+        let e = self.embedder_for(model_id)?;
+        let guard = self.lock()?;
+        let mut cache = self.load_vectors(e.as_ref());
+        let width = e.dim().or((cache.dim > 0).then_some(cache.dim));
+        for (i, (_, v)) in vectors.iter().enumerate() {
+            check_vector(i, v, width.unwrap_or(vectors[0].1.len()))?;
+        }
+        let mut survey = self.survey(e.as_ref(), &mut cache);
+        let pending: std::collections::HashSet<Key> =
+            survey.pending.iter().map(|(k, _)| *k).collect();
+        for (key, v) in vectors {
+            if pending.contains(&key) {
+                cache.add(key, v);
+            }
+        }
+        self.write_vectors(&cache, &guard)
+            .map_err(|err| Error::io("write the vectors", &self.vectors_rel(e.model_id()), &err))?;
+        survey
+            .pending
+            .retain(|(k, _)| !cache.vectors.contains_key(k));
+        Ok(self.status_of(e.as_ref(), &survey))
+    }
+
+    /// The memory's model, when its id is `model_id`: vectors handed in
+    /// from outside are of it or refused.
+    fn embedder_for(&self, model_id: &str) -> Result<Arc<dyn Embed>> {
         let Some(e) = self.semantic.embedder.clone() else {
             let why = self.status_off().why_off.unwrap_or_default();
             return Err(Error::new(
@@ -183,41 +240,7 @@ impl Memory {
                 ),
             ));
         }
-        let guard = self.lock()?;
-        let mut cache = self.load_vectors(e.as_ref());
-        let width = e.dim().or((cache.dim > 0).then_some(cache.dim));
-        for (i, (_, v)) in vectors.iter().enumerate() {
-            let want = width.unwrap_or(vectors[0].1.len());
-            if v.len() != want || want == 0 {
-                return Err(Error::new(
-                    ErrorKind::InvalidArguments,
-                    format!(
-                        "vector {i} has {} numbers and the model's have {want}; nothing was stored",
-                        v.len()
-                    ),
-                ));
-            }
-            if let Some(x) = v.iter().find(|x| !x.is_finite()) {
-                return Err(Error::new(
-                    ErrorKind::InvalidArguments,
-                    format!("vector {i} holds {x}, not a finite number; nothing was stored"),
-                ));
-            }
-        }
-        let mut survey = self.survey(e.as_ref(), &mut cache);
-        let pending: std::collections::HashSet<Key> =
-            survey.pending.iter().map(|(k, _)| *k).collect();
-        for (key, v) in vectors {
-            if pending.contains(&key) {
-                cache.add(key, v);
-            }
-        }
-        self.write_vectors(&cache, &guard)
-            .map_err(|err| Error::io("write the vectors", &self.vectors_rel(e.model_id()), &err))?;
-        survey
-            .pending
-            .retain(|(k, _)| !cache.vectors.contains_key(k));
-        Ok(self.status_of(e.as_ref(), &survey))
+        Ok(e)
     }
 
     fn status_off(&self) -> SemanticStatus {
@@ -433,9 +456,13 @@ impl Memory {
         let mut survey = self.survey(e.as_ref(), &mut cache);
         if !survey.pending.is_empty() {
             let budget = self.semantic.search_budget.min(survey.pending.len());
-            for (key, text) in survey.pending.drain(..budget) {
-                cache.add(key, e.embed(&text));
+            let mut embedded = 0;
+            for (key, text) in &survey.pending[..budget] {
+                let Some(vector) = e.embed(text) else { break };
+                cache.add(*key, vector);
+                embedded += 1;
             }
+            survey.pending.drain(..embedded);
             self.save_vectors_now(&cache);
             if !survey.pending.is_empty() {
                 let status = self.status_of(e.as_ref(), &survey);
@@ -449,7 +476,14 @@ impl Memory {
         if !fuse::weak(query, &lexical, has_dates, &params) {
             return (lexical, None);
         }
-        let q = e.embed(query);
+        let given = self.semantic.queries.get(query).cloned();
+        let Some(q) = given.or_else(|| e.embed(query)) else {
+            let note = format!(
+                "semantic: off (no vector was given for this query, and model `{}` embeds in the host only)",
+                e.model_id()
+            );
+            return (lexical, Some(note));
+        };
         let mut scored: Vec<Scored> = Vec::with_capacity(survey.files.len());
         let mut metas = std::collections::HashMap::new();
         for (meta, chunks) in &survey.files {
@@ -515,7 +549,8 @@ impl Memory {
         let mut survey = self.survey(e.as_ref(), &mut cache);
         let n = CHANGE_BUDGET.min(survey.pending.len());
         for (key, text) in survey.pending.drain(..n) {
-            cache.add(key, e.embed(&text));
+            let Some(vector) = e.embed(&text) else { break };
+            cache.add(key, vector);
         }
         self.save_vectors(&cache, lock);
     }
@@ -530,4 +565,25 @@ pub(super) fn with_note(rendered: String, note: Option<String>) -> String {
         Some((head, rest)) => format!("{head}\n{note}\n{rest}"),
         None => format!("{rendered}\n{note}"),
     }
+}
+
+/// Refuse vector `i` of a hand-in when it is not `want` wide or holds a
+/// number that is not finite.
+fn check_vector(i: usize, v: &[f32], want: usize) -> Result<()> {
+    if v.len() != want || want == 0 {
+        return Err(Error::new(
+            ErrorKind::InvalidArguments,
+            format!(
+                "vector {i} has {} numbers and the model's have {want}; nothing was stored",
+                v.len()
+            ),
+        ));
+    }
+    if let Some(x) = v.iter().find(|x| !x.is_finite()) {
+        return Err(Error::new(
+            ErrorKind::InvalidArguments,
+            format!("vector {i} holds {x}, not a finite number; nothing was stored"),
+        ));
+    }
+    Ok(())
 }
