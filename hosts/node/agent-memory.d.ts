@@ -173,9 +173,12 @@ export interface MemoryOptions {
    * model` and searches carry no note; `disableSemantic` says why instead).
    * It is off, and `semanticStatus()` says why, when no weights file is
    * found or the component refuses it; nothing throws for that. The model is
-   * loaded at the first ranked search, `memory_search` call or
-   * `semanticStatus()` of the worker, once per worker, shared by the
-   * memories of a group (the file is read once per process).
+   * loaded once per worker, shared by the memories of a group (the file is
+   * read once per process), when a query needs it: at the first ranked
+   * search or `memory_search` call with a word that no file holds (where
+   * meaning decides; the search runs again with the model, so it answers as
+   * a loaded model does), or at `semanticStatus()` / `indexVectors()`.
+   * Writes, reads and searches whose words are all in some file never load it.
    */
   semantic?: boolean | null;
   /**

@@ -174,6 +174,29 @@ function receipt(r) {
   };
 }
 
+// Why recall is off in a search made before the model is loaded: the CLI's
+// words, so a search's note reads the same in every host.
+const DEFERRED = 'the model is loaded when a query needs it';
+
+// Whether ranked results made without the model may differ from a loaded
+// model's: meaning decides only when the lexical evidence is weak, and with
+// the component's fusion settings that needs a query word that no file holds
+// (the rule the CLI defers by). Also, to be safe, no hits at all, or a best
+// hit that holds no query word.
+function resultsNeedModel(r) {
+  if (r.terms.some((t) => t.count === 0)) return true;
+  if (r.hits.length === 0) return true;
+  const matched = r.hits[0].matchedTerms.map((m) => m.toLowerCase());
+  const words = r.terms.map((t) => t.term.toLowerCase());
+  return !words.some((w) => matched.some((m) => m === w || m.includes(w) || (m.length >= 4 && w.startsWith(m))));
+}
+
+// Whether a `memory_search` reply made without the model says meaning would
+// have decided: its second line is `semantic: off (<DEFERRED>)`.
+function replyNeedsModel(reply) {
+  return typeof reply === 'string' && reply.split('\n', 2)[1] === `semantic: off (${DEFERRED})`;
+}
+
 function searchResults(r) {
   return {
     terms: r.terms.map((t) => ({ term: t.term, count: t.count })),
@@ -333,6 +356,7 @@ class Group {
       this.request('store.open', { type: 'open', index, options: witOptions(m) }, this.#startTimeoutMs);
       m.open = true;
       m.semanticApplied = false;
+      m.semanticDeferred = false;
       if (m.semantic.weights === null) {
         if (m.semantic.whyOff !== null) {
           this.request('semantic.disable', { type: 'semantic', name: 'disable', index, args: [m.semantic.whyOff] });
@@ -345,10 +369,44 @@ class Group {
     }
   }
 
-  method(index, name, args, semantic = false) {
-    if (semantic) this.ensureSemantic(index);
+  /**
+   * Calls a method of member `index`; with `semantic`, its semantic recall
+   * is set up first (the model loaded, if on). With `needsModel` too, the
+   * model is not loaded for the call unless it is already: the call runs
+   * with recall off for `DEFERRED`, and when `needsModel(answer)` says
+   * meaning would have decided (a query word in no file), the model is
+   * loaded and the call made again, so the answer is a loaded model's.
+   */
+  method(index, name, args, semantic = false, needsModel = null) {
+    const deferred = semantic && needsModel !== null && this.deferSemantic(index);
+    if (semantic && !deferred) this.ensureSemantic(index);
     this.ensureOpen(index);
-    return this.request(`store.${kebab(name)}`, { type: 'method', index, name, args });
+    const call = () => this.request(`store.${kebab(name)}`, { type: 'method', index, name, args });
+    const answer = call();
+    if (!deferred || !needsModel(answer)) return answer;
+    this.ensureSemantic(index);
+    this.ensureOpen(index);
+    return call();
+  }
+
+  /**
+   * Puts off loading the model for a search of member `index`: true when
+   * the model is not loaded in this worker and recall is to be on, the
+   * memory then being told why it is off for now (`DEFERRED`); false when
+   * the setting is already applied or the model is there to enable at no
+   * cost.
+   */
+  deferSemantic(index) {
+    this.ensureOpen(index);
+    const m = this.members[index];
+    if (m.semanticApplied) return false;
+    const weights = m.semantic.weights;
+    if (weights === null || this.#live.model || refusedWhy(weights) !== null) return false;
+    if (!m.semanticDeferred) {
+      this.request('semantic.disable', { type: 'semantic', name: 'disable', index, args: [DEFERRED] });
+      m.semanticDeferred = true;
+    }
+    return true;
   }
 
   /** `semantic.<name>(memory, ...args)` for member `index`, its semantic recall set up first. */
@@ -399,6 +457,7 @@ class Group {
     }
     this.request('semantic.enable', { type: 'semantic-enable', index });
     m.semanticApplied = true;
+    m.semanticDeferred = false;
   }
 
   /** Turns recall off for member `index`, saying why. */
@@ -408,6 +467,7 @@ class Group {
     m.semantic = { weights: null, whyOff: why };
     this.request('semantic.disable', { type: 'semantic', name: 'disable', index, args: [why] });
     m.semanticApplied = true;
+    m.semanticDeferred = false;
   }
 
   // Turns recall off, saying why, for every memory that would load
@@ -417,6 +477,7 @@ class Group {
       if (m.semantic.weights !== weights) continue;
       m.semantic = { weights: null, whyOff: why };
       m.semanticApplied = false;
+      m.semanticDeferred = false;
       if (m.open && this.#live && !m.closed) {
         this.request('semantic.disable', { type: 'semantic', name: 'disable', index, args: [why] });
         m.semanticApplied = true;
@@ -550,6 +611,9 @@ function member(spec, guestRoot, guestProject) {
     // Whether the open handle was given its semantic setting (`enable` at
     // the first search, `disable` at open).
     semanticApplied: false,
+    // The open handle was told `disable(DEFERRED)`: the model is not loaded
+    // yet, and a search that needs it loads it and runs again.
+    semanticDeferred: false,
     open: false,
     closed: false,
   };
@@ -728,7 +792,7 @@ export class Memory {
    */
   search(query, mode = 'ranked') {
     const m = word(mode, SEARCH_MODES, 'invalid-mode', 'search mode');
-    return searchResults(this.#group.method(this.#index, 'search', [query, m], m === 'ranked'));
+    return searchResults(this.#group.method(this.#index, 'search', [query, m], m === 'ranked', resultsNeedModel));
   }
 
   /**
@@ -740,7 +804,7 @@ export class Memory {
    */
   searchTop(query, limit, mode = 'ranked') {
     const m = word(mode, SEARCH_MODES, 'invalid-mode', 'search mode');
-    const r = this.#group.method(this.#index, 'searchTop', [query, m, limit], m === 'ranked');
+    const r = this.#group.method(this.#index, 'searchTop', [query, m, limit], m === 'ranked', resultsNeedModel);
     return { ...searchResults(r), total: r.total };
   }
 
@@ -930,7 +994,7 @@ export class Memory {
    */
   callTool(name, args) {
     const text = typeof args === 'string' ? args : JSON.stringify(args);
-    return this.#group.method(this.#index, 'callTool', [name, text], name === 'memory_search');
+    return this.#group.method(this.#index, 'callTool', [name, text], name === 'memory_search', replyNeedsModel);
   }
 
   /**

@@ -3,12 +3,13 @@
 //! each round with a new empty cache directory and a new empty memory root.
 
 use std::cell::RefCell;
+use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::time::Duration;
+use std::process::{Command, Stdio};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use anyhow::Result;
+use anyhow::{Context, Result, bail};
 
 use super::Plan;
 use crate::corpus;
@@ -56,16 +57,203 @@ impl Slot {
     }
 }
 
-/// What the Python contender runs: open a memory, make one write.
-const PYTHON_FIRST_WRITE: &str = "import sys, agent_memory\n\
+/// What the Python contender runs: open a memory, make one write; with a
+/// third argument, then a ranked search for it. It prints when each step
+/// ended (`part <name> <unix ms>`), for the rows that split its time; the
+/// steps are the ones a user's process makes (`Runtime.shared()` is what
+/// `Memory()` calls first).
+const PYTHON_FIRST_WRITE: &str = "import time\n\
+print('part start', time.time() * 1e3)\n\
+import sys, wasmtime, wasmtime.component\n\
+print('part wasmtime', time.time() * 1e3)\n\
+import agent_memory\n\
+print('part package', time.time() * 1e3)\n\
+agent_memory.Runtime.shared()\n\
+print('part runtime', time.time() * 1e3)\n\
 m = agent_memory.Memory(sys.argv[1], '/src/app', now='2026-05-30T09:15:00+02:00')\n\
-m.write('long-term', '- the first fact')\n";
+print('part open', time.time() * 1e3)\n\
+m.write('long-term', '- the first fact')\n\
+print('part write', time.time() * 1e3)\n\
+if len(sys.argv) > 2:\n    m.search(sys.argv[2])\n\
+print('part end', time.time() * 1e3, flush=True)\n";
 
-/// The same for Node: `node SCRIPT PACKAGE/agent-memory.js ROOT`.
+/// The same for Node: `node SCRIPT PACKAGE/agent-memory.js ROOT [QUERY]`.
 const NODE_FIRST_WRITE: &str = "import { pathToFileURL } from 'node:url';\n\
+console.log('part start', Date.now());\n\
 const { Memory } = await import(pathToFileURL(process.argv[2]).href);\n\
+console.log('part package', Date.now());\n\
 const m = Memory.open(process.argv[3], '/src/app', { now: '2026-05-30T09:15:00+02:00' });\n\
-m.write('long-term', '- the first fact');\n";
+console.log('part open', Date.now());\n\
+m.write('long-term', '- the first fact');\n\
+console.log('part write', Date.now());\n\
+if (process.argv[4]) m.search(process.argv[4]);\n\
+console.log('part end', Date.now());\n";
+
+/// What a Node worker does to open a memory, step by step in the main
+/// thread (`node SCRIPT PACKAGE ROOT`), as `agent-memory.js` and
+/// `worker.js` do it (with worker.js's `openAt` workaround, without its
+/// stderr capture): the split of the package row's open and first write.
+const NODE_PARTS: &str = "import { pathToFileURL } from 'node:url';\n\
+import { createRequire } from 'node:module';\n\
+import { readFileSync, readdirSync, mkdirSync } from 'node:fs';\n\
+import { join, resolve } from 'node:path';\n\
+console.log('part start', Date.now());\n\
+const pkg = resolve(process.argv[2]), root = process.argv[3], gen = join(pkg, 'gen');\n\
+const url = (p) => pathToFileURL(p).href;\n\
+const { capMemories } = await import(url(join(pkg, 'memory-cap.js')));\n\
+const { instantiateComponent } = await import(url(join(pkg, 'instantiate.js')));\n\
+const modules = {};\n\
+for (const n of readdirSync(gen).filter((n) => n.endsWith('.wasm'))) modules[n] = new WebAssembly.Module(capMemories(readFileSync(join(gen, n)), 256 * 1024 * 1024));\n\
+console.log('part compile', Date.now());\n\
+const require = createRequire(join(pkg, 'package.json'));\n\
+const [{ filesystem }, { WASIShim }] = await Promise.all([import(url(require.resolve('@bytecodealliance/preview2-shim'))), import(url(require.resolve('@bytecodealliance/preview2-shim/instantiation')))]);\n\
+console.log('part shim', Date.now());\n\
+const transpiled = await import(url(join(gen, 'agent_memory.js')));\n\
+console.log('part glue', Date.now());\n\
+mkdirSync(root, { recursive: true });\n\
+const fs = filesystem.createFilesystem({ preopens: { '/': root } });\n\
+const patch = (d) => { const openAt = d.openAt; d.openAt = function (pf, p, of, df) { return patch(openAt.call(this, pf, p, of, df.mutateDirectory && !of.directory ? { ...df, mutateDirectory: false } : df)); }; return d; };\n\
+const directories = fs.preopens.getDirectories();\n\
+for (const [d] of directories) patch(d);\n\
+const shim = new WASIShim({ filesystem: { types: fs.types, preopens: { getDirectories: () => [...directories] } }, sandbox: { env: {}, args: [], enableNetwork: false } });\n\
+const exports = instantiateComponent(transpiled, (n) => modules[n], shim.getImportObject());\n\
+console.log('part instantiate', Date.now());\n\
+const m = exports.store.Memory.open({ root: '/', project: '/src/app', clock: { utcOffsetMinutes: 120, fixedUnixSeconds: 1780125300n }, limits: {}, secretPolicy: 'block', source: '', scope: 'personal', review: [] });\n\
+console.log('part open', Date.now());\n\
+m.write('long-term', '- the first fact', 'append', undefined);\n\
+console.log('part write', Date.now());\n\
+m.write('long-term', '- the second fact', 'append', undefined);\n\
+console.log('part write2', Date.now());\n\
+console.log('part end', Date.now());\n\
+process.exit(0);\n";
+
+/// The query of the rows that open, write and search: its words are in
+/// the file written, so the search needs no embedding model.
+const STRONG_QUERY: &str = "first fact";
+
+/// The steps of the parts rows: the `part` name that ends each, what the
+/// row says, in order. `spawn` (the process started) and `exit` (its end,
+/// seen by the bench) frame them.
+const PYTHON_STEPS: &[(&str, &str)] = &[
+    (
+        "start",
+        "the interpreter starting (spawn to the script's first line)",
+    ),
+    (
+        "wasmtime",
+        "`import wasmtime, wasmtime.component` (ctypes bindings of the 30 MB library)",
+    ),
+    (
+        "package",
+        "`import agent_memory` (after wasmtime: its dataclasses, json, hashlib)",
+    ),
+    (
+        "runtime",
+        "`Runtime.shared()`: the engine, the packaged artifact checked and mapped, the linker",
+    ),
+    ("open", "`Memory(...)`: instantiate, open the memory"),
+    ("write", "the first write"),
+    ("end", "-"),
+    (
+        "exit",
+        "the interpreter exiting (the script's last line to the process's end)",
+    ),
+];
+const NODE_STEPS: &[(&str, &str)] = &[
+    ("start", "node starting (spawn to the script's first line)"),
+    ("package", "importing the package (`agent-memory.js`)"),
+    (
+        "open",
+        "`Memory.open`: compile the core modules, start the worker (preview2-shim and jco glue imported, instantiated), open",
+    ),
+    (
+        "write",
+        "the first write (the worker's first calls: wasm compiled lazily, the shim's I/O thread)",
+    ),
+    ("end", "-"),
+    ("exit", "node exiting"),
+];
+const NODE_PARTS_STEPS: &[(&str, &str)] = &[
+    ("start", "node starting"),
+    (
+        "compile",
+        "the core modules compiled (`new WebAssembly.Module`, lazy: Liftoff per function at its first call)",
+    ),
+    (
+        "shim",
+        "importing preview2-shim (it starts its I/O worker thread)",
+    ),
+    (
+        "glue",
+        "importing jco's glue (`gen/agent_memory.js`, 0.9 MB of JS)",
+    ),
+    ("instantiate", "instantiating (`instantiate.js`)"),
+    ("open", "`memory.open`"),
+    ("write", "the first write"),
+    ("write2", "a second write"),
+    ("end", "-"),
+    ("exit", "node exiting"),
+];
+
+/// The `part <name> <unix ms>` lines of a contender's output.
+type Parts = RefCell<Vec<BTreeMap<String, f64>>>;
+
+/// Runs `command`, its stdout kept; records its `part` lines with `spawn`
+/// and `exit` added, in unix ms.
+fn run_parts(command: &mut Command, parts: &Parts) -> Result<()> {
+    let unix_ms = || {
+        SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0.0, |d| d.as_secs_f64() * 1e3)
+    };
+    let spawn = unix_ms();
+    let output = command
+        .stdin(Stdio::null())
+        .output()
+        .with_context(|| format!("cannot start {command:?}"))?;
+    let exit = unix_ms();
+    if !output.status.success() {
+        bail!(
+            "{command:?} failed ({}): {}",
+            output.status,
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    let mut map = BTreeMap::new();
+    map.insert("spawn".to_string(), spawn);
+    for line in String::from_utf8_lossy(&output.stdout).lines() {
+        let mut words = line.split_whitespace();
+        if let (Some("part"), Some(name), Some(at)) = (words.next(), words.next(), words.next()) {
+            map.insert(name.to_string(), at.parse().context("a part's time")?);
+        }
+    }
+    map.insert("exit".to_string(), exit);
+    parts.borrow_mut().push(map);
+    Ok(())
+}
+
+/// One row per step: the median of its duration (from the step before it).
+fn parts_rows(what: &str, steps: &[(&str, &str)], parts: &Parts, out: &mut Vec<String>) {
+    let runs = parts.borrow();
+    let mut before = "spawn";
+    for &(name, label) in steps {
+        let mut spent: Vec<f64> = runs
+            .iter()
+            .filter_map(|r| Some(r.get(name)? - r.get(before)?))
+            .collect();
+        before = name;
+        if label == "-" || spent.is_empty() {
+            continue;
+        }
+        spent.sort_by(f64::total_cmp);
+        let median = Duration::from_secs_f64(spent[spent.len() / 2].max(0.0) / 1e3);
+        out.push(format!(
+            "| {what}, part: {label} | {} | - | - |",
+            fmt_duration(median)
+        ));
+        eprintln!("   {what}, part: {label}: {}", fmt_duration(median));
+    }
+}
 
 /// Times every contender that can run here. `compile` adds the process that
 /// compiles the component itself (what a build without the precompiled
@@ -98,8 +286,21 @@ pub fn measure(
         Ok((dir, cache, root))
     };
     let fresh = &fresh_dirs;
-    let (exe, wasm, warm_python_cache, node_script) =
-        (&exe, &wasm, &warm_python_cache, &node_script);
+    let node_parts_script = scratch.join("node-parts.mjs");
+    fs::write(&node_parts_script, NODE_PARTS)?;
+    let (exe, wasm, warm_python_cache, node_script, node_parts_script) = (
+        &exe,
+        &wasm,
+        &warm_python_cache,
+        &node_script,
+        &node_parts_script,
+    );
+    let python_parts = Parts::default();
+    let node_parts = Parts::default();
+    let node_step_parts = Parts::default();
+    let python_parts = &python_parts;
+    let node_parts = &node_parts;
+    let node_step_parts = &node_step_parts;
 
     let mut labels: Vec<(&str, Slot)> = Vec::new();
     let mut contenders: Vec<Contender<'_>> = Vec::new();
@@ -169,7 +370,23 @@ pub fn measure(
             "python first write (warm cache)",
             Box::new(move || {
                 let (_dir, _cache, root) = fresh("python-warm")?;
-                run_quiet(&mut python_child(python, warm_python_cache, &root)).map(drop)
+                run_parts(
+                    &mut python_child(python, warm_python_cache, &root),
+                    python_parts,
+                )
+            }),
+        ));
+        labels.push((
+            "Python: open a memory, write once and make a ranked search whose words are in a file (no model loaded)",
+            Slot::Reference,
+        ));
+        contenders.push((
+            "python first write and search (warm cache)",
+            Box::new(move || {
+                let (_dir, _cache, root) = fresh("python-search")?;
+                let mut cmd = python_child(python, warm_python_cache, &root);
+                cmd.arg(STRONG_QUERY);
+                run_quiet(&mut cmd).map(drop)
             }),
         ));
     }
@@ -185,13 +402,43 @@ pub fn measure(
             "Node: open a memory and write once (every process: V8 keeps no compiled code between processes)",
             Slot::Node,
         ));
+        let module_ref = module.clone();
         contenders.push((
             "node first write",
             Box::new(move || {
                 let (_dir, _cache, root) = fresh("node")?;
                 let mut cmd = Command::new("node");
-                cmd.arg(node_script).arg(&module).arg(&root);
+                cmd.arg(node_script).arg(&module_ref).arg(&root);
+                run_parts(&mut cmd, node_parts)
+            }),
+        ));
+        labels.push((
+            "Node: open a memory, write once and make a ranked search whose words are in a file (no model loaded)",
+            Slot::Reference,
+        ));
+        contenders.push((
+            "node first write and search",
+            Box::new(move || {
+                let (_dir, _cache, root) = fresh("node-search")?;
+                let mut cmd = Command::new("node");
+                cmd.arg(node_script)
+                    .arg(&module)
+                    .arg(&root)
+                    .arg(STRONG_QUERY);
                 run_quiet(&mut cmd).map(drop)
+            }),
+        ));
+        labels.push((
+            "Node: the worker's steps one by one in the main thread, and a second write",
+            Slot::Reference,
+        ));
+        contenders.push((
+            "node steps",
+            Box::new(move || {
+                let (_dir, _cache, root) = fresh("node-steps")?;
+                let mut cmd = Command::new("node");
+                cmd.arg(node_parts_script).arg(package).arg(&root);
+                run_parts(&mut cmd, node_step_parts)
             }),
         ));
     }
@@ -220,6 +467,19 @@ pub fn measure(
 
     let mut out = ColdStart::default();
     for ((&(label, slot), s), spent) in labels.iter().zip(&samples).zip(&cpu) {
+        // A contender's split follows its row.
+        let split = match label {
+            l if l.starts_with("Python: the same, the cache left") => {
+                Some(("Python", PYTHON_STEPS, python_parts))
+            }
+            l if l.starts_with("Node: open a memory and write once") => {
+                Some(("Node", NODE_STEPS, node_parts))
+            }
+            l if l.starts_with("Node: the worker's steps") => {
+                Some(("Node steps", NODE_PARTS_STEPS, node_step_parts))
+            }
+            _ => None,
+        };
         let median = s.median();
         let cpu_median = {
             let mut spent = spent.borrow_mut();
@@ -236,6 +496,9 @@ pub fn measure(
             fmt_duration(median)
         ));
         eprintln!("   {label}: {} (CPU {cpu_median})", fmt_duration(median));
+        if let Some((what, steps, parts)) = split {
+            parts_rows(what, steps, parts, &mut out.rows);
+        }
         match slot {
             Slot::Cli => out.cli = Some(median),
             Slot::PythonFirst => out.python_first = Some(median),

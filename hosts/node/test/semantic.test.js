@@ -5,7 +5,7 @@
 
 import { test, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -147,4 +147,86 @@ test('the real weights find the note that says it in other words', (t) => {
   assert.ok(memory.semanticStatus().line.endsWith(', 3 chunks, 100% indexed'));
   const lexical = Memory.open(root, PROJECT, { now: NOW, semantic: false });
   assert.ok(!lexical.search(query).hits.some((h) => h.path === `${NOTES}/hosting.md`));
+});
+
+// -- the model is loaded when a query needs it ---------------------------------
+
+// A copy of the tiny weights that the test can take away: once it is gone,
+// a model not loaded yet cannot be, and the status says why.
+function weightsCopy() {
+  const path = join(tempDir(), 'tiny.safetensors');
+  writeFileSync(path, readFileSync(TINY));
+  return path;
+}
+
+test('writes, reads and strong searches do not load the model', () => {
+  const root = tempDir();
+  plant(root, { ops: 'The servers restart nightly.\n' });
+  const weights = weightsCopy();
+  const memory = Memory.open(root, PROJECT, { now: NOW, weights });
+  memory.write('long-term', '- deploys go through staging');
+  memory.write('note', 'Rollbacks use the previous tag.\n', 'append', 'rollback');
+  assert.equal(memory.read('long-term'), '- deploys go through staging');
+  assert.notEqual(memory.contextBlock(), null);
+  memory.listFiles();
+  // Every word is in a file: the lexical answer is the answer.
+  assert.deepEqual(memory.search('servers restart').hits.map((h) => h.path), [`${NOTES}/ops.md`]);
+  assert.deepEqual(memory.searchTop('rollbacks', 1).hits.map((h) => h.path), [`${NOTES}/rollback.md`]);
+  const reply = memory.callTool('memory_search', { query: 'servers nightly' });
+  assert.ok(!reply.includes('semantic: off') && reply.includes(`${NOTES}/ops.md`), reply);
+  // Nothing read the weights: without the file, the status cannot load them.
+  rmSync(weights);
+  const status = memory.semanticStatus();
+  assert.equal(status.on, false);
+  assert.ok(status.whyOff.startsWith(`the weights file \`${weights}\` cannot be read: `), status.whyOff);
+  memory.close();
+});
+
+test('a word no file holds loads the model and searches again', () => {
+  const root = tempDir();
+  plant(root, { ops: 'The servers restart nightly.\n' });
+  for (const search of [
+    (m) => m.callTool('memory_search', { query: 'which city do our servers run in' }),
+    (m) => m.search('which city do our servers run in'),
+  ]) {
+    const weights = weightsCopy();
+    const memory = Memory.open(root, PROJECT, { now: NOW, weights });
+    memory.search('servers');
+    const reply = search(memory);
+    // The answer of the search made with the model, not the deferred one.
+    if (typeof reply === 'string') assert.ok(!reply.includes('the model is loaded when a query needs it'), reply);
+    // Loaded by that search: the file is no longer needed.
+    rmSync(weights);
+    assert.equal(memory.semanticStatus().model, TINY_MODEL);
+    memory.close();
+  }
+});
+
+test('the deferred model gives the answers of a loaded one', (t) => {
+  const notes = {
+    hosting: '# Hosting\n\nProduction is deployed to eu-central-1 (Frankfurt).\n',
+    lunch: 'Team lunch is pizza on Fridays.\n',
+    style: 'Tabs, not spaces; run the formatter before committing.\n',
+    deploy: '# Deploys\n\nDeploy to staging first, then tag a release.\n',
+  };
+  const queries = ['which city do our servers run in', 'deploy staging', 'where is production', 'pizza'];
+  const answers = {};
+  for (const how of ['loaded first', 'deferred']) {
+    // Each on its own copy: a loaded model indexes as it searches.
+    const root = tempDir();
+    plant(root, notes);
+    // As installed: the real weights, so that meaning reorders and adds files.
+    const memory = Memory.open(root, PROJECT, { now: NOW });
+    if (how === 'loaded first') {
+      const status = memory.semanticStatus();
+      if (!status.on) return skipWithoutWeights(t, `semantic recall has no weights (${status.whyOff})`);
+    }
+    answers[how] = queries.map((q) => [
+      memory.search(q), memory.searchTop(q, 2), memory.callTool('memory_search', { query: q }),
+    ]);
+    memory.close();
+  }
+  assert.deepEqual(answers.deferred, answers['loaded first']);
+  const [weak] = answers.deferred[0][0].hits;
+  assert.deepEqual([weak.path, weak.matchedTerms], [`${NOTES}/hosting.md`, ['(meaning)']]);
 });

@@ -185,3 +185,76 @@ def test_the_real_weights_find_the_note_that_says_it_in_other_words(tmp_path):
         assert memory.semantic_status().line.endswith(", 3 chunks, 100% indexed")
     with am.Memory(root, PROJECT, now=NOW, semantic=False) as memory:
         assert f"{NOTES}/hosting.md" not in [h.path for h in memory.search(query).hits]
+
+
+# -- the model is loaded when a query needs it --------------------------------
+
+
+def model_loaded(memory: am.Memory) -> bool:
+    live = memory._group.live
+    return live is not None and live.model is not None
+
+
+def test_writes_reads_and_strong_searches_do_not_load_the_model(tmp_path):
+    root = tmp_path / "root"
+    plant(root, {"ops": "The servers restart nightly.\n"})
+    with am.Memory(root, PROJECT, now=NOW, weights=TINY) as memory:
+        memory.write("long-term", "- deploys go through staging")
+        memory.write("note", "Rollbacks use the previous tag.\n", name="rollback")
+        assert memory.read("long-term") == "- deploys go through staging"
+        assert memory.context_block() is not None
+        memory.list_files()
+        assert not model_loaded(memory)
+        # Every word is in a file: the lexical answer is the answer.
+        assert [h.path for h in memory.search("servers restart").hits] == [f"{NOTES}/ops.md"]
+        assert [h.path for h in memory.search_top("rollbacks", 1).hits] == [f"{NOTES}/rollback.md"]
+        reply = memory.call_tool("memory_search", {"query": "servers nightly"})
+        assert "semantic: off" not in reply and f"{NOTES}/ops.md" in reply
+        assert not model_loaded(memory)
+        # The status loads it, and says it is on.
+        assert memory.semantic_status().line.startswith(f"semantic: on, {TINY_MODEL}, ")
+        assert model_loaded(memory)
+
+
+def test_a_word_no_file_holds_loads_the_model_and_searches_again(tmp_path):
+    root = tmp_path / "root"
+    plant(root, {"ops": "The servers restart nightly.\n"})
+    with am.Memory(root, PROJECT, now=NOW, weights=TINY) as memory:
+        memory.search("servers")
+        assert not model_loaded(memory)
+        reply = memory.call_tool("memory_search", {"query": "which city do our servers run in"})
+        assert model_loaded(memory)
+        # The reply of the search made with the model, not the deferred one.
+        assert "the model is loaded when a query needs it" not in reply
+    with am.Memory(root, PROJECT, now=NOW, weights=TINY) as memory:
+        memory.search("which city do our servers run in")
+        assert model_loaded(memory)
+
+
+def test_the_deferred_model_gives_the_answers_of_a_loaded_one(tmp_path):
+    # As installed: the real weights, so that meaning reorders and adds files.
+    choice = _semantic.choose(None, None, Path(am.__file__).resolve().parent)
+    if choice.weights is None:
+        skip_without_weights(f"semantic recall has no weights ({choice.why_off})")
+    notes = {
+        "hosting": "# Hosting\n\nProduction is deployed to eu-central-1 (Frankfurt).\n",
+        "lunch": "Team lunch is pizza on Fridays.\n",
+        "style": "Tabs, not spaces; run the formatter before committing.\n",
+        "deploy": "# Deploys\n\nDeploy to staging first, then tag a release.\n",
+    }
+    queries = ["which city do our servers run in", "deploy staging", "where is production", "pizza"]
+    answers = {}
+    for how in ("loaded first", "deferred"):
+        # Each on its own copy: a loaded model indexes as it searches.
+        root = tmp_path / how
+        plant(root, notes)
+        with am.Memory(root, PROJECT, now=NOW) as memory:
+            if how == "loaded first":
+                assert memory.semantic_status().on
+            answers[how] = [
+                (memory.search(q), memory.search_top(q, 2), memory.call_tool("memory_search", {"query": q}))
+                for q in queries
+            ]
+    assert answers["deferred"] == answers["loaded first"]
+    weak = answers["deferred"][0][0].hits[0]
+    assert (weak.path, weak.matched_terms) == (f"{NOTES}/hosting.md", ["(meaning)"])

@@ -47,22 +47,38 @@ argument or the ``AGENT_MEMORY_WASM`` environment variable names another.
 
 from __future__ import annotations
 
-import datetime as _dt
-import json
-import os
-import threading
-import time
-import weakref
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
+import gc as _gc
 
-from wasmtime import Engine, Store, WasiConfig, WasmtimeError
-from wasmtime.component import Linker, Record, ResourceAny, Variant
+# Importing wasmtime-py and this package builds tens of thousands of objects
+# (ctypes declarations, classes), and the cycle collector would walk them
+# again and again while they are built: it is paused until the end of this
+# module (about 4% of the import here), and turned back on even when the
+# import fails.
+_GC_WAS_ENABLED = _gc.isenabled()
+_gc.disable()
 
-from . import _compiled, _semantic
-from ._semantic import SemanticStatus
-from .roots import RootChoice, RootError, disabled_reply, resolve_root
+import atexit  # noqa: E402
+import datetime as _dt  # noqa: E402
+import json  # noqa: E402
+import os  # noqa: E402
+import threading  # noqa: E402
+import time  # noqa: E402
+import weakref  # noqa: E402
+from dataclasses import dataclass, field  # noqa: E402
+from pathlib import Path  # noqa: E402
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union  # noqa: E402
+
+try:
+    from wasmtime import Engine, Store, WasiConfig, WasmtimeError
+    from wasmtime.component import Linker, Record, ResourceAny, Variant
+
+    from . import _compiled, _semantic
+    from ._semantic import SemanticStatus
+    from .roots import RootChoice, RootError, disabled_reply, resolve_root
+except BaseException:
+    if _GC_WAS_ENABLED:
+        _gc.enable()
+    raise
 
 __all__ = [
     "resolve_root",
@@ -127,6 +143,9 @@ DEFAULT_CALL_TIMEOUT = 30.0
 #: The embedding weights file's name (semantic recall), shipped in this
 #: package when it was built with the weights present.
 WEIGHTS_FILE = _semantic.WEIGHTS_FILE
+# Why recall is off in a search made before the model is loaded: the CLI's
+# words, so a search's note reads the same in every host.
+_DEFERRED = "the model is loaded when a query needs it"
 
 #: Chunks :meth:`Memory.index_vectors` embeds per call of the component:
 #: about 2 s each round in wasmtime, so progress moves and no call nears
@@ -639,6 +658,30 @@ def _status(record: Any) -> SemanticStatus:
     return _fields(record, SemanticStatus)
 
 
+def _results_need_model(results: Any) -> bool:
+    """Whether ranked results made without the model may differ from a
+    loaded model's: meaning decides only when the lexical evidence is weak,
+    and with the component's fusion settings that needs a query word that no
+    file holds (the rule the CLI defers by). Also, to be safe, no hits at
+    all, or a best hit that holds no query word."""
+    terms = _get(results, "terms")
+    if any(_get(t, "count") == 0 for t in terms):
+        return True
+    hits = _get(results, "hits")
+    if not hits:
+        return True
+    matched = [m.lower() for m in _get(hits[0], "matched-terms")]
+    words = [_get(t, "term").lower() for t in terms]
+    return not any(m == w or w in m or (len(m) >= 4 and w.startswith(m)) for w in words for m in matched)
+
+
+def _reply_needs_model(reply: Any) -> bool:
+    """Whether a ``memory_search`` reply made without the model says meaning
+    would have decided: its second line is ``semantic: off (<_DEFERRED>)``."""
+    lines = reply.split("\n", 2) if isinstance(reply, str) else []
+    return len(lines) > 1 and lines[1] == f"semantic: off ({_DEFERRED})"
+
+
 def _version(record: Any) -> Version:
     # An enum lifts as its case name (`%import` as plain `import`).
     return _fields(record, Version)
@@ -704,8 +747,11 @@ class _Member:
     review: Tuple[str, ...] = ()
     semantic: _semantic.Choice = _semantic.Choice(None, "turned off by the host")
     # Whether the handle open now was given its semantic setting (`enable`
-    # happens at the first search, `disable` at open).
+    # happens at the first search that needs the model, `disable` at open).
     semantic_applied: bool = False
+    # The handle open now was told `disable(_DEFERRED)`: the model is not
+    # loaded yet, and a search that needs it loads it and runs again.
+    semantic_deferred: bool = False
     handle: Optional[ResourceAny] = None
     closed: bool = False
 
@@ -970,6 +1016,7 @@ class _Group:
             )
             member.handle = self.result("store", "[static]memory.open", options)
             member.semantic_applied = False
+            member.semantic_deferred = False
             if member.semantic.weights is None:
                 if member.semantic.why_off is not None:
                     self.raw_call("semantic", "disable", member.handle, member.semantic.why_off)
@@ -986,14 +1033,28 @@ class _Group:
     def _clock(member: _Member) -> Record:
         return _record(utc_offset_minutes=member.offset, fixed_unix_seconds=member.fixed_unix_seconds)
 
-    def method(self, index: int, name: str, *args: Any, semantic: bool = False) -> Any:
+    def method(
+        self, index: int, name: str, *args: Any, semantic: bool = False, needs_model: Optional[Callable[[Any], bool]] = None
+    ) -> Any:
         """Calls a method of member ``index``; with ``semantic``, its
-        semantic recall is set up first (the model loaded, if on)."""
+        semantic recall is set up first (the model loaded, if on). With
+        ``needs_model`` too, the model is not loaded for the call unless it
+        is already: the call runs with recall off for :data:`_DEFERRED`, and
+        when ``needs_model(answer)`` says meaning would have decided (a query
+        word in no file), the model is loaded and the call made again, so
+        the answer is the one a loaded model gives."""
 
         def call() -> Any:
+            deferred = False
             if semantic:
+                deferred = needs_model is not None and self.defer_semantic(index)
+                if not deferred:
+                    self.ensure_semantic(index)
+            value = self.result("store", f"[method]memory.{name}", self.handle(index), *args)
+            if deferred and needs_model is not None and needs_model(value):
                 self.ensure_semantic(index)
-            return self.result("store", f"[method]memory.{name}", self.handle(index), *args)
+                value = self.result("store", f"[method]memory.{name}", self.handle(index), *args)
+            return value
 
         return self._entered(call)
 
@@ -1030,6 +1091,7 @@ class _Group:
             if member.semantic.weights == weights:
                 member.semantic = _semantic.Choice(None, why)
                 member.semantic_applied = False
+                member.semantic_deferred = False
                 if member.handle is not None and self.live is not None and not member.closed:
                     self.raw_call("semantic", "disable", member.handle, why)
                     member.semantic_applied = True
@@ -1040,8 +1102,28 @@ class _Group:
             member.semantic = _semantic.Choice(None, why)
             self.raw_call("semantic", "disable", self.handle(index), why)
             member.semantic_applied = True
+            member.semantic_deferred = False
 
         self._entered(call)
+
+    def defer_semantic(self, index: int) -> bool:
+        """Puts off loading the model for a search of member ``index``:
+        true when the model is not loaded in this instance and recall is to
+        be on, the memory then being told why it is off for now
+        (:data:`_DEFERRED`); false when the setting is already applied or
+        the model is there to enable at no cost."""
+        member = self.members[index]
+        handle = self.handle(index)
+        if member.semantic_applied:
+            return False
+        weights = member.semantic.weights
+        live = self.ensure_live()
+        if weights is None or live.model is not None or _semantic.refused(weights) is not None:
+            return False
+        if not member.semantic_deferred:
+            self.raw_call("semantic", "disable", handle, _DEFERRED)
+            member.semantic_deferred = True
+        return True
 
     def ensure_semantic(self, index: int) -> None:
         """Gives member ``index`` its semantic setting before a call that
@@ -1073,6 +1155,7 @@ class _Group:
             return
         self.raw_call("semantic", "enable", handle, live.model)
         member.semantic_applied = True
+        member.semantic_deferred = False
 
     def plain_method(self, index: int, name: str, *args: Any) -> Any:
         return self._entered(lambda: self.raw_call("store", f"[method]memory.{name}", self.handle(index), *args))
@@ -1189,9 +1272,12 @@ class Memory:
         why instead). It is off, and
         :meth:`semantic_status` says why, when no weights file is found or
         the component refuses it; nothing fails for that. The model is
-        loaded (about a second) at the first ranked search,
-        ``memory_search`` call or :meth:`semantic_status` of the instance,
-        once per instance, shared by the memories of a group.
+        loaded once per instance, shared by the memories of a group, when a
+        query needs it: at the first ranked search or ``memory_search`` call
+        with a word that no file holds (where meaning decides; the search
+        runs again with the model, so it answers as a loaded model does),
+        or at :meth:`semantic_status` / :meth:`index_vectors`. Writes, reads
+        and searches whose words are all in some file never load it.
     :param weights: the embedding weights file (all-MiniLM-L6-v2 int8, from
         ``embed/scripts/derive.py``). Default: ``AGENT_MEMORY_WEIGHTS`` if
         set, else the file shipped in this package, else
@@ -1403,7 +1489,9 @@ class Memory:
             ``limits().max_query_terms``.
         """
         mode = _word(mode, SEARCH_MODES, "invalid-mode", "search mode")
-        results = self._group.method(self._index, "search", query, mode, semantic=mode == "ranked")
+        results = self._group.method(
+            self._index, "search", query, mode, semantic=mode == "ranked", needs_model=_results_need_model
+        )
         return SearchResults(terms=_terms(results), hits=_hits(results))
 
     def search_top(self, query: str, limit: int, mode: str = "ranked") -> SearchPage:
@@ -1416,7 +1504,9 @@ class Memory:
             terms), ``invalid-mode``.
         """
         mode = _word(mode, SEARCH_MODES, "invalid-mode", "search mode")
-        page = self._group.method(self._index, "search-top", query, mode, limit, semantic=mode == "ranked")
+        page = self._group.method(
+            self._index, "search-top", query, mode, limit, semantic=mode == "ranked", needs_model=_results_need_model
+        )
         return SearchPage(terms=_terms(page), hits=_hits(page), total=_get(page, "total"))
 
     def render_search(self, results: SearchResults, max_bytes: Optional[int] = None) -> str:
@@ -1630,7 +1720,9 @@ class Memory:
         """
         if not isinstance(arguments, str):
             arguments = json.dumps(arguments)
-        return self._group.method(self._index, "call-tool", name, arguments, semantic=name == "memory_search")
+        return self._group.method(
+            self._index, "call-tool", name, arguments, semantic=name == "memory_search", needs_model=_reply_needs_model
+        )
 
     # -- semantic recall -----------------------------------------------------
 
@@ -1717,3 +1809,20 @@ class Memory:
     def __repr__(self) -> str:
         state = " closed" if self.closed else ""
         return f"<Memory root={str(self.root)!r} project={self.project!r} slug={self.project_slug!r}{state}>"
+
+
+def _freeze_at_exit() -> None:
+    # The interpreter's shutdown runs full cycle collections over everything
+    # still alive, wasmtime-py's objects included: 50-100 ms of a process
+    # that opened a memory and wrote once (its exit went from about 118 ms
+    # to 19 ms with this, load 5.4). Frozen, they are skipped. Only cyclic
+    # garbage left at exit goes uncollected (and its __del__ unrun), which
+    # Python never promises to run at exit anyway; everything else is freed
+    # by reference counting as before.
+    _gc.freeze()
+
+
+atexit.register(_freeze_at_exit)
+
+if _GC_WAS_ENABLED:
+    _gc.enable()
