@@ -1,6 +1,9 @@
-"""How a process starts and ends with the package: what makes it cheap
-(the cycle collector paused while it imports, frozen at exit). Speed itself
-is the benchmark's (``agent-memory-bench cold``); these pin the behaviour."""
+"""How a process starts with the package: the cycle collector is paused
+while it imports and left as it was found. Speed itself is the benchmark's
+(``agent-memory-bench cold``); these pin the behaviour. The package leaves
+the interpreter's shutdown alone: freezing wasmtime-py's objects at exit
+saved about 70 ms a process, but it would also skip the finalizers of the
+embedding application's own cyclic garbage."""
 
 import subprocess
 import sys
@@ -29,12 +32,11 @@ def test_a_failed_import_turns_the_cycle_collector_back_on():
     assert run(code) == "True\n"
 
 
-def test_the_objects_alive_at_exit_are_frozen_before_the_shutdown_collections():
-    # An exit handler registered before the import runs after the package's.
+
+def test_the_package_leaves_the_shutdown_alone():
     code = (
         "import atexit, gc\n"
-        "atexit.register(lambda: print(gc.get_freeze_count() > 0, flush=True))\n"
+        "atexit.register(lambda: print(gc.get_freeze_count(), flush=True))\n"
         "import agent_memory\n"
-        "print(gc.get_freeze_count(), flush=True)\n"
     )
-    assert run(code) == "0\nTrue\n"
+    assert run(code) == "0\n"

@@ -57,7 +57,6 @@ import gc as _gc
 _GC_WAS_ENABLED = _gc.isenabled()
 _gc.disable()
 
-import atexit  # noqa: E402
 import datetime as _dt  # noqa: E402
 import json  # noqa: E402
 import os  # noqa: E402
@@ -1810,19 +1809,6 @@ class Memory:
         state = " closed" if self.closed else ""
         return f"<Memory root={str(self.root)!r} project={self.project!r} slug={self.project_slug!r}{state}>"
 
-
-def _freeze_at_exit() -> None:
-    # The interpreter's shutdown runs full cycle collections over everything
-    # still alive, wasmtime-py's objects included: 50-100 ms of a process
-    # that opened a memory and wrote once (its exit went from about 118 ms
-    # to 19 ms with this, load 5.4). Frozen, they are skipped. Only cyclic
-    # garbage left at exit goes uncollected (and its __del__ unrun), which
-    # Python never promises to run at exit anyway; everything else is freed
-    # by reference counting as before.
-    _gc.freeze()
-
-
-atexit.register(_freeze_at_exit)
 
 if _GC_WAS_ENABLED:
     _gc.enable()
