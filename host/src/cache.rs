@@ -388,13 +388,19 @@ mod tests {
         assert_eq!(sum(&bytes), want);
         let entries = files(&cache);
         assert_eq!(entries.len(), 1, "{entries:?}");
-        assert_eq!(fs::read_to_string(&entries[0]).unwrap(), format!("{want:016x}"));
+        assert_eq!(
+            fs::read_to_string(&entries[0]).unwrap(),
+            format!("{want:016x}")
+        );
         // Remembered: the bytes are not read again (here they differ).
         assert_eq!(sum(&[]), want);
         // A damaged entry is not trusted: taken again and rewritten.
         fs::write(&entries[0], "not a checksum").unwrap();
         assert_eq!(sum(&bytes), want);
-        assert_eq!(fs::read_to_string(&entries[0]).unwrap(), format!("{want:016x}"));
+        assert_eq!(
+            fs::read_to_string(&entries[0]).unwrap(),
+            format!("{want:016x}")
+        );
         // A rewritten file (another modification time) is another entry.
         bytes[0] = 8;
         fs::write(&weights, &bytes).unwrap();

@@ -186,6 +186,12 @@ impl NativeModel {
     pub fn id(&self) -> &str {
         &self.identity.id
     }
+
+    /// The unit vector of `text`, natively (a dozen milliseconds for a
+    /// query on one core).
+    pub fn embed(&self, text: &str) -> Vec<f32> {
+        self.embedder.embed(text)
+    }
 }
 
 impl Memory {
@@ -214,38 +220,67 @@ impl Memory {
         self.set_semantic(Setting::Native(model, Vec::new()))
     }
 
-    /// Embed the text a ranked search of `query` embeds (WIT `query-text`)
-    /// with the native model and hand its vector to the memory, so that
-    /// searches of `query` rank by meaning when their words are weak. Does
-    /// nothing unless recall is on with [`Memory::enable_semantic_native`].
+    /// Embed the text a ranked search of `query` embeds
+    /// ([`Memory::query_text`]) with the native model and hand its vector
+    /// to the memory ([`Memory::add_query_vector`]), so that searches of
+    /// `query` rank by meaning when their words are weak. Does nothing
+    /// unless recall is on with [`Memory::enable_semantic_native`].
+    ///
+    /// # Errors
+    /// As [`Memory::query_text`] and [`Memory::add_query_vector`].
+    pub fn embed_query_natively(&mut self, query: &str) -> Result<(), Error> {
+        let Some(model) = self.native_model() else {
+            return Ok(());
+        };
+        let text = self.query_text(query)?;
+        let vector = model.embed(&text);
+        self.add_query_vector(&text, vector)
+    }
+
+    /// The text a ranked search of `query` ranks and embeds: its distinct
+    /// words in query order (WIT `query-text`).
     ///
     /// # Errors
     /// [`Error::Memory`] with kind `InvalidArguments` when a search would
     /// refuse `query` (too many distinct words); otherwise as any call.
-    pub fn embed_query_natively(&mut self, query: &str) -> Result<(), Error> {
-        let model = {
-            let group = self.group.lock().unwrap_or_else(PoisonError::into_inner);
-            match &group.members[self.index].semantic {
-                Some(Setting::Native(model, _)) => Arc::clone(model),
-                _ => return Ok(()),
-            }
+    pub fn query_text(&mut self, query: &str) -> Result<String, Error> {
+        self.call_handle("semantic-query-text", |store, b, _| {
+            b.agent_memory_semantic().call_query_text(store, query)
+        })?
+        .map_err(domain)
+    }
+
+    /// Hand the memory the vector of a query's `text` (as
+    /// [`Memory::query_text`] gives it) that the native model embedded
+    /// ([`NativeModel::embed`]); kept for a fresh instance too. Does
+    /// nothing unless recall is on with [`Memory::enable_semantic_native`].
+    ///
+    /// # Errors
+    /// [`Error::Memory`] with kind `InvalidArguments` for a vector of
+    /// another width or with a number that is not finite; otherwise as any
+    /// call.
+    pub fn add_query_vector(&mut self, text: &str, vector: Vec<f32>) -> Result<(), Error> {
+        let Some(model) = self.native_model() else {
+            return Ok(());
         };
-        let text = self
-            .call_handle("semantic-query-text", |store, b, _| {
-                b.agent_memory_semantic().call_query_text(store, query)
-            })?
-            .map_err(domain)?;
-        let vector = model.embedder.embed(&text);
         self.call_handle("semantic-add-query-vector", |store, b, h| {
             b.agent_memory_semantic()
-                .call_add_query_vector(store, h, model.id(), &text, &vector)
+                .call_add_query_vector(store, h, model.id(), text, &vector)
         })?
         .map_err(domain)?;
         let mut group = self.group.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(Setting::Native(_, queries)) = &mut group.members[self.index].semantic {
-            queries.push((text, vector));
+            queries.push((text.to_owned(), vector));
         }
         Ok(())
+    }
+
+    fn native_model(&self) -> Option<Arc<NativeModel>> {
+        let group = self.group.lock().unwrap_or_else(PoisonError::into_inner);
+        match &group.members[self.index].semantic {
+            Some(Setting::Native(model, _)) => Some(Arc::clone(model)),
+            _ => None,
+        }
     }
 
     /// Turn semantic recall off, saying why; ranked search is then exactly
