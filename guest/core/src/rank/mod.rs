@@ -521,9 +521,7 @@ impl Plan {
             }
             let at = term.at;
             let word = term.shown.to_ascii_lowercase();
-            let mut related = stem::relatives(&word);
-            related.extend(stem::short_forms(&word));
-            for (form, token) in related {
+            for (form, token) in stem::related(&word) {
                 if self.terms.len() == MAX_QUERY_TERMS {
                     return;
                 }

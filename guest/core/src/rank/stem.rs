@@ -333,6 +333,16 @@ const SHORT_FORMS: &[(&str, &str)] = &[
     ("spec", "specification"),
 ];
 
+/// Every other form the ranker searches for the query word `word`: its
+/// derivational [`relatives`] and the other side of its [`short_forms`],
+/// each with the token it stands for. Fusion judges a hit's words by the
+/// same forms (`symbolication` holds `symbolicate`).
+pub fn related(word: &str) -> Vec<(String, String)> {
+    let mut related = relatives(word);
+    related.extend(short_forms(word));
+    related
+}
+
 /// The other side of `word`'s short-form pairs (see [`SHORT_FORMS`]):
 /// `prod` gives `production`, `databases` gives `db`. Each comes with its
 /// stem, as [`relatives`] gives them.

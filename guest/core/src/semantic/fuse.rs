@@ -8,6 +8,7 @@
 //! orders files by meaning, with a small credit for the query words they
 //! hold.
 
+use crate::rank::stem;
 use crate::rank::temporal::WEEKDAYS;
 use crate::search::{SearchHit, SearchResults};
 use crate::text::is_stop_word;
@@ -96,21 +97,46 @@ pub fn is_identifier(word: &str) -> bool {
             .any(|(a, b)| a.is_lowercase() && b.is_uppercase())
 }
 
+/// A content word of the query and the other forms the ranker searches
+/// for it ([`stem::related`]).
+struct Word {
+    text: String,
+    related: Vec<String>,
+}
+
+impl Word {
+    /// The query's content words, each with its related forms.
+    fn all(query: &str) -> Vec<Word> {
+        content_words(query)
+            .into_iter()
+            .map(|text| Word {
+                related: stem::related(&text).into_iter().map(|(f, _)| f).collect(),
+                text,
+            })
+            .collect()
+    }
+
+    /// Whether the matched term `m` (lowercase) is this word: itself,
+    /// through a stem (`deploy` for `deployment`, `runs` for `run`), or a
+    /// related form (`symbolication` for `symbolicate`).
+    fn is(&self, m: &str) -> bool {
+        let w = self.text.as_str();
+        m == w
+            || m.contains(w)
+            || (m.len() >= 4 && w.starts_with(m))
+            || self.related.iter().any(|r| r == m)
+    }
+}
+
 /// Share of `words` that `hit` matched.
-fn coverage(words: &[String], hit: &SearchHit) -> f32 {
+fn coverage(words: &[Word], hit: &SearchHit) -> f32 {
     if words.is_empty() {
         return 0.0;
     }
     let matched: Vec<String> = hit.matched_terms.iter().map(|t| t.to_lowercase()).collect();
     let n = words
         .iter()
-        .filter(|w| {
-            matched.iter().any(|m| {
-                // The ranker matches through stems: `deploy` for
-                // `deployment`, `runs` for `run`.
-                m == *w || m.contains(w.as_str()) || (m.len() >= 4 && w.starts_with(m.as_str()))
-            })
-        })
+        .filter(|w| matched.iter().any(|m| w.is(m)))
         .count();
     n as f32 / words.len() as f32
 }
@@ -122,7 +148,7 @@ pub fn weak(query: &str, lexical: &SearchResults, has_dates: bool, params: &Para
     if has_dates || query.contains('"') {
         return false;
     }
-    let words = content_words(query);
+    let words = Word::all(query);
     if words.is_empty() {
         return false;
     }
@@ -132,6 +158,10 @@ pub fn weak(query: &str, lexical: &SearchResults, has_dates: bool, params: &Para
             .iter()
             .find(|(t, _)| t.to_lowercase() == w)
             .map(|(_, c)| *c)
+    };
+    // A word no file holds, nor any form the ranker searched for it.
+    let is_missing = |w: &Word| {
+        count(&w.text) == Some(0) && w.related.iter().all(|r| count(r).unwrap_or(0) == 0)
     };
     let raw: Vec<&str> = query.split_whitespace().collect();
     if raw
@@ -149,7 +179,7 @@ pub fn weak(query: &str, lexical: &SearchResults, has_dates: bool, params: &Para
     {
         return false;
     }
-    let missing = words.iter().filter(|w| count(w) == Some(0)).count();
+    let missing = words.iter().filter(|w| is_missing(w)).count();
     if params.gate_missing
         && missing > 0
         && missing as f32 / words.len() as f32 > params.min_missing_share
@@ -179,7 +209,7 @@ pub fn fuse(
     if !weak || semantic.is_empty() {
         return lexical;
     }
-    let words = content_words(query);
+    let words = Word::all(query);
     let sem_of = |path: &str| {
         semantic
             .iter()
@@ -262,9 +292,9 @@ pub fn recency_first(query: &str, mut lexical: SearchResults) -> SearchResults {
     if !asks_recency(query) {
         return lexical;
     }
-    let words: Vec<String> = content_words(query)
+    let words: Vec<Word> = Word::all(query)
         .into_iter()
-        .filter(|w| !RECENCY.contains(&w.as_str()) && w != "most" && w != "state")
+        .filter(|w| !RECENCY.contains(&w.text.as_str()) && w.text != "most" && w.text != "state")
         .collect();
     if words.is_empty() {
         return lexical;
@@ -320,6 +350,21 @@ mod tests {
             score,
             line: 1,
         }
+    }
+
+    #[test]
+    fn a_word_held_through_a_form_the_ranker_searched_is_not_missing() {
+        let p = Params::default();
+        // `symbolicate` is in no file; the ranker also searched its
+        // relative `symbolication`, which one file holds.
+        let lex = results(
+            &[("symbolicate", 0), ("symbolication", 1)],
+            vec![hit("crash-codes.md", &["symbolication"])],
+        );
+        assert!(!weak("symbolicate", &lex, false, &p));
+        // Nothing of it anywhere: meaning decides.
+        let lex = results(&[("symbolicate", 0), ("symbolication", 0)], vec![]);
+        assert!(weak("symbolicate", &lex, false, &p));
     }
 
     #[test]
