@@ -1266,6 +1266,9 @@ impl Ranker {
             next: 0,
             ready: Vec::new(),
             kept: 0,
+            memo: HashMap::new(),
+            best: None,
+            all: false,
             tok: Tokenizer::default(),
             ranker: self,
         }
@@ -1473,6 +1476,14 @@ pub struct Ordered {
     ready: Vec<(Scored, Settled)>,
     /// Bytes of text held in `ready` (at most [`KEEP_TEXT_BYTES`]).
     kept: usize,
+    /// Names tokenized by [`proximity_only`], by their bytes.
+    memo: HashMap<Box<[u8]>, Segment>,
+    /// Which of `ready` comes first, when known.
+    best: Option<usize>,
+    /// Every hit will be given out ([`Ordered::results`]): each candidate
+    /// is tokenized whole as it is settled, not for its proximity first
+    /// and again for its lines.
+    all: bool,
     tok: Tokenizer,
 }
 
@@ -1502,6 +1513,9 @@ impl Ordered {
             next: 0,
             ready: Vec::new(),
             kept: 0,
+            memo: HashMap::new(),
+            best: None,
+            all: false,
             tok: Tokenizer::default(),
         }
     }
@@ -1509,6 +1523,7 @@ impl Ordered {
     /// Every hit, in order, as results: each candidate re-read through
     /// `read`.
     pub fn results(mut self, read: &mut dyn FnMut(&FileMeta) -> Option<String>) -> SearchResults {
+        self.all = true;
         let mut hits = Vec::new();
         while let Some(hit) = self.next_hit(read) {
             hits.push(hit);
@@ -1540,14 +1555,17 @@ impl Ordered {
     ) -> Option<SearchHit> {
         loop {
             let files = &self.ranker.files;
-            let best = (0..self.ready.len())
-                .min_by(|&a, &b| compare(files, &self.ready[a].0, &self.ready[b].0));
-            if let Some(b) = best {
+            if self.best.is_none() {
+                self.best = (0..self.ready.len())
+                    .min_by(|&a, &b| compare(files, &self.ready[a].0, &self.ready[b].0));
+            }
+            if let Some(b) = self.best {
                 let beats = match self.bounds.get(self.next) {
                     None => true,
                     Some(later) => compare(files, &self.ready[b].0, &later.0) == Ordering::Less,
                 };
                 if beats {
+                    self.best = None;
                     let (s, settled) = self.ready.swap_remove(b);
                     return Some(match settled {
                         Settled::Hit(hit) => hit,
@@ -1562,6 +1580,12 @@ impl Ordered {
             let s = self.scored[i].clone();
             self.next += 1;
             if let Some(hit) = self.settle(s, read) {
+                // The best of `ready` stays known as it grows.
+                if let Some(b) = self.best
+                    && compare(&self.ranker.files, &hit.0, &self.ready[b].0) == Ordering::Less
+                {
+                    self.best = Some(self.ready.len());
+                }
                 self.ready.push(hit);
             }
         }
@@ -1578,12 +1602,13 @@ impl Ordered {
         let plan = &r.plan;
         let c = &r.files[s.file];
         let text = read(&c.meta)?;
-        if s.matched != 0 && self.kept + text.len() <= KEEP_TEXT_BYTES {
+        if s.matched != 0 && !self.all && self.kept + text.len() <= KEEP_TEXT_BYTES {
             let proximity = proximity_only(
                 plan,
                 &r.prefilter,
                 &self.idf,
                 &mut self.tok,
+                &mut self.memo,
                 &c.meta.stem,
                 &text,
             );
@@ -1876,6 +1901,7 @@ fn proximity_only(
     prefilter: &Prefilter,
     idf: &[f64],
     tok: &mut Tokenizer,
+    memo: &mut HashMap<Box<[u8]>, Segment>,
     name: &str,
     text: &str,
 ) -> Option<f64> {
@@ -1889,19 +1915,21 @@ fn proximity_only(
     let mut at: Vec<Vec<(u32, u32)>> = vec![Vec::new(); plan.tokens.len()];
     let wanted = |raw: &[u8]| plan.may_want(raw);
     // Position just past the last occurrence recorded.
-    let last_end = std::cell::Cell::new(0u32);
-    let mut record = |t: &str, k: tokenize::Tok| {
-        if let Some(&id) = plan.ids.get(t) {
-            last_end.set(last_end.get().max(k.pos + k.span));
-            let v = &mut at[usize::from(id)];
-            if v.len() < MAX_OCCURRENCES {
-                v.push((k.pos, k.span));
-            }
+    let mut last_end = 0u32;
+    let mut record = |id: u16, pos: u32, span: u32, last_end: &mut u32| {
+        *last_end = (*last_end).max(pos + span);
+        let v = &mut at[usize::from(id)];
+        if v.len() < MAX_OCCURRENCES {
+            v.push((pos, span));
         }
     };
     // As in `detail`: the name, then a gap, then the text.
     let mut pos = 0;
-    tok.tokens(name, &mut pos, &wanted, &mut record);
+    tok.tokens(name, &mut pos, &wanted, &mut |t, k| {
+        if let Some(&id) = plan.ids.get(t) {
+            record(id, k.pos, k.span, &mut last_end);
+        }
+    });
     pos += PROXIMITY_REACH + 1;
     let reach = plan
         .pairs
@@ -1913,6 +1941,7 @@ fn proximity_only(
     let brk = tokenize::is_break_ascii;
     // Bytes before this are counted: it is 0 or a name's end.
     let mut cursor = 0;
+    let mut fresh = Segment::default();
     for &c in &candidates {
         if c < cursor || c >= b.len() || brk(b[c]) {
             continue;
@@ -1928,13 +1957,46 @@ fn proximity_only(
         // Beyond `reach` parts the count need only stay beyond it, and
         // once the last occurrence is that far behind, no later one can
         // come within reach of it or of any before it: nothing to count.
-        if pos.saturating_sub(last_end.get()) < reach {
+        if pos.saturating_sub(last_end) < reach {
             pos += tok.count_parts_ascii_upto(&text[cursor..start], reach);
         }
-        tok.tokens(&text[start..end], &mut pos, &wanted, &mut record);
+        // A name's tokens depend on its bytes alone: each spelling is
+        // tokenized once per search.
+        let raw = &b[start..end];
+        let segment = match memo.get(raw) {
+            Some(seg) => seg,
+            None => {
+                fresh.parts = 0;
+                fresh.tokens.clear();
+                tok.tokens(&text[start..end], &mut fresh.parts, &wanted, &mut |t, k| {
+                    if let Some(&id) = plan.ids.get(t) {
+                        fresh.tokens.push((id, k.pos, k.span));
+                    }
+                });
+                if memo.len() < MAX_SEGMENTS {
+                    memo.insert(raw.into(), fresh.clone());
+                }
+                &fresh
+            }
+        };
+        for &(id, rel, span) in &segment.tokens {
+            record(id, pos + rel, span, &mut last_end);
+        }
+        pos += segment.parts;
         cursor = end;
     }
     Some(proximity_sum(plan, idf, &at))
+}
+
+/// Most name spellings [`proximity_only`] remembers in one search.
+const MAX_SEGMENTS: usize = 4096;
+
+/// One name's parts and the plan tokens among its tokens: (id, position
+/// from the name's first part, span).
+#[derive(Debug, Clone, Default)]
+struct Segment {
+    parts: u32,
+    tokens: Vec<(u16, u32, u32)>,
 }
 
 /// The lines to build windows around: the best-scoring first (earlier on

@@ -838,6 +838,8 @@ fn proximity_alone_equals_the_full_pass() {
     ];
     let mut next = xorshift(0x9E37_79B9_7F4A_7C15u64);
     let (mut fast, mut full, mut near) = (0, 0, 0);
+    // A memo is for one query's plan: one per query, kept across texts.
+    let mut memos: Vec<HashMap<Box<[u8]>, Segment>> = vec![HashMap::new(); QUERIES.len()];
     for trial in 0..3000 {
         let mut text = String::new();
         for _ in 0..1 + next(40) {
@@ -869,9 +871,21 @@ fn proximity_alone_equals_the_full_pass() {
         let want = detail(&plan, &prefilter, &idf, &mut tok, name, &text).proximity;
         near += usize::from(want > 0.0);
         let msg = format!("trial {trial}, query {query:?}, text {text:?}");
-        match proximity_only(&plan, &prefilter, &idf, &mut tok, name, &text) {
+        // A fresh memo and one kept across texts give the same.
+        let memo = &mut memos[trial % QUERIES.len()];
+        let again = proximity_only(&plan, &prefilter, &idf, &mut tok, memo, name, &text);
+        match proximity_only(
+            &plan,
+            &prefilter,
+            &idf,
+            &mut tok,
+            &mut HashMap::new(),
+            name,
+            &text,
+        ) {
             Some(got) => {
                 assert_eq!(got.to_bits(), want.to_bits(), "{msg}");
+                assert_eq!(again.map(f64::to_bits), Some(got.to_bits()), "{msg}");
                 fast += 1;
             }
             None => {

@@ -133,10 +133,15 @@ impl Tokenizer {
                 i += 1;
             }
             let start = i;
+            // A run of lowercase letters alone (most words) is one part.
+            let mut plain = true;
             while i < b.len() && !is_break_ascii(b[i]) {
+                plain &= b[i].is_ascii_lowercase();
                 i += 1;
             }
-            if start < i {
+            if plain {
+                n += u32::from(start < i);
+            } else {
                 names_ascii(&mut self.parts, &text[start..i], |_, p| n += p.len() as u32);
             }
         }
