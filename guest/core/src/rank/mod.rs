@@ -820,6 +820,19 @@ impl Prefilter {
     /// line holding none of them holds no plan token. `None` when the
     /// prefilter is off (every line may).
     fn candidates(&self, plan: &Plan, tok: &mut Tokenizer, text: &str) -> Option<Vec<usize>> {
+        self.candidates_of(plan, tok, text, false)
+    }
+
+    /// [`Prefilter::candidates`]; with `wholes_only`, of the names holding
+    /// a joiner only those whose whole may be a plan token (a name's parts
+    /// start as written, where the needles find them), for ASCII `text`.
+    fn candidates_of(
+        &self,
+        plan: &Plan,
+        tok: &mut Tokenizer,
+        text: &str,
+        wholes_only: bool,
+    ) -> Option<Vec<usize>> {
         if self.off {
             return None;
         }
@@ -847,10 +860,15 @@ impl Prefilter {
         if self.kelvin {
             at.extend(text.match_indices('\u{212A}').map(|(i, _)| i));
         }
-        self.joined_names(plan, tok, text, &mut |i| {
-            at.push(i);
-            false
-        });
+        if wholes_only {
+            debug_assert!(text.is_ascii());
+            joined_wholes(plan, b, &mut at);
+        } else {
+            self.joined_names(plan, tok, text, &mut |i| {
+                at.push(i);
+                false
+            });
+        }
         at.sort_unstable();
         at.dedup();
         Some(at)
@@ -916,6 +934,41 @@ impl Prefilter {
                 return;
             }
         }
+    }
+}
+
+/// Push the start of each name of the ASCII text `b` that holds a joiner
+/// between letters or digits and whose whole (its bytes, joiners left
+/// out) may be a plan token by [`Plan::may_want`]. In ASCII text a name
+/// is a run of bytes that are not breaks, so the run around the joiner is
+/// the name.
+fn joined_wholes(plan: &Plan, b: &[u8], at: &mut Vec<usize>) {
+    let brk = tokenize::is_break_ascii;
+    let is_joiner = |c: u8| matches!(c, b'_' | b'-' | b'\'');
+    let mut from = 0;
+    while let Some(i) = memchr::memchr3(b'_', b'-', b'\'', &b[from..]) {
+        let at_joiner = from + i;
+        let end_joiners = at_joiner + b[at_joiner..].iter().take_while(|&&c| is_joiner(c)).count();
+        let joins = at_joiner > 0
+            && b[at_joiner - 1].is_ascii_alphanumeric()
+            && b.get(end_joiners)
+                .is_some_and(|c| c.is_ascii_alphanumeric());
+        if !joins {
+            from = end_joiners;
+            continue;
+        }
+        let start = b[..at_joiner]
+            .iter()
+            .rposition(|&c| brk(c))
+            .map_or(0, |i| i + 1);
+        let end = b[at_joiner..]
+            .iter()
+            .position(|&c| brk(c))
+            .map_or(b.len(), |i| at_joiner + i);
+        if plan.may_want(&b[start..end]) {
+            at.push(start);
+        }
+        from = end;
     }
 }
 
@@ -1210,6 +1263,10 @@ impl Ranker {
             bounds,
             next: 0,
             ready: Vec::new(),
+            kept: 0,
+            memo: HashMap::new(),
+            best: None,
+            all: false,
             tok: Tokenizer::default(),
             ranker: self,
         }
@@ -1414,8 +1471,33 @@ pub struct Ordered {
     /// The first of `bounds` not yet re-read.
     next: usize,
     /// Re-read, final score known, not yet given out.
-    ready: Vec<(Scored, SearchHit)>,
+    ready: Vec<(Scored, Settled)>,
+    /// Bytes of text held in `ready` (at most [`KEEP_TEXT_BYTES`]).
+    kept: usize,
+    /// Names tokenized by [`proximity_only`], by their bytes.
+    memo: HashMap<Box<[u8]>, Segment>,
+    /// Which of `ready` comes first, when known.
+    best: Option<usize>,
+    /// Every hit will be given out ([`Ordered::results`]): each candidate
+    /// is tokenized whole as it is settled, not for its proximity first
+    /// and again for its lines.
+    all: bool,
     tok: Tokenizer,
+}
+
+/// How much re-read text [`Ordered`] holds for hits whose lines are not
+/// known yet; past it, a candidate's lines are found as it is settled.
+const KEEP_TEXT_BYTES: usize = 8 << 20;
+
+/// A re-read candidate whose final score is known.
+#[derive(Debug)]
+enum Settled {
+    /// Its hit, built.
+    Hit(SearchHit),
+    /// Its text: the hit (lines, windows) is built only when given out,
+    /// and most candidates settled never are. The proximity bonus is
+    /// already in the score.
+    Text(String, f64),
 }
 
 impl Ordered {
@@ -1428,6 +1510,10 @@ impl Ordered {
             bounds: Vec::new(),
             next: 0,
             ready: Vec::new(),
+            kept: 0,
+            memo: HashMap::new(),
+            best: None,
+            all: false,
             tok: Tokenizer::default(),
         }
     }
@@ -1435,6 +1521,7 @@ impl Ordered {
     /// Every hit, in order, as results: each candidate re-read through
     /// `read`.
     pub fn results(mut self, read: &mut dyn FnMut(&FileMeta) -> Option<String>) -> SearchResults {
+        self.all = true;
         let mut hits = Vec::new();
         while let Some(hit) = self.next_hit(read) {
             hits.push(hit);
@@ -1466,36 +1553,86 @@ impl Ordered {
     ) -> Option<SearchHit> {
         loop {
             let files = &self.ranker.files;
-            let best = (0..self.ready.len())
-                .min_by(|&a, &b| compare(files, &self.ready[a].0, &self.ready[b].0));
-            if let Some(b) = best {
+            if self.best.is_none() {
+                self.best = (0..self.ready.len())
+                    .min_by(|&a, &b| compare(files, &self.ready[a].0, &self.ready[b].0));
+            }
+            if let Some(b) = self.best {
                 let beats = match self.bounds.get(self.next) {
                     None => true,
                     Some(later) => compare(files, &self.ready[b].0, &later.0) == Ordering::Less,
                 };
                 if beats {
-                    return Some(self.ready.swap_remove(b).1);
+                    self.best = None;
+                    let (s, settled) = self.ready.swap_remove(b);
+                    return Some(match settled {
+                        Settled::Hit(hit) => hit,
+                        Settled::Text(text, proximity) => {
+                            self.kept -= text.len();
+                            self.hit_of(&s, &text, Some(proximity))
+                        }
+                    });
                 }
             }
             let &(_, i) = self.bounds.get(self.next)?;
             let s = self.scored[i].clone();
             self.next += 1;
             if let Some(hit) = self.settle(s, read) {
+                // The best of `ready` stays known as it grows.
+                if let Some(b) = self.best
+                    && compare(&self.ranker.files, &hit.0, &self.ready[b].0) == Ordering::Less
+                {
+                    self.best = Some(self.ready.len());
+                }
                 self.ready.push(hit);
             }
         }
     }
 
-    /// Phase two of one candidate: its final score and its hit.
+    /// Phase two of one candidate: its final score, and its hit or the
+    /// text to build it from.
     fn settle(
         &mut self,
         mut s: Scored,
         read: &mut dyn FnMut(&FileMeta) -> Option<String>,
-    ) -> Option<(Scored, SearchHit)> {
+    ) -> Option<(Scored, Settled)> {
         let r = &self.ranker;
         let plan = &r.plan;
         let c = &r.files[s.file];
         let text = read(&c.meta)?;
+        if s.matched != 0 && !self.all && self.kept + text.len() <= KEEP_TEXT_BYTES {
+            let proximity = proximity_only(
+                plan,
+                &r.prefilter,
+                &self.idf,
+                &mut self.tok,
+                &mut self.memo,
+                &c.meta.stem,
+                &text,
+            );
+            if let Some(proximity) = proximity {
+                s.score += proximity * prior(&c.meta);
+                self.kept += text.len();
+                return Some((s, Settled::Text(text, proximity)));
+            }
+        }
+        let (s, hit) = self.build_hit(s, &text, None);
+        Some((s, Settled::Hit(hit)))
+    }
+
+    /// The hit of a candidate whose score is settled, from its text.
+    fn hit_of(&mut self, s: &Scored, text: &str, proximity: Option<f64>) -> SearchHit {
+        self.build_hit(s.clone(), text, proximity).1
+    }
+
+    /// A candidate's hit from its text: its lines and windows, or the
+    /// preview of a file that matched by name or date alone. Unless the
+    /// proximity bonus is `known` (already in the score), it is added to
+    /// the score.
+    fn build_hit(&mut self, mut s: Scored, text: &str, known: Option<f64>) -> (Scored, SearchHit) {
+        let r = &self.ranker;
+        let plan = &r.plan;
+        let c = &r.files[s.file];
         let detail = if s.matched != 0 {
             Some(detail(
                 plan,
@@ -1503,20 +1640,22 @@ impl Ordered {
                 &self.idf,
                 &mut self.tok,
                 &c.meta.stem,
-                &text,
+                text,
             ))
         } else {
             None
         };
+        let proximity = detail.as_ref().map_or(0.0, |d| d.proximity);
+        match known {
+            // The score is settled already, from the same bonus.
+            Some(p) => debug_assert_eq!(p.to_bits(), proximity.to_bits()),
+            None => s.score += proximity * prior(&c.meta),
+        }
         let (body, total_hits, filename_only) = match &detail {
             Some(d) if !d.lines.is_empty() => {
-                s.score += d.proximity * prior(&c.meta);
-                (render_windows(&text, &d.chosen), d.lines.len(), false)
+                (render_windows(text, &d.chosen), d.lines.len(), false)
             }
-            _ => {
-                s.score += detail.map_or(0.0, |d| d.proximity) * prior(&c.meta);
-                (preview(&text), 0, true)
-            }
+            _ => (preview(text), 0, true),
         };
         let mut matched: Vec<(usize, String)> = plan
             .terms
@@ -1542,7 +1681,7 @@ impl Ordered {
             date: c.meta.date.clone(),
             is_memory_md: c.meta.is_memory_md,
         };
-        Some((s, hit))
+        (s, hit)
     }
 }
 
@@ -1709,7 +1848,19 @@ fn detail(
         }
         start = end + 1;
     }
-    let occurrences = occ.at;
+    let proximity = proximity_sum(plan, idf, &occ.at);
+    let chosen = choose_lines(&lines);
+    Detail {
+        proximity,
+        lines,
+        chosen,
+    }
+}
+
+/// The proximity bonus from each query token's occurrences, (position,
+/// span) ascending: for each pair, every occurrence of its first token
+/// adds `1/d²` for the next occurrence of its second within reach.
+fn proximity_sum(plan: &Plan, idf: &[f64], occurrences: &[Vec<(u32, u32)>]) -> f64 {
     let mut proximity = 0.0;
     for p in &plan.pairs {
         let (xs, ys) = (
@@ -1730,12 +1881,120 @@ fn detail(
         let w = idf[usize::from(p.a)].min(idf[usize::from(p.b)]);
         proximity += w * f * (K1 + 1.0) / (f + K1);
     }
-    let chosen = choose_lines(&lines);
-    Detail {
-        proximity,
-        lines,
-        chosen,
+    proximity
+}
+
+/// [`detail`]'s proximity bonus alone, for settling a candidate's score
+/// without its lines (what only a hit that is shown needs). Equal to it
+/// bit for bit, for less work: only the names around the prefilter's
+/// candidates are tokenized, and between them only as many parts are
+/// counted as a pair can reach. In ASCII text a name is a run of bytes
+/// that are not breaks, so every name holding a query token is a run
+/// holding a candidate, and positions are exact wherever a pair is within
+/// reach (farther, they only need to stay beyond it). `None` when that
+/// does not hold (text that is not all ASCII, the prefilter off): then
+/// [`detail`] is used.
+fn proximity_only(
+    plan: &Plan,
+    prefilter: &Prefilter,
+    idf: &[f64],
+    tok: &mut Tokenizer,
+    memo: &mut HashMap<Box<[u8]>, Segment>,
+    name: &str,
+    text: &str,
+) -> Option<f64> {
+    if plan.pairs.is_empty() {
+        return Some(0.0);
     }
+    if !text.is_ascii() {
+        return None;
+    }
+    let candidates = prefilter.candidates_of(plan, tok, text, true)?;
+    let mut at: Vec<Vec<(u32, u32)>> = vec![Vec::new(); plan.tokens.len()];
+    let wanted = |raw: &[u8]| plan.may_want(raw);
+    // Position just past the last occurrence recorded.
+    let mut last_end = 0u32;
+    let mut record = |id: u16, pos: u32, span: u32, last_end: &mut u32| {
+        *last_end = (*last_end).max(pos + span);
+        let v = &mut at[usize::from(id)];
+        if v.len() < MAX_OCCURRENCES {
+            v.push((pos, span));
+        }
+    };
+    // As in `detail`: the name, then a gap, then the text.
+    let mut pos = 0;
+    tok.tokens(name, &mut pos, &wanted, &mut |t, k| {
+        if let Some(&id) = plan.ids.get(t) {
+            record(id, k.pos, k.span, &mut last_end);
+        }
+    });
+    pos += PROXIMITY_REACH + 1;
+    let reach = plan
+        .pairs
+        .iter()
+        .map(|p| PROXIMITY_REACH + p.gap)
+        .max()
+        .unwrap_or(0);
+    let b = text.as_bytes();
+    let brk = tokenize::is_break_ascii;
+    // Bytes before this are counted: it is 0 or a name's end.
+    let mut cursor = 0;
+    let mut fresh = Segment::default();
+    for &c in &candidates {
+        if c < cursor || c >= b.len() || brk(b[c]) {
+            continue;
+        }
+        let mut start = c;
+        while start > cursor && !brk(b[start - 1]) {
+            start -= 1;
+        }
+        let mut end = c;
+        while end < b.len() && !brk(b[end]) {
+            end += 1;
+        }
+        // Beyond `reach` parts the count need only stay beyond it, and
+        // once the last occurrence is that far behind, no later one can
+        // come within reach of it or of any before it: nothing to count.
+        if pos.saturating_sub(last_end) < reach {
+            pos += tok.count_parts_ascii_upto(&text[cursor..start], reach);
+        }
+        // A name's tokens depend on its bytes alone: each spelling is
+        // tokenized once per search.
+        let raw = &b[start..end];
+        let segment = match memo.get(raw) {
+            Some(seg) => seg,
+            None => {
+                fresh.parts = 0;
+                fresh.tokens.clear();
+                tok.tokens(&text[start..end], &mut fresh.parts, &wanted, &mut |t, k| {
+                    if let Some(&id) = plan.ids.get(t) {
+                        fresh.tokens.push((id, k.pos, k.span));
+                    }
+                });
+                if memo.len() < MAX_SEGMENTS {
+                    memo.insert(raw.into(), fresh.clone());
+                }
+                &fresh
+            }
+        };
+        for &(id, rel, span) in &segment.tokens {
+            record(id, pos + rel, span, &mut last_end);
+        }
+        pos += segment.parts;
+        cursor = end;
+    }
+    Some(proximity_sum(plan, idf, &at))
+}
+
+/// Most name spellings [`proximity_only`] remembers in one search.
+const MAX_SEGMENTS: usize = 4096;
+
+/// One name's parts and the plan tokens among its tokens: (id, position
+/// from the name's first part, span).
+#[derive(Debug, Clone, Default)]
+struct Segment {
+    parts: u32,
+    tokens: Vec<(u16, u32, u32)>,
 }
 
 /// The lines to build windows around: the best-scoring first (earlier on

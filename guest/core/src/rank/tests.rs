@@ -760,6 +760,148 @@ fn phase_two_skipping_lines_changes_nothing() {
     }
 }
 
+/// The proximity bonus that settles a candidate without its lines equals
+/// the one of tokenizing it whole, bit for bit, or gives way to it (text
+/// that is not all ASCII).
+#[test]
+fn proximity_alone_equals_the_full_pass() {
+    const WORDS: &[&str] = &[
+        "deploy",
+        "Deployed",
+        "deploys",
+        "staging",
+        "stage",
+        "to",
+        "the",
+        "max_retry_count",
+        "maxRetryCount",
+        "MAX-RETRY",
+        "retry",
+        "count",
+        "rollout",
+        "roll",
+        "out",
+        "set-up",
+        "set_up",
+        "setup",
+        "s-etup",
+        "d-eploy",
+        "don't",
+        "cache",
+        "cached",
+        "TIMEOUT",
+        "timeouts",
+        "TimeOut",
+        "HTTPServer",
+        "URLs",
+        "a",
+        "of",
+        "on-call",
+        "oncall",
+        "x",
+        "-",
+        "--",
+        "_",
+        "'",
+        "`",
+        "`deploy`",
+        "#",
+        "##",
+        "```",
+        "~~~",
+        "|",
+        "1.2",
+        "v2.13.6",
+        "ipv6",
+        "IPv6",
+        "deploy2staging",
+        "(deploy)",
+        "staging.",
+        "deploy/staging",
+        "é",
+        "Kelvin",
+    ];
+    const QUERIES: &[&str] = &[
+        "deploy to staging",
+        "deploy staging",
+        "max_retry_count",
+        "retry count timeout",
+        "rolled out",
+        "set up cache",
+        "don't deploy",
+        "on call",
+        "ipv6 staging deploy timeout cache retry count setup rollout the a",
+        "deploy staging TIMEOUT migration cache token flaky rollback",
+        "timeout",
+        "staging of the cache",
+        "http server urls",
+    ];
+    let mut next = xorshift(0x9E37_79B9_7F4A_7C15u64);
+    let (mut fast, mut full, mut near) = (0, 0, 0);
+    // A memo is for one query's plan: one per query, kept across texts.
+    let mut memos: Vec<HashMap<Box<[u8]>, Segment>> = vec![HashMap::new(); QUERIES.len()];
+    for trial in 0..3000 {
+        let mut text = String::new();
+        for _ in 0..1 + next(40) {
+            for w in 0..next(12) {
+                if w > 0 {
+                    text.push(match next(8) {
+                        0 => '_',
+                        1 => '-',
+                        2 => '.',
+                        3 => '\t',
+                        _ => ' ',
+                    });
+                }
+                let word = WORDS[next(WORDS.len())];
+                // Most texts are ASCII, as the fast pass needs.
+                if !word.is_ascii() && next(4) != 0 {
+                    continue;
+                }
+                text.push_str(word);
+            }
+            text.push('\n');
+        }
+        let query = QUERIES[trial % QUERIES.len()];
+        let plan = Plan::new(query, d(TODAY));
+        let prefilter = Prefilter::new(&plan);
+        let idf: Vec<f64> = (0..plan.tokens.len()).map(|i| 0.3 + i as f64).collect();
+        let mut tok = Tokenizer::default();
+        let name = ["deploy-notes", "staging", "notes", "Deploy Staging"][trial % 4];
+        let want = detail(&plan, &prefilter, &idf, &mut tok, name, &text).proximity;
+        near += usize::from(want > 0.0);
+        let msg = format!("trial {trial}, query {query:?}, text {text:?}");
+        // A fresh memo and one kept across texts give the same.
+        let memo = &mut memos[trial % QUERIES.len()];
+        let again = proximity_only(&plan, &prefilter, &idf, &mut tok, memo, name, &text);
+        match proximity_only(
+            &plan,
+            &prefilter,
+            &idf,
+            &mut tok,
+            &mut HashMap::new(),
+            name,
+            &text,
+        ) {
+            Some(got) => {
+                assert_eq!(got.to_bits(), want.to_bits(), "{msg}");
+                assert_eq!(again.map(f64::to_bits), Some(got.to_bits()), "{msg}");
+                fast += 1;
+            }
+            None => {
+                assert!(!text.is_ascii(), "{msg}");
+                full += 1;
+            }
+        }
+    }
+    // Both ways were taken, the fast one far more often, and many texts
+    // hold query words near each other.
+    assert!(
+        fast > 2000 && full > 0 && near > 1000,
+        "fast {fast}, full {full}, near {near}"
+    );
+}
+
 /// Hits given out one by one, re-reading only what the order needs, come
 /// in the order of re-reading every candidate and sorting them all.
 #[test]
@@ -828,13 +970,17 @@ fn lazy_phase_two_gives_the_order_of_reading_everything() {
             };
             // Lazily, as the tool call renders.
             let lazy = ranker(&files).finish(read);
-            // Eagerly: every candidate re-read, then sorted.
+            // Eagerly: every candidate re-read and tokenized whole (its
+            // proximity from all its lines), then sorted.
             let mut o = ranker(&files).order();
             let mut all: Vec<(Scored, SearchHit)> = Vec::new();
             while o.next < o.scored.len() {
                 let s = o.scored[o.next].clone();
                 o.next += 1;
-                all.extend(o.settle(s, &mut { read }));
+                let meta = o.ranker.files[s.file].meta.clone();
+                if let Some(text) = read(&meta) {
+                    all.push(o.build_hit(s, &text, None));
+                }
             }
             all.sort_by(|a, b| compare(&o.ranker.files, &a.0, &b.0));
             let eager: Vec<SearchHit> = all.into_iter().map(|h| h.1).collect();

@@ -117,6 +117,37 @@ impl Tokenizer {
         n
     }
 
+    /// How many parts the ASCII `text` has, counting only until the count
+    /// passes `cap`: the exact count when it is at most `cap`, otherwise
+    /// some number above `cap`. `text` must start and end at a name's edge
+    /// (a break byte or either end of a line). For an ASCII text, names
+    /// are exactly its runs of bytes that are not breaks (joiners trimmed
+    /// off both ends), so each run is split on its own.
+    pub fn count_parts_ascii_upto(&mut self, text: &str, cap: u32) -> u32 {
+        debug_assert!(text.is_ascii());
+        let b = text.as_bytes();
+        let mut n = 0u32;
+        let mut i = 0;
+        while i < b.len() && n <= cap {
+            while i < b.len() && is_break_ascii(b[i]) {
+                i += 1;
+            }
+            let start = i;
+            // A run of lowercase letters alone (most words) is one part.
+            let mut plain = true;
+            while i < b.len() && !is_break_ascii(b[i]) {
+                plain &= b[i].is_ascii_lowercase();
+                i += 1;
+            }
+            if plain {
+                n += u32::from(start < i);
+            } else {
+                names_ascii(&mut self.parts, &text[start..i], |_, p| n += p.len() as u32);
+            }
+        }
+        n
+    }
+
     /// Call `emit(token, tok)` for every part and every several-part name's
     /// whole in `line`, positions starting at `*pos` (advanced past the
     /// line). `wanted(raw)` may refuse a token by its bytes as written (a
@@ -194,6 +225,13 @@ const ASCII_CLASS: [Class; 128] = {
     }
     t
 };
+
+/// Does the ASCII byte `c` end a name (neither a letter, a digit nor a
+/// joiner)?
+pub fn is_break_ascii(c: u8) -> bool {
+    debug_assert!(c.is_ascii());
+    ASCII_CLASS[usize::from(c & 0x7F)] == Class::Break
+}
 
 /// [`names`] for an ASCII line, byte by byte in one pass: the same names and
 /// parts as the general path (a test holds them equal), several times
