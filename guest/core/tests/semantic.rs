@@ -532,3 +532,34 @@ fn query_vectors_of_another_model_or_shape_or_a_bad_hosted_model_are_refused() {
         );
     }
 }
+
+#[test]
+fn each_fused_search_sees_the_files_as_they_are_now() {
+    const Q: &str = "which city do the servers run in";
+    let s = Store::new();
+    let e = Fake::new("fake-a");
+    let m = s.with(&e);
+    m.index_vectors(None, &mut |_, _| {}).unwrap();
+    let before = e.calls();
+    assert!(paths(&m, Q)[0].ends_with("infra.md"));
+    assert_eq!(e.calls(), before + 1, "the query only");
+    // A note is edited by hand between two searches of the same memory:
+    // the second embeds its new chunk, so it saw the file's new signature.
+    let team = paths(&m, "Maya")
+        .into_iter()
+        .find(|p| p.ends_with("team.md"))
+        .unwrap();
+    fs::write(
+        s.root.join(&team),
+        "# Team\n\nMaya owns the backups. Sam owns the mobile app. Ana runs the cluster.\n",
+    )
+    .unwrap();
+    let changed = e.calls();
+    paths(&m, Q);
+    assert_eq!(
+        e.calls(),
+        changed + 2,
+        "the edited note's chunk and the query"
+    );
+    assert_eq!(m.semantic_status().percent(), 100);
+}
