@@ -341,6 +341,16 @@ fn in_term(c: char) -> bool {
 }
 
 impl Plan {
+    /// Beyond this many positions after an occurrence's end, no pair
+    /// reaches (see the proximity sum).
+    fn reach(&self) -> u32 {
+        self.pairs
+            .iter()
+            .map(|p| PROXIMITY_REACH + p.gap)
+            .max()
+            .unwrap_or(0)
+    }
+
     fn new(query: &str, today: Date) -> Plan {
         let parsed = temporal::parse(query, today);
         // (term, is a stop word, its tokens with query positions, the parts
@@ -1767,12 +1777,7 @@ fn detail(
     let wanted = |raw: &[u8]| plan.may_want(raw);
     // Beyond this many positions after an occurrence's end, no pair
     // reaches (see the proximity sum below).
-    let reach = plan
-        .pairs
-        .iter()
-        .map(|p| PROXIMITY_REACH + p.gap)
-        .max()
-        .unwrap_or(0);
+    let reach = plan.reach();
     // Position just past the last occurrence recorded.
     let mut last_end = 0u32;
     let mut pos = 0;
@@ -1929,12 +1934,7 @@ fn proximity_only(
         }
     });
     pos += PROXIMITY_REACH + 1;
-    let reach = plan
-        .pairs
-        .iter()
-        .map(|p| PROXIMITY_REACH + p.gap)
-        .max()
-        .unwrap_or(0);
+    let reach = plan.reach();
     let b = text.as_bytes();
     let brk = tokenize::is_break_ascii;
     // Bytes before this are counted: it is 0 or a name's end.
