@@ -1775,8 +1775,6 @@ fn detail(
     };
     let mut term_line = vec![u32::MAX; plan.terms.len()];
     let wanted = |raw: &[u8]| plan.may_want(raw);
-    // Beyond this many positions after an occurrence's end, no pair
-    // reaches (see the proximity sum below).
     let reach = plan.reach();
     // Position just past the last occurrence recorded.
     let mut last_end = 0u32;
