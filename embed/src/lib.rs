@@ -47,19 +47,6 @@ pub fn checksum(bytes: &[u8]) -> u64 {
     h ^ (h >> 29)
 }
 
-/// The word-pieces of a weights file, one a line (its `vocab` tensor), as
-/// [`Tokenizer::from_lines`] reads them.
-///
-/// # Errors
-/// [`Error::Format`] when the file has no `vocab` of utf-8 bytes.
-pub fn vocabulary<'f>(file: &'f safetensors::File<'_>) -> Result<&'f str, Error> {
-    let vocab = file
-        .get("vocab")
-        .filter(|v| v.dtype == safetensors::Dtype::U8)
-        .ok_or_else(|| Error::Format("no `vocab` tensor".into()))?;
-    std::str::from_utf8(vocab.data).map_err(|_| Error::Format("`vocab` is not utf-8".into()))
-}
-
 /// What a weights file is known by: vectors are stored under its `id`, so two files never
 /// share vectors, and its `name` is what status lines show. The same in the component and
 /// in a host that embeds natively with the same file.
@@ -146,8 +133,14 @@ impl Embedder {
     }
 
     fn tokenizer_of(file: &safetensors::File<'_>) -> Result<(Tokenizer, String), Error> {
+        let vocab = file
+            .get("vocab")
+            .filter(|v| v.dtype == safetensors::Dtype::U8)
+            .ok_or_else(|| Error::Format("no `vocab` tensor".into()))?;
+        let vocab = std::str::from_utf8(vocab.data)
+            .map_err(|_| Error::Format("`vocab` is not utf-8".into()))?;
         let model_name = file.meta("model").unwrap_or("unnamed").to_owned();
-        Ok((Tokenizer::from_lines(vocabulary(file)?)?, model_name))
+        Ok((Tokenizer::from_lines(vocab)?, model_name))
     }
 
     fn checked(tokenizer: Tokenizer, model: Model, model_name: String) -> Result<Embedder, Error> {

@@ -100,6 +100,12 @@ impl Tokenizer {
         self.ids.find(hash, |&id| self.token(id) == token).copied()
     }
 
+    /// The vocabulary as given, one token a line: what [`Tokenizer::from_lines`] reads,
+    /// for a host that hands it on (agent-memory's hosted model).
+    pub fn lines(&self) -> &str {
+        &self.lines
+    }
+
     /// Number of tokens in the vocabulary.
     pub fn len(&self) -> usize {
         self.ids.len()

@@ -130,7 +130,7 @@ fn a_bad_weights_file_or_query_is_a_clear_error() {
     std::fs::write(&damaged, b"\x08\0\0\0\0\0\0\0{\"a\":1}").unwrap();
     let err = NativeModel::open(&damaged).unwrap_err().to_string();
     assert!(
-        err.contains("damaged.safetensors") && err.contains("derive them again"),
+        err.contains("damaged.safetensors") && err.contains("derive it again"),
         "{err}"
     );
 
