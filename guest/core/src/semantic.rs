@@ -319,11 +319,3 @@ pub(crate) fn chunks(embed: &dyn Embed, name: &str, text: &str) -> Vec<Piece> {
         })
         .collect()
 }
-
-/// Cosine of two unit vectors (their dot product); 0 for different widths.
-pub(crate) fn cosine(a: &[f32], b: &[f32]) -> f32 {
-    if a.len() != b.len() {
-        return 0.0;
-    }
-    a.iter().zip(b).map(|(x, y)| x * y).sum()
-}

@@ -6,13 +6,22 @@
 //! only keys never seen are embedded. A missing, truncated, corrupt or
 //! other-model file is ignored (it decodes to nothing) and rebuilt.
 //!
-//! Layout, little-endian: `AMVEC001`, the model id (u32 length, bytes), the
+//! Vectors are kept at half precision (IEEE binary16), in memory as on disk:
+//! a weak-word search reads the whole file, and half the bytes is half the
+//! read, which is most of its cost in the component. A unit vector's cosine
+//! moves by about 1e-5.
+//!
+//! Layout, little-endian: `AMVEC002`, the model id (u32 length, bytes), the
 //! width (u32), the files (u32 count; each: u32 path length, path, u64
 //! size, i64 modification time in ns, u32 chunk count, each chunk a 16-byte
-//! key and a u32 line), the vectors (u32 count; each a 16-byte key and
-//! width f32s), and a u64 checksum of everything before it.
+//! key and a u32 line), the vectors (u32 count, then every 16-byte key, then
+//! every vector as width f16s, in the keys' order), and a u64 checksum of
+//! everything before it. A file of the first layout, `AMVEC001` (each key
+//! followed by its vector as f32s), is read too and written again in this
+//! one, so no store embeds anything again for the change.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
 use sha2::{Digest, Sha256};
 
@@ -20,7 +29,9 @@ use crate::fsio::Sig;
 use crate::index::checksum;
 
 /// The first bytes of a vectors file.
-const MAGIC: &[u8; 8] = b"AMVEC001";
+const MAGIC: &[u8; 8] = b"AMVEC002";
+/// The first bytes of a vectors file of the first layout (f32 vectors).
+const MAGIC_F32: &[u8; 8] = b"AMVEC001";
 
 /// A chunk's key: the first 16 bytes of the sha256 of its embedded text.
 pub(crate) type Key = [u8; 16];
@@ -33,6 +44,27 @@ pub(crate) fn key_of(text: &str) -> Key {
     key
 }
 
+/// Hashes a [`Key`] by its first eight bytes: keys are sha256 digests
+/// already, and SipHash over each of a few thousand keys showed in a
+/// search's profile.
+#[derive(Default)]
+pub(crate) struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        // A `[u8; 16]` hashes as its length, then its bytes: only the bytes
+        // are mixed in.
+        let mut word = [0u8; 8];
+        let n = bytes.len().min(8);
+        word[..n].copy_from_slice(&bytes[..n]);
+        self.0 = self.0.rotate_left(5) ^ u64::from_le_bytes(word);
+    }
+    fn write_usize(&mut self, _: usize) {}
+}
+
 /// What the cache knows of one file.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct FileChunks {
@@ -43,7 +75,7 @@ pub(crate) struct FileChunks {
 }
 
 /// The vectors of one model.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, Default)]
 pub(crate) struct Cache {
     /// The model's id.
     pub(crate) model: String,
@@ -51,8 +83,24 @@ pub(crate) struct Cache {
     pub(crate) dim: usize,
     /// Files by store-relative path.
     pub(crate) files: HashMap<String, FileChunks>,
-    /// Vectors by chunk key.
-    pub(crate) vectors: HashMap<Key, Vec<f32>>,
+    /// Row of each key's vector in `rows`.
+    at: HashMap<Key, u32, BuildHasherDefault<KeyHasher>>,
+    /// The vectors, `dim` f16s each (little-endian bytes). A key added
+    /// again gets a new row; rows no key names are dropped when saved.
+    rows: Vec<u8>,
+    /// Decoded from the first layout: worth saving in this one.
+    pub(crate) outdated: bool,
+}
+
+impl PartialEq for Cache {
+    /// The same model, files and vectors, wherever the rows sit.
+    fn eq(&self, other: &Cache) -> bool {
+        self.model == other.model
+            && self.dim == other.dim
+            && self.files == other.files
+            && self.at.len() == other.at.len()
+            && self.at.keys().all(|k| self.row(k) == other.row(k))
+    }
 }
 
 impl Cache {
@@ -64,10 +112,29 @@ impl Cache {
         }
     }
 
-    /// Add `vector` under `key`; a vector of another width is refused
-    /// (returns false) so the cache never holds two widths.
+    /// How many vectors the cache holds.
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
+        self.at.len()
+    }
+
+    /// Whether `key` has a vector.
+    pub(crate) fn has(&self, key: &Key) -> bool {
+        self.at.contains_key(key)
+    }
+
+    /// The f16 bytes of `key`'s vector.
+    fn row(&self, key: &Key) -> Option<&[u8]> {
+        let i = *self.at.get(key)? as usize;
+        self.rows.get(i * self.dim * 2..(i + 1) * self.dim * 2)
+    }
+
+    /// Add `vector` under `key`, rounded to half precision; a vector of
+    /// another width, or with a value that is not finite or is past f16's
+    /// range (65504), is refused (returns false), so the cache holds one
+    /// width of finite numbers.
     pub(crate) fn add(&mut self, key: Key, vector: Vec<f32>) -> bool {
-        if vector.is_empty() || vector.iter().any(|x| !x.is_finite()) {
+        if vector.is_empty() || vector.iter().any(|x| !x.is_finite() || x.abs() > F16_MAX) {
             return false;
         }
         if self.dim == 0 {
@@ -76,8 +143,39 @@ impl Cache {
         if vector.len() != self.dim {
             return false;
         }
-        self.vectors.insert(key, vector);
+        let Ok(row) = u32::try_from(self.rows.len() / (self.dim * 2)) else {
+            return false;
+        };
+        self.rows.reserve(self.dim * 2);
+        for x in vector {
+            self.rows.extend_from_slice(&f16_bits(x).to_le_bytes());
+        }
+        self.at.insert(key, row);
         true
+    }
+
+    /// The cosine of the unit vector `q` with `key`'s vector (their dot
+    /// product); `None` when `key` has no vector or `q` another width.
+    pub(crate) fn cosine(&self, q: &[f32], key: &Key) -> Option<f32> {
+        let row = self.row(key)?;
+        if q.len() != self.dim {
+            return None;
+        }
+        // Eight running sums, so the loop vectorizes.
+        let mut sums = [0.0f32; 8];
+        let (qs, rest_q) = q.split_at(q.len() - q.len() % 8);
+        let (rs, rest_r) = row.split_at(qs.len() * 2);
+        for (qc, rc) in qs.chunks_exact(8).zip(rs.chunks_exact(16)) {
+            for j in 0..8 {
+                sums[j] += qc[j] * f16_value(u16::from_le_bytes([rc[2 * j], rc[2 * j + 1]]));
+            }
+        }
+        let tail: f32 = rest_q
+            .iter()
+            .zip(rest_r.chunks_exact(2))
+            .map(|(x, b)| x * f16_value(u16::from_le_bytes([b[0], b[1]])))
+            .sum();
+        Some(sums.iter().sum::<f32>() + tail)
     }
 
     /// The bytes of the file, keeping only vectors some file still uses.
@@ -100,34 +198,39 @@ impl Cache {
             for (key, line) in &f.chunks {
                 out.extend_from_slice(key);
                 out.extend_from_slice(&line.to_le_bytes());
-                if self.vectors.contains_key(key) && seen.insert(*key) {
+                if self.has(key) && seen.insert(*key) {
                     used.push(key);
                 }
             }
         }
         out.extend_from_slice(&(used.len() as u32).to_le_bytes());
-        for key in used {
-            out.extend_from_slice(key);
-            for x in &self.vectors[key] {
-                out.extend_from_slice(&x.to_le_bytes());
-            }
+        for key in &used {
+            out.extend_from_slice(*key);
+        }
+        for key in &used {
+            out.extend_from_slice(self.row(key).unwrap_or_default());
         }
         let sum = checksum(&out);
         out.extend_from_slice(&sum.to_le_bytes());
         out
     }
 
-    /// The cache in `bytes` if they are a sound vectors file of `model`;
-    /// `None` for anything else (the caller starts afresh).
-    pub(crate) fn decode(bytes: &[u8], model: &str) -> Option<Cache> {
-        let (body, sum) = bytes.split_at_checked(bytes.len().checked_sub(8)?)?;
+    /// The cache in `bytes` if they are a sound vectors file of `model`,
+    /// of either layout; `None` for anything else (the caller starts
+    /// afresh).
+    pub(crate) fn decode(mut bytes: Vec<u8>, model: &str) -> Option<Cache> {
+        let body_len = bytes.len().checked_sub(8)?;
+        let (body, sum) = bytes.split_at(body_len);
         if checksum(body) != u64::from_le_bytes(sum.try_into().ok()?) {
             return None;
         }
         let mut r = Reader { bytes: body, at: 0 };
-        if r.take(8)? != MAGIC {
-            return None;
-        }
+        let magic = r.take(8)?;
+        let f32_layout = match magic {
+            m if m == MAGIC => false,
+            m if m == MAGIC_F32 => true,
+            _ => return None,
+        };
         if r.bytes_field()? != model.as_bytes() {
             return None;
         }
@@ -153,24 +256,72 @@ impl Cache {
             cache.files.insert(path, FileChunks { sig, chunks });
         }
         let n = r.u32()? as usize;
-        let width = dim.checked_mul(4)?.checked_add(16)?;
-        if n.checked_mul(width)? != r.left() {
+        let width = if f32_layout { 4 } else { 2 };
+        let row = dim.checked_mul(width)?;
+        if n.checked_mul(row.checked_add(16)?)? != r.left() || (n > 0 && dim == 0) {
             return None;
         }
-        for _ in 0..n {
-            let key: Key = r.take(16)?.try_into().ok()?;
-            let raw = r.take(dim * 4)?;
-            let v: Vec<f32> = raw
-                .chunks_exact(4)
-                .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-                .collect();
-            if v.iter().any(|x| !x.is_finite()) {
-                return None;
+        cache.at.reserve(n);
+        if f32_layout {
+            cache.outdated = true;
+            for _ in 0..n {
+                let key: Key = r.take(16)?.try_into().ok()?;
+                let v: Vec<f32> = r
+                    .take(row)?
+                    .chunks_exact(4)
+                    .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                    .collect();
+                if !cache.add(key, v) {
+                    return None;
+                }
             }
-            cache.vectors.insert(key, v);
+            return Some(cache);
         }
+        for i in 0..n {
+            let key: Key = r.take(16)?.try_into().ok()?;
+            cache.at.insert(key, u32::try_from(i).ok()?);
+        }
+        let rows_at = r.at;
+        // Infinities and NaNs (exponent all ones) are never written.
+        let finite = body[rows_at..]
+            .chunks_exact(2)
+            .all(|b| u16::from_le_bytes([b[0], b[1]]) & 0x7c00 != 0x7c00);
+        if !finite {
+            return None;
+        }
+        bytes.truncate(body_len);
+        bytes.drain(..rows_at);
+        cache.rows = bytes;
         Some(cache)
     }
+}
+
+/// The largest finite f16.
+const F16_MAX: f32 = 65504.0;
+
+/// `x` (finite, at most [`F16_MAX`] in size) as the nearest f16's bits,
+/// ties to even.
+fn f16_bits(x: f32) -> u16 {
+    let bits = x.to_bits();
+    let sign = ((bits >> 16) & 0x8000) as u16;
+    let a = bits & 0x7fff_ffff;
+    if a < 0x3880_0000 {
+        // Below f16's smallest normal, 2^-14: a multiple of 2^-24.
+        let scaled = (f32::from_bits(a) * 16_777_216.0).round_ties_even();
+        return sign | scaled as u16;
+    }
+    // Rebias the exponent (127 to 15) and round away the low 13 bits.
+    let m = a - 0x3800_0000;
+    let h = (m + 0x0fff + ((m >> 13) & 1)) >> 13;
+    sign | h.min(0x7bff) as u16
+}
+
+/// The value of the finite f16 `h`: its magnitude bits placed in an f32 and
+/// scaled by 2^112 (exact for normal and subnormal halves alike).
+#[inline(always)]
+fn f16_value(h: u16) -> f32 {
+    let magnitude = f32::from_bits(u32::from(h & 0x7fff) << 13) * f32::from_bits(0x7780_0000);
+    f32::from_bits(magnitude.to_bits() | (u32::from(h & 0x8000) << 16))
 }
 
 fn put_bytes(out: &mut Vec<u8>, b: &[u8]) {
@@ -229,43 +380,157 @@ mod tests {
         c
     }
 
+    /// `c` written in the first layout: each key, then its vector as f32s.
+    fn encode_f32(c: &Cache, vectors: &[(Key, Vec<f32>)]) -> Vec<u8> {
+        let v2 = c.encode();
+        let mut r = Reader { bytes: &v2, at: 8 };
+        r.bytes_field().unwrap();
+        r.u32().unwrap();
+        for _ in 0..r.u32().unwrap() {
+            r.bytes_field().unwrap();
+            r.take(16).unwrap();
+            let n = r.u32().unwrap() as usize;
+            r.take(n * 20).unwrap();
+        }
+        let mut out = MAGIC_F32.to_vec();
+        out.extend_from_slice(&v2[8..r.at]);
+        out.extend_from_slice(&(vectors.len() as u32).to_le_bytes());
+        for (key, v) in vectors {
+            out.extend_from_slice(key);
+            for x in v {
+                out.extend_from_slice(&x.to_le_bytes());
+            }
+        }
+        let sum = checksum(&out);
+        out.extend_from_slice(&sum.to_le_bytes());
+        out
+    }
+
     #[test]
     fn round_trip() {
         let c = sample();
-        assert_eq!(Cache::decode(&c.encode(), "fake-1"), Some(c));
+        let back = Cache::decode(c.encode(), "fake-1").unwrap();
+        assert_eq!(back, c);
+        assert!(!back.outdated);
+    }
+
+    #[test]
+    fn a_file_of_the_first_layout_is_read_and_marked_for_saving() {
+        let c = sample();
+        let vectors = vec![(key_of("a"), vec![0.6, 0.8]), (key_of("b"), vec![1.0, 0.0])];
+        let back = Cache::decode(encode_f32(&c, &vectors), "fake-1").unwrap();
+        assert!(back.outdated);
+        assert_eq!(back, c);
+        let mut with_nan = vectors.clone();
+        with_nan[1].1[0] = f32::NAN;
+        assert!(Cache::decode(encode_f32(&c, &with_nan), "fake-1").is_none());
     }
 
     #[test]
     fn unused_vectors_are_dropped() {
         let mut c = sample();
         c.add(key_of("orphan"), vec![0.0, 1.0]);
-        let back = Cache::decode(&c.encode(), "fake-1").unwrap();
-        assert_eq!(back.vectors.len(), 2);
-        assert!(!back.vectors.contains_key(&key_of("orphan")));
+        let back = Cache::decode(c.encode(), "fake-1").unwrap();
+        assert_eq!(back.len(), 2);
+        assert!(!back.has(&key_of("orphan")));
+    }
+
+    #[test]
+    fn a_key_added_again_has_its_new_vector_after_saving() {
+        let mut c = sample();
+        assert!(c.add(key_of("a"), vec![0.0, 1.0]));
+        let back = Cache::decode(c.encode(), "fake-1").unwrap();
+        assert_eq!(back.cosine(&[0.0, 1.0], &key_of("a")), Some(1.0));
+        assert_eq!(back.cosine(&[0.0, 1.0], &key_of("b")), Some(0.0));
     }
 
     #[test]
     fn other_model_and_damage_decode_to_nothing() {
         let bytes = sample().encode();
-        assert!(Cache::decode(&bytes, "fake-2").is_none());
+        assert!(Cache::decode(bytes.clone(), "fake-2").is_none());
         for cut in [0, 1, 8, bytes.len() / 2, bytes.len() - 1] {
             assert!(
-                Cache::decode(&bytes[..cut], "fake-1").is_none(),
+                Cache::decode(bytes[..cut].to_vec(), "fake-1").is_none(),
                 "cut {cut}"
             );
         }
         for i in 0..bytes.len() {
             let mut b = bytes.clone();
             b[i] ^= 0x40;
-            assert!(Cache::decode(&b, "fake-1").is_none(), "flip at {i}");
+            assert!(Cache::decode(b, "fake-1").is_none(), "flip at {i}");
         }
     }
 
     #[test]
-    fn a_second_width_is_refused() {
+    fn an_infinite_half_with_a_sound_checksum_is_refused() {
+        let mut bytes = sample().encode();
+        let last_row = bytes.len() - 8 - 2;
+        bytes[last_row..last_row + 2].copy_from_slice(&0x7c00u16.to_le_bytes());
+        bytes.truncate(bytes.len() - 8);
+        let sum = checksum(&bytes);
+        bytes.extend_from_slice(&sum.to_le_bytes());
+        assert!(Cache::decode(bytes, "fake-1").is_none());
+    }
+
+    #[test]
+    fn a_second_width_or_a_number_out_of_range_is_refused() {
         let mut c = sample();
         assert!(!c.add(key_of("c"), vec![1.0, 0.0, 0.0]));
         assert!(!c.add(key_of("d"), vec![f32::NAN, 0.0]));
-        assert_eq!(c.vectors.len(), 2);
+        assert!(!c.add(key_of("e"), vec![f32::INFINITY, 0.0]));
+        assert!(!c.add(key_of("f"), vec![65505.0, 0.0]));
+        assert_eq!(c.len(), 2);
+    }
+
+    #[test]
+    fn every_finite_half_survives_the_round_trip() {
+        for h in 0..=u16::MAX {
+            if h & 0x7c00 == 0x7c00 {
+                continue;
+            }
+            let x = f16_value(h);
+            assert!(x.is_finite());
+            assert_eq!(f16_bits(x), h, "half {h:#06x} is {x}");
+        }
+    }
+
+    #[test]
+    fn halves_round_to_nearest_ties_to_even() {
+        // 1 + 2^-11 lies halfway between 1 and 1 + 2^-10: it goes to 1 (even).
+        assert_eq!(f16_bits(1.0 + 2f32.powi(-11)), 0x3c00);
+        // 1 + 3 * 2^-11 lies halfway between two halves: it goes to the even one above.
+        assert_eq!(f16_bits(1.0 + 3.0 * 2f32.powi(-11)), 0x3c02);
+        // A hair above halfway goes up.
+        assert_eq!(f16_bits(1.0 + 2f32.powi(-11) + 2f32.powi(-20)), 0x3c01);
+        // Subnormal halves: multiples of 2^-24, ties to even.
+        assert_eq!(f16_bits(2f32.powi(-24)), 0x0001);
+        assert_eq!(f16_bits(1.5 * 2f32.powi(-24)), 0x0002);
+        assert_eq!(f16_bits(0.5 * 2f32.powi(-24)), 0x0000);
+        assert_eq!(f16_bits(-2f32.powi(-24)), 0x8001);
+        // Past the largest half, clamped to it.
+        assert_eq!(f16_bits(65519.0), 0x7bff);
+        for x in [0.1f32, -0.37, 0.052, 3.0e-5, -7.5e-6, 0.999] {
+            let back = f16_value(f16_bits(x));
+            assert!(
+                (back - x).abs() <= x.abs() * 2f32.powi(-11) + 2f32.powi(-25),
+                "{x} came back as {back}"
+            );
+        }
+    }
+
+    #[test]
+    fn cosine_is_the_dot_product_at_half_precision() {
+        let mut c = Cache::new("fake-1");
+        // 19 wide: two blocks of eight and a tail of three.
+        let a: Vec<f32> = (0..19)
+            .map(|i| ((i * 7 % 11) as f32 - 5.0) / 13.0)
+            .collect();
+        let q: Vec<f32> = (0..19).map(|i| ((i * 5 % 7) as f32 - 3.0) / 9.0).collect();
+        assert!(c.add(key_of("a"), a.clone()));
+        let exact: f32 = a.iter().zip(&q).map(|(x, y)| x * y).sum();
+        let got = c.cosine(&q, &key_of("a")).unwrap();
+        assert!((got - exact).abs() < 1e-3, "{got} against {exact}");
+        assert_eq!(c.cosine(&q[..18], &key_of("a")), None);
+        assert_eq!(c.cosine(&q, &key_of("b")), None);
     }
 }

@@ -213,9 +213,7 @@ impl Memory {
         }
         self.write_vectors(&cache, &guard)
             .map_err(|err| Error::io("write the vectors", &self.vectors_rel(e.model_id()), &err))?;
-        survey
-            .pending
-            .retain(|(k, _)| !cache.vectors.contains_key(k));
+        survey.pending.retain(|(k, _)| !cache.has(k));
         Ok(self.status_of(e.as_ref(), &survey))
     }
 
@@ -294,13 +292,20 @@ impl Memory {
     }
 
     /// The cache of `e`'s model, or an empty one when the file is missing,
-    /// damaged or of another model.
+    /// damaged or of another model. A file of an older layout is written
+    /// again in the current one (if the store's lock is free).
     fn load_vectors(&self, e: &dyn Embed) -> Cache {
         let path = self.abs(&self.vectors_rel(e.model_id()));
-        fs::read(path)
+        let Some(cache) = fs::read(path)
             .ok()
-            .and_then(|b| Cache::decode(&b, e.model_id()))
-            .unwrap_or_else(|| Cache::new(e.model_id()))
+            .and_then(|b| Cache::decode(b, e.model_id()))
+        else {
+            return Cache::new(e.model_id());
+        };
+        if cache.outdated {
+            self.save_vectors_now(&cache);
+        }
+        cache
     }
 
     /// Save `cache` if the store's lock is free right now.
@@ -372,9 +377,9 @@ impl Memory {
                 let meta = at.file(name);
                 // A recorded file keeps its chunks while each has a vector;
                 // one without (a build cut short) needs the text again.
-                let known = old.get(&meta.path).filter(|f| {
-                    f.sig == sig && f.chunks.iter().all(|(k, _)| cache.vectors.contains_key(k))
-                });
+                let known = old
+                    .get(&meta.path)
+                    .filter(|f| f.sig == sig && f.chunks.iter().all(|(k, _)| cache.has(k)));
                 let chunks = match known {
                     Some(f) => f.chunks.clone(),
                     None => {
@@ -385,7 +390,7 @@ impl Memory {
                         };
                         let pieces = semantic::chunks(e, &meta.stem, &text);
                         for p in &pieces {
-                            if !cache.vectors.contains_key(&p.key) && queued.insert(p.key) {
+                            if !cache.has(&p.key) && queued.insert(p.key) {
                                 pending.push((p.key, p.text.clone()));
                             }
                         }
@@ -489,12 +494,7 @@ impl Memory {
         for (meta, chunks) in &survey.files {
             let best = chunks
                 .iter()
-                .filter_map(|(k, line)| {
-                    cache
-                        .vectors
-                        .get(k)
-                        .map(|v| (semantic::cosine(&q, v), *line))
-                })
+                .filter_map(|(k, line)| cache.cosine(&q, k).map(|score| (score, *line)))
                 .max_by(|a, b| a.0.total_cmp(&b.0));
             if let Some((score, line)) = best {
                 scored.push(Scored {
