@@ -130,7 +130,12 @@ impl Embed for MiniLm {
 /// ([`crate::Memory::add_query_vector`]). The store cuts files into chunks
 /// with its vocabulary, as the full model would, so the two share vectors.
 pub struct Hosted {
-    tokenizer: agent_memory_embed::Tokenizer,
+    /// The word-pieces, one a line, as the host gave them.
+    vocabulary: String,
+    /// Built from `vocabulary` when a file is first cut into chunks: a
+    /// search whose files all have vectors never needs it, and building it
+    /// took a weak-word CLI search 3-4 ms in the component.
+    tokenizer: std::sync::OnceLock<Option<agent_memory_embed::Tokenizer>>,
     id: String,
     name: String,
     dim: usize,
@@ -154,13 +159,14 @@ impl Hosted {
         if dim == 0 {
             return Err(invalid("a hosted model's vectors must be at least 1 wide"));
         }
-        let tokenizer = agent_memory_embed::Tokenizer::from_lines(vocabulary).map_err(|e| {
+        agent_memory_embed::Tokenizer::check_lines(vocabulary).map_err(|e| {
             invalid(&format!(
                 "the hosted model's vocabulary is not the weights file's word-pieces, one a line: {e}"
             ))
         })?;
         Ok(Hosted {
-            tokenizer,
+            vocabulary: vocabulary.to_owned(),
+            tokenizer: std::sync::OnceLock::new(),
             id: id.to_owned(),
             name: name.to_owned(),
             dim,
@@ -182,7 +188,11 @@ impl Embed for Hosted {
         &self.name
     }
     fn pieces(&self, text: &str) -> usize {
-        self.tokenizer.pieces(text).len()
+        // `check_lines` accepted the vocabulary in `new`, so it builds.
+        self.tokenizer
+            .get_or_init(|| agent_memory_embed::Tokenizer::from_lines(&self.vocabulary).ok())
+            .as_ref()
+            .map_or(0, |t| t.pieces(text).len())
     }
     fn dim(&self) -> Option<usize> {
         Some(self.dim)
