@@ -74,26 +74,42 @@ fn gemm_body<const FMA: bool, const MR: usize>(
 ) {
     for (p, panel) in panels.chunks_exact(k * NR).enumerate() {
         let cols = NR.min(m - p * NR);
-        let mut t = 0;
-        while t < n {
-            let rows = MR.min(n - t);
-            let x = &x[t * k..];
-            let acc = match rows {
-                6 => widen(tile::<6, FMA>(x, k, panel)),
-                5 => widen(tile::<5, FMA>(x, k, panel)),
-                4 => widen(tile::<4, FMA>(x, k, panel)),
-                3 => widen(tile::<3, FMA>(x, k, panel)),
-                2 => widen(tile::<2, FMA>(x, k, panel)),
-                _ => widen(tile::<1, FMA>(x, k, panel)),
-            };
-            for (r, acc) in acc.iter().enumerate().take(rows) {
-                let out = &mut y[(t + r) * m + p * NR..][..cols];
-                for ((o, a), b) in out.iter_mut().zip(acc).zip(&bias[p * NR..]) {
-                    *o = a + b;
-                }
+        let bias = &bias[p * NR..][..cols];
+        panel_body::<FMA, MR>(x, n, k, panel, bias, &mut y[p * NR..], m);
+    }
+}
+
+/// `y[t * ldy + j] = x[t] · W[j] + bias[j]` for the first `bias.len()` of the `NR` output
+/// columns that `panel` holds.
+#[inline(always)]
+fn panel_body<const FMA: bool, const MR: usize>(
+    x: &[f32],
+    n: usize,
+    k: usize,
+    panel: &[f32],
+    bias: &[f32],
+    y: &mut [f32],
+    ldy: usize,
+) {
+    let mut t = 0;
+    while t < n {
+        let rows = MR.min(n - t);
+        let x = &x[t * k..];
+        let acc = match rows {
+            6 => widen(tile::<6, FMA>(x, k, panel)),
+            5 => widen(tile::<5, FMA>(x, k, panel)),
+            4 => widen(tile::<4, FMA>(x, k, panel)),
+            3 => widen(tile::<3, FMA>(x, k, panel)),
+            2 => widen(tile::<2, FMA>(x, k, panel)),
+            _ => widen(tile::<1, FMA>(x, k, panel)),
+        };
+        for (r, acc) in acc.iter().enumerate().take(rows) {
+            let out = &mut y[(t + r) * ldy..][..bias.len()];
+            for ((o, a), b) in out.iter_mut().zip(acc).zip(bias) {
+                *o = a + b;
             }
-            t += rows;
         }
+        t += rows;
     }
 }
 
@@ -290,26 +306,154 @@ mod avx2 {
         *HAS.get_or_init(|| is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma"))
     }
 
-    /// Tokens per tile.
+    /// Tokens per tile of [`by_tiles`].
     const MR: usize = 4;
-    /// Outputs per tile.
+    /// Outputs per tile of [`by_tiles`].
     const NR: usize = 2;
+    /// Tokens from which [`by_panels`] is the faster: measured on an AMD EPYC (Zen 3), the
+    /// tiles were ahead at 12 tokens, the panels by a tenth at 18 and a third at 54.
+    const PANEL_MIN_N: usize = 16;
 
     /// As `super::gemm_q8`, for a `group` that is a multiple of 8 (the caller checked the
-    /// shapes): the output is cut into tiles of `MR` tokens by `NR` outputs, each of which
-    /// [`tile`] computes with its accumulators in registers, so that every eight weights
-    /// are dequantised once for `MR` tokens and every eight inputs loaded once for `NR`
-    /// outputs. Up to 8 token rows against one weight row at a time, as before, ran at 7-11
-    /// GMAC/s on an AMD EPYC (Zen 3), 4 x 2 tiles at about 30 (the f32 panels: 40-48).
-    /// Measured no better: 3 x 4 and 6 x 2 (their accumulators spilled), 3 x 3, 5 x 2 and
-    /// 6 x 1; 8 x 1 and 12 x 1 dropped to about 22 when `k` is 1536, where their `x` rows
-    /// no longer fit in L1.
+    /// shapes).
     ///
     /// # Safety
     /// The CPU must have AVX2 and FMA ([`available`]).
     #[target_feature(enable = "avx2,fma")]
     #[allow(clippy::too_many_arguments)]
     pub(super) fn gemm_q8(
+        x: &[f32],
+        n: usize,
+        k: usize,
+        w: (&[u8], &[f32], usize),
+        bias: &[f32],
+        y: &mut [f32],
+        ldy: usize,
+        m: usize,
+    ) {
+        if n >= PANEL_MIN_N {
+            by_panels(x, n, k, w, bias, y, ldy, m);
+        } else {
+            by_tiles(x, n, k, w, bias, y, ldy, m);
+        }
+    }
+
+    /// [`gemm_q8`] for many tokens: each 16 outputs' weights are dequantised once into a
+    /// [`super::pack`]ed panel, which the f32 kernel then runs for every token, so that the
+    /// dequantising is paid once per weight rather than once per tile of tokens.
+    #[target_feature(enable = "avx2,fma")]
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn by_panels(
+        x: &[f32],
+        n: usize,
+        k: usize,
+        (q, scale, group): (&[u8], &[f32], usize),
+        bias: &[f32],
+        y: &mut [f32],
+        ldy: usize,
+        m: usize,
+    ) {
+        const PW: usize = super::NR;
+        let groups = k / group;
+        let mut panel = vec![0.0f32; k * PW];
+        for o in (0..m).step_by(PW) {
+            let cols = PW.min(m - o);
+            let w = (
+                &q[o * k..][..cols * k],
+                &scale[o * groups..][..cols * groups],
+            );
+            dequantise_panel(w, k, group, &mut panel);
+            let bias = &bias[o..][..cols];
+            super::panel_body::<true, 6>(x, n, k, &panel, bias, &mut y[o..], ldy);
+        }
+    }
+
+    /// Dequantises the int8 rows `q` (at most 16, each `k` long, row `r`'s scales at
+    /// `s[r * k / group..]`) into one [`super::pack`]ed panel: for each input index, the 16
+    /// rows' weights side by side, zero past the last row. Eight rows by eight inputs at a
+    /// time are widened and scaled as in [`tile`], then transposed in registers.
+    #[target_feature(enable = "avx2,fma")]
+    fn dequantise_panel((q, s): (&[u8], &[f32]), k: usize, group: usize, panel: &mut [f32]) {
+        const PW: usize = super::NR;
+        let (groups, rows) = (k / group, q.len() / k);
+        assert!(group.is_multiple_of(8) && groups * group == k && panel.len() == k * PW);
+        assert!(rows <= PW && q.len() == rows * k && s.len() == rows * groups);
+        for half in 0..PW / 8 {
+            let live = rows.saturating_sub(half * 8).min(8);
+            let mut sc = [_mm256_setzero_ps(); 8];
+            let (mut g, mut left) = (0, 0);
+            for i in (0..k).step_by(8) {
+                if left == 0 {
+                    for r in 0..live {
+                        sc[r] = _mm256_set1_ps(s[(half * 8 + r) * groups + g]);
+                    }
+                    (g, left) = (g + 1, group / 8);
+                }
+                left -= 1;
+                let mut v = [_mm256_setzero_ps(); 8];
+                for r in 0..live {
+                    // SAFETY: `i + 8 <= k` (`k` is a multiple of 8), so the eight bytes lie in
+                    // row `half * 8 + r < rows` of `q`.
+                    let b = unsafe {
+                        _mm_loadl_epi64(q.as_ptr().add((half * 8 + r) * k + i).cast::<__m128i>())
+                    };
+                    v[r] = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(b)), sc[r]);
+                }
+                for (j, col) in transpose8(v).iter().enumerate() {
+                    let out = &mut panel[(i + j) * PW + half * 8..][..8];
+                    // SAFETY: `out` holds eight floats.
+                    unsafe { _mm256_storeu_ps(out.as_mut_ptr(), *col) };
+                }
+            }
+        }
+    }
+
+    /// The transpose of eight rows of eight floats: element `j` of each row, for each `j`.
+    #[target_feature(enable = "avx2,fma")]
+    fn transpose8(v: [__m256; 8]) -> [__m256; 8] {
+        // Pairs of rows interleaved, then fours, within each 128-bit half...
+        let t0 = _mm256_unpacklo_ps(v[0], v[1]);
+        let t1 = _mm256_unpackhi_ps(v[0], v[1]);
+        let t2 = _mm256_unpacklo_ps(v[2], v[3]);
+        let t3 = _mm256_unpackhi_ps(v[2], v[3]);
+        let t4 = _mm256_unpacklo_ps(v[4], v[5]);
+        let t5 = _mm256_unpackhi_ps(v[4], v[5]);
+        let t6 = _mm256_unpacklo_ps(v[6], v[7]);
+        let t7 = _mm256_unpackhi_ps(v[6], v[7]);
+        // ... so that `u0` holds columns 0 (low half) and 4 (high) of rows 0-3, `u4` of rows
+        // 4-7, `u1` and `u5` columns 1 and 5, and so on ...
+        let u0 = _mm256_shuffle_ps::<0x44>(t0, t2);
+        let u1 = _mm256_shuffle_ps::<0xEE>(t0, t2);
+        let u2 = _mm256_shuffle_ps::<0x44>(t1, t3);
+        let u3 = _mm256_shuffle_ps::<0xEE>(t1, t3);
+        let u4 = _mm256_shuffle_ps::<0x44>(t4, t6);
+        let u5 = _mm256_shuffle_ps::<0xEE>(t4, t6);
+        let u6 = _mm256_shuffle_ps::<0x44>(t5, t7);
+        let u7 = _mm256_shuffle_ps::<0xEE>(t5, t7);
+        // ... and the halves joined.
+        [
+            _mm256_permute2f128_ps::<0x20>(u0, u4),
+            _mm256_permute2f128_ps::<0x20>(u1, u5),
+            _mm256_permute2f128_ps::<0x20>(u2, u6),
+            _mm256_permute2f128_ps::<0x20>(u3, u7),
+            _mm256_permute2f128_ps::<0x31>(u0, u4),
+            _mm256_permute2f128_ps::<0x31>(u1, u5),
+            _mm256_permute2f128_ps::<0x31>(u2, u6),
+            _mm256_permute2f128_ps::<0x31>(u3, u7),
+        ]
+    }
+
+    /// [`gemm_q8`] for a few tokens: the output is cut into tiles of `MR` tokens by `NR`
+    /// outputs, each of which [`tile`] computes with its accumulators in registers, so that
+    /// every eight weights are dequantised once for `MR` tokens and every eight inputs
+    /// loaded once for `NR` outputs. Up to 8 token rows against one weight row at a time,
+    /// as before, ran at 7-11 GMAC/s on an AMD EPYC (Zen 3), 4 x 2 tiles at about 30 (the
+    /// f32 panels: 40-48). Measured no better: 3 x 4 and 6 x 2 (their accumulators
+    /// spilled), 3 x 3, 5 x 2 and 6 x 1; 8 x 1 and 12 x 1 dropped to about 22 when `k` is
+    /// 1536, where their `x` rows no longer fit in L1.
+    #[target_feature(enable = "avx2,fma")]
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn by_tiles(
         x: &[f32],
         n: usize,
         k: usize,
@@ -571,17 +715,21 @@ mod tests {
     }
 
     /// The int8 product alone on the encoder's shapes (q, k or v; up; down) for a few token
-    /// counts, in GMAC/s, beside the f32 panels:
+    /// counts, in GMAC/s: both AVX2 kernels, and the f32 panels beside them:
     /// `cargo test --release -p agent-memory-embed -- --ignored --nocapture int8_speed`.
+    #[cfg(target_arch = "x86_64")]
     #[test]
     #[ignore = "a measurement, not a check"]
     fn int8_speed() {
+        if !avx2::available() {
+            return;
+        }
         let mut seed = 3u32;
         let mut rnd = move || {
             seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
             seed >> 8
         };
-        for n in [4, 12, 18, 24, 54] {
+        for n in [4, 12, 14, 16, 18, 24, 54] {
             for (k, m) in [(384, 384), (384, 1536), (1536, 384)] {
                 let x: Vec<f32> = (0..n * k)
                     .map(|_| (rnd() % 2001) as f32 / 1e3 - 1.0)
@@ -598,25 +746,31 @@ mod tests {
                 let panels = pack(&w, m, k);
                 let b = vec![0.0; m];
                 let mut y = vec![0.0; n * m];
-                // The best of many short trials, the two interleaved: the machine is shared.
+                // The best of many short trials, the three interleaved: the machine is shared.
                 let reps = (20_000_000 / (n * k * m)).max(1);
-                let mut best = [f64::INFINITY; 2];
+                let mut best = [f64::INFINITY; 3];
                 for _ in 0..100 {
                     for (v, best) in best.iter_mut().enumerate() {
                         let t = std::time::Instant::now();
                         for _ in 0..reps {
-                            if v == 0 {
-                                gemm_q8(&x, n, k, (&q, &scale, 64), &b, &mut y, m, m);
-                            } else {
-                                gemm(&x, n, k, &panels, &b, &mut y, m);
+                            let (x, w) = (&x[..], (&q[..], &scale[..], 64));
+                            match v {
+                                // SAFETY: AVX2 and FMA were detected above.
+                                0 => unsafe { avx2::by_tiles(x, n, k, w, &b, &mut y, m, m) },
+                                // SAFETY: as above.
+                                1 => unsafe { avx2::by_panels(x, n, k, w, &b, &mut y, m, m) },
+                                _ => gemm(x, n, k, &panels, &b, &mut y, m),
                             }
                             std::hint::black_box(&mut y);
                         }
                         *best = best.min(t.elapsed().as_secs_f64());
                     }
                 }
-                let [int8, f32] = best.map(|b| (reps * n * k * m) as f64 / b / 1e9);
-                println!("n {n:2} k {k:4} m {m:4}: int8 {int8:5.1}, f32 panels {f32:5.1} GMAC/s");
+                let [tiles, int8, f32] = best.map(|b| (reps * n * k * m) as f64 / b / 1e9);
+                println!(
+                    "n {n:2} k {k:4} m {m:4}: int8 tiles {tiles:5.1}, int8 panels {int8:5.1}, \
+                     f32 panels {f32:5.1} GMAC/s"
+                );
             }
         }
     }
