@@ -74,26 +74,42 @@ fn gemm_body<const FMA: bool, const MR: usize>(
 ) {
     for (p, panel) in panels.chunks_exact(k * NR).enumerate() {
         let cols = NR.min(m - p * NR);
-        let mut t = 0;
-        while t < n {
-            let rows = MR.min(n - t);
-            let x = &x[t * k..];
-            let acc = match rows {
-                6 => widen(tile::<6, FMA>(x, k, panel)),
-                5 => widen(tile::<5, FMA>(x, k, panel)),
-                4 => widen(tile::<4, FMA>(x, k, panel)),
-                3 => widen(tile::<3, FMA>(x, k, panel)),
-                2 => widen(tile::<2, FMA>(x, k, panel)),
-                _ => widen(tile::<1, FMA>(x, k, panel)),
-            };
-            for (r, acc) in acc.iter().enumerate().take(rows) {
-                let out = &mut y[(t + r) * m + p * NR..][..cols];
-                for ((o, a), b) in out.iter_mut().zip(acc).zip(&bias[p * NR..]) {
-                    *o = a + b;
-                }
+        let bias = &bias[p * NR..][..cols];
+        panel_body::<FMA, MR>(x, n, k, panel, bias, &mut y[p * NR..], m);
+    }
+}
+
+/// `y[t * ldy + j] = x[t] · W[j] + bias[j]` for the first `bias.len()` of the `NR` output
+/// columns that `panel` holds.
+#[inline(always)]
+fn panel_body<const FMA: bool, const MR: usize>(
+    x: &[f32],
+    n: usize,
+    k: usize,
+    panel: &[f32],
+    bias: &[f32],
+    y: &mut [f32],
+    ldy: usize,
+) {
+    let mut t = 0;
+    while t < n {
+        let rows = MR.min(n - t);
+        let x = &x[t * k..];
+        let acc = match rows {
+            6 => widen(tile::<6, FMA>(x, k, panel)),
+            5 => widen(tile::<5, FMA>(x, k, panel)),
+            4 => widen(tile::<4, FMA>(x, k, panel)),
+            3 => widen(tile::<3, FMA>(x, k, panel)),
+            2 => widen(tile::<2, FMA>(x, k, panel)),
+            _ => widen(tile::<1, FMA>(x, k, panel)),
+        };
+        for (r, acc) in acc.iter().enumerate().take(rows) {
+            let out = &mut y[(t + r) * ldy..][..bias.len()];
+            for ((o, a), b) in out.iter_mut().zip(acc).zip(bias) {
+                *o = a + b;
             }
-            t += rows;
         }
+        t += rows;
     }
 }
 
@@ -154,6 +170,12 @@ pub fn gemm_q8(
     assert!(x.len() >= n * k && q.len() >= m * k && bias.len() >= m);
     assert!(scale.len() >= m * k / group && ldy >= m);
     assert!(n == 0 || y.len() >= (n - 1) * ldy + m);
+    #[cfg(target_arch = "x86_64")]
+    if group.is_multiple_of(LANES) && avx2::available() {
+        // SAFETY: AVX2 and FMA were just detected.
+        unsafe { avx2::gemm_q8(x, n, k, (q, scale, group), bias, y, ldy, m) };
+        return;
+    }
     let mut t = 0;
     while t < n {
         let rows = MR_Q8.min(n - t);
@@ -193,11 +215,6 @@ fn q8_row<const R: usize>(x: &[f32], k: usize, w: &[u8], s: &[f32], group: usize
     #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
     if group.is_multiple_of(16) {
         return simd128::q8_row(rows, w, s, group);
-    }
-    #[cfg(target_arch = "x86_64")]
-    if group.is_multiple_of(16) && avx2::available() {
-        // SAFETY: AVX2 and FMA were just detected.
-        return unsafe { avx2::q8_row(rows, w, s, group) };
     }
     if !group.is_multiple_of(LANES) {
         return std::array::from_fn(|r| {
@@ -289,48 +306,256 @@ mod avx2 {
         *HAS.get_or_init(|| is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma"))
     }
 
-    /// As `super::q8_row`, for a `group` that is a multiple of 16: sixteen weights at a time
-    /// are sign-extended to two vectors of eight f32 and scaled, then multiplied into one
-    /// accumulator per token.
+    /// Tokens per tile of [`by_tiles`].
+    const MR: usize = 4;
+    /// Outputs per tile of [`by_tiles`].
+    const NR: usize = 2;
+    /// Tokens from which [`by_panels`] is the faster: measured on an AMD EPYC (Zen 3), the
+    /// tiles were ahead at 12 tokens, the panels by a tenth at 18 and a third at 54.
+    const PANEL_MIN_N: usize = 16;
+
+    /// As `super::gemm_q8`, for a `group` that is a multiple of 8 (the caller checked the
+    /// shapes).
     ///
     /// # Safety
     /// The CPU must have AVX2 and FMA ([`available`]).
     #[target_feature(enable = "avx2,fma")]
-    pub(super) unsafe fn q8_row<const R: usize>(
-        rows: [&[f32]; R],
-        w: &[u8],
-        s: &[f32],
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn gemm_q8(
+        x: &[f32],
+        n: usize,
+        k: usize,
+        w: (&[u8], &[f32], usize),
+        bias: &[f32],
+        y: &mut [f32],
+        ldy: usize,
+        m: usize,
+    ) {
+        if n >= PANEL_MIN_N {
+            by_panels(x, n, k, w, bias, y, ldy, m);
+        } else {
+            by_tiles(x, n, k, w, bias, y, ldy, m);
+        }
+    }
+
+    /// [`gemm_q8`] for many tokens: each 16 outputs' weights are dequantised once into a
+    /// [`super::pack`]ed panel, which the f32 kernel then runs for every token, so that the
+    /// dequantising is paid once per weight rather than once per tile of tokens.
+    #[target_feature(enable = "avx2,fma")]
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn by_panels(
+        x: &[f32],
+        n: usize,
+        k: usize,
+        (q, scale, group): (&[u8], &[f32], usize),
+        bias: &[f32],
+        y: &mut [f32],
+        ldy: usize,
+        m: usize,
+    ) {
+        const PW: usize = super::NR;
+        let groups = k / group;
+        let mut panel = vec![0.0f32; k * PW];
+        for o in (0..m).step_by(PW) {
+            let cols = PW.min(m - o);
+            let w = (
+                &q[o * k..][..cols * k],
+                &scale[o * groups..][..cols * groups],
+            );
+            dequantise_panel(w, k, group, &mut panel);
+            let bias = &bias[o..][..cols];
+            super::panel_body::<true, 6>(x, n, k, &panel, bias, &mut y[o..], ldy);
+        }
+    }
+
+    /// Dequantises the int8 rows `q` (at most 16, each `k` long, row `r`'s scales at
+    /// `s[r * k / group..]`) into one [`super::pack`]ed panel: for each input index, the 16
+    /// rows' weights side by side, zero past the last row. Eight rows by eight inputs at a
+    /// time are widened and scaled as in [`tile`], then transposed in registers.
+    #[target_feature(enable = "avx2,fma")]
+    fn dequantise_panel((q, s): (&[u8], &[f32]), k: usize, group: usize, panel: &mut [f32]) {
+        const PW: usize = super::NR;
+        let (groups, rows) = (k / group, q.len() / k);
+        assert!(group.is_multiple_of(8) && groups * group == k && panel.len() == k * PW);
+        assert!(rows <= PW && q.len() == rows * k && s.len() == rows * groups);
+        for half in 0..PW / 8 {
+            let live = rows.saturating_sub(half * 8).min(8);
+            let mut sc = [_mm256_setzero_ps(); 8];
+            let (mut g, mut left) = (0, 0);
+            for i in (0..k).step_by(8) {
+                if left == 0 {
+                    for r in 0..live {
+                        sc[r] = _mm256_set1_ps(s[(half * 8 + r) * groups + g]);
+                    }
+                    (g, left) = (g + 1, group / 8);
+                }
+                left -= 1;
+                let mut v = [_mm256_setzero_ps(); 8];
+                for r in 0..live {
+                    // SAFETY: `i + 8 <= k` (`k` is a multiple of 8), so the eight bytes lie in
+                    // row `half * 8 + r < rows` of `q`.
+                    let b = unsafe {
+                        _mm_loadl_epi64(q.as_ptr().add((half * 8 + r) * k + i).cast::<__m128i>())
+                    };
+                    v[r] = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(b)), sc[r]);
+                }
+                for (j, col) in transpose8(v).iter().enumerate() {
+                    let out = &mut panel[(i + j) * PW + half * 8..][..8];
+                    // SAFETY: `out` holds eight floats.
+                    unsafe { _mm256_storeu_ps(out.as_mut_ptr(), *col) };
+                }
+            }
+        }
+    }
+
+    /// The transpose of eight rows of eight floats: element `j` of each row, for each `j`.
+    #[target_feature(enable = "avx2,fma")]
+    fn transpose8(v: [__m256; 8]) -> [__m256; 8] {
+        // Pairs of rows interleaved, then fours, within each 128-bit half...
+        let t0 = _mm256_unpacklo_ps(v[0], v[1]);
+        let t1 = _mm256_unpackhi_ps(v[0], v[1]);
+        let t2 = _mm256_unpacklo_ps(v[2], v[3]);
+        let t3 = _mm256_unpackhi_ps(v[2], v[3]);
+        let t4 = _mm256_unpacklo_ps(v[4], v[5]);
+        let t5 = _mm256_unpackhi_ps(v[4], v[5]);
+        let t6 = _mm256_unpacklo_ps(v[6], v[7]);
+        let t7 = _mm256_unpackhi_ps(v[6], v[7]);
+        // ... so that `u0` holds columns 0 (low half) and 4 (high) of rows 0-3, `u4` of rows
+        // 4-7, `u1` and `u5` columns 1 and 5, and so on ...
+        let u0 = _mm256_shuffle_ps::<0x44>(t0, t2);
+        let u1 = _mm256_shuffle_ps::<0xEE>(t0, t2);
+        let u2 = _mm256_shuffle_ps::<0x44>(t1, t3);
+        let u3 = _mm256_shuffle_ps::<0xEE>(t1, t3);
+        let u4 = _mm256_shuffle_ps::<0x44>(t4, t6);
+        let u5 = _mm256_shuffle_ps::<0xEE>(t4, t6);
+        let u6 = _mm256_shuffle_ps::<0x44>(t5, t7);
+        let u7 = _mm256_shuffle_ps::<0xEE>(t5, t7);
+        // ... and the halves joined.
+        [
+            _mm256_permute2f128_ps::<0x20>(u0, u4),
+            _mm256_permute2f128_ps::<0x20>(u1, u5),
+            _mm256_permute2f128_ps::<0x20>(u2, u6),
+            _mm256_permute2f128_ps::<0x20>(u3, u7),
+            _mm256_permute2f128_ps::<0x31>(u0, u4),
+            _mm256_permute2f128_ps::<0x31>(u1, u5),
+            _mm256_permute2f128_ps::<0x31>(u2, u6),
+            _mm256_permute2f128_ps::<0x31>(u3, u7),
+        ]
+    }
+
+    /// [`gemm_q8`] for a few tokens: the output is cut into tiles of `MR` tokens by `NR`
+    /// outputs, each of which [`tile`] computes with its accumulators in registers, so that
+    /// every eight weights are dequantised once for `MR` tokens and every eight inputs
+    /// loaded once for `NR` outputs. Up to 8 token rows against one weight row at a time,
+    /// as before, ran at 7-11 GMAC/s on an AMD EPYC (Zen 3), 4 x 2 tiles at about 30 (the
+    /// f32 panels: 40-48). Measured no better: 3 x 4 and 6 x 2 (their accumulators
+    /// spilled), 3 x 3, 5 x 2 and 6 x 1; 8 x 1 and 12 x 1 dropped to about 22 when `k` is
+    /// 1536, where their `x` rows no longer fit in L1.
+    #[target_feature(enable = "avx2,fma")]
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn by_tiles(
+        x: &[f32],
+        n: usize,
+        k: usize,
+        (q, scale, group): (&[u8], &[f32], usize),
+        bias: &[f32],
+        y: &mut [f32],
+        ldy: usize,
+        m: usize,
+    ) {
+        let groups = k / group;
+        let mut t = 0;
+        while t < n {
+            let rows = MR.min(n - t);
+            let x = &x[t * k..][..rows * k];
+            let mut o = 0;
+            while o < m {
+                let cols = NR.min(m - o);
+                let w = (
+                    &q[o * k..][..cols * k],
+                    &scale[o * groups..][..cols * groups],
+                );
+                let b = &bias[o..][..cols];
+                let y = &mut y[t * ldy + o..][..(rows - 1) * ldy + cols];
+                match (rows, cols) {
+                    (4, 2) => tile::<4, 2>(x, k, w, group, b, y, ldy),
+                    (3, 2) => tile::<3, 2>(x, k, w, group, b, y, ldy),
+                    (2, 2) => tile::<2, 2>(x, k, w, group, b, y, ldy),
+                    (1, 2) => tile::<1, 2>(x, k, w, group, b, y, ldy),
+                    (4, _) => tile::<4, 1>(x, k, w, group, b, y, ldy),
+                    (3, _) => tile::<3, 1>(x, k, w, group, b, y, ldy),
+                    (2, _) => tile::<2, 1>(x, k, w, group, b, y, ldy),
+                    _ => tile::<1, 1>(x, k, w, group, b, y, ldy),
+                }
+                o += cols;
+            }
+            t += rows;
+        }
+    }
+
+    /// `y[r * ldy + c] = x[r] · W[c] + bias[c]` for the `R` token rows of `x` and the `C`
+    /// int8 weight rows `q` (each `k` long, row `c`'s scales at `s[c * k / group..]`).
+    /// Eight weights at a time are sign-extended to f32 and scaled (`q as f32 * scale`, as
+    /// everywhere), then multiplied into one accumulator per token.
+    #[target_feature(enable = "avx2,fma")]
+    #[allow(clippy::needless_range_loop)]
+    fn tile<const R: usize, const C: usize>(
+        x: &[f32],
+        k: usize,
+        (q, s): (&[u8], &[f32]),
         group: usize,
-    ) -> [f32; R] {
-        let mut acc = [_mm256_setzero_ps(); R];
-        for (g, (wg, &sc)) in w.chunks_exact(group).zip(s).enumerate() {
-            let sc = _mm256_set1_ps(sc);
-            let xg: [&[f32]; R] = std::array::from_fn(|r| &rows[r][g * group..][..group]);
-            for (c, wc) in wg.chunks_exact(16).enumerate() {
-                // SAFETY: `wc` is 16 bytes, and each `xg[r][c * 16..]` holds 16 floats
-                // (`group` is a multiple of 16); the loads are unaligned ones.
-                unsafe {
-                    let v = _mm_loadu_si128(wc.as_ptr().cast::<__m128i>());
-                    let lo = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(v));
-                    let hi = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_srli_si128::<8>(v)));
-                    let (lo, hi) = (_mm256_mul_ps(lo, sc), _mm256_mul_ps(hi, sc));
+        bias: &[f32],
+        y: &mut [f32],
+        ldy: usize,
+    ) {
+        let groups = k / group;
+        assert!(group.is_multiple_of(8) && groups * group == k && C <= 4);
+        assert!(x.len() >= R * k && q.len() >= C * k && s.len() >= C * groups);
+        assert!(bias.len() >= C && y.len() > (R - 1) * ldy + C - 1);
+        let mut acc = [[_mm256_setzero_ps(); C]; R];
+        let mut sc = [_mm256_setzero_ps(); C];
+        // One flat loop, with the scales reloaded at each group's start: a loop per group
+        // inside one over groups had LLVM copy all the accumulators at each group's end.
+        let (mut g, mut left) = (0, 0);
+        for i in (0..k).step_by(8) {
+            if left == 0 {
+                for c in 0..C {
+                    sc[c] = _mm256_set1_ps(s[c * groups + g]);
+                }
+                (g, left) = (g + 1, group / 8);
+            }
+            left -= 1;
+            // SAFETY: `i + 8 <= k` (`k` is a multiple of 8), so `x[r * k + i..][..8]` lies in
+            // `x` for `r < R` and `q[c * k + i..][..8]` in `q` for `c < C` (asserted above);
+            // the loads are unaligned ones.
+            unsafe {
+                let mut xv = [_mm256_setzero_ps(); R];
+                for r in 0..R {
+                    xv[r] = _mm256_loadu_ps(x.as_ptr().add(r * k + i));
+                }
+                for c in 0..C {
+                    let v = _mm_loadl_epi64(q.as_ptr().add(c * k + i).cast::<__m128i>());
+                    let w = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(v));
+                    let w = _mm256_mul_ps(w, sc[c]);
                     for r in 0..R {
-                        let p = xg[r].as_ptr().add(c * 16);
-                        let a = _mm256_fmadd_ps(_mm256_loadu_ps(p), lo, acc[r]);
-                        acc[r] = _mm256_fmadd_ps(_mm256_loadu_ps(p.add(8)), hi, a);
+                        acc[r][c] = _mm256_fmadd_ps(xv[r], w, acc[r][c]);
                     }
                 }
             }
         }
-        std::array::from_fn(|r| {
-            let mut lanes = [0.0f32; 8];
-            // SAFETY: `lanes` holds eight floats.
-            unsafe { _mm256_storeu_ps(lanes.as_mut_ptr(), acc[r]) };
-            (lanes[0] + lanes[4])
-                + (lanes[1] + lanes[5])
-                + (lanes[2] + lanes[6])
-                + (lanes[3] + lanes[7])
-        })
+        for r in 0..R {
+            // The (up to) four accumulators' horizontal sums, side by side.
+            let mut a = [_mm256_setzero_ps(); 4];
+            a[..C].copy_from_slice(&acc[r]);
+            let h = _mm256_hadd_ps(_mm256_hadd_ps(a[0], a[1]), _mm256_hadd_ps(a[2], a[3]));
+            let sum = _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps::<1>(h));
+            let mut out = [0.0f32; 4];
+            // SAFETY: `out` holds four floats.
+            unsafe { _mm_storeu_ps(out.as_mut_ptr(), sum) };
+            for c in 0..C {
+                y[r * ldy + c] = out[c] + bias[c];
+            }
+        }
     }
 }
 
@@ -437,6 +662,114 @@ mod tests {
                     y[t * ldy + m..][..3.min(y.len() - t * ldy - m)]
                         .iter()
                         .all(|v| v.is_nan())
+                );
+            }
+        }
+    }
+
+    /// Every shape of tile and every remainder the int8 product has, against the f32
+    /// product on the dequantised weights: tokens from 1 to past a few tiles, outputs below,
+    /// at and past a tile, and groups of 64 (as shipped) and 8.
+    #[test]
+    fn int8_gemm_matches_naive_for_ragged_shapes() {
+        let mut seed = 5u32;
+        let mut rnd = move || {
+            seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            seed >> 8
+        };
+        for group in [64, 8] {
+            for k in [64, 128, 192] {
+                for m in [1, 2, 3, 4, 5, 17] {
+                    for n in (1..=25).chain([37]) {
+                        let x: Vec<f32> = (0..n * k)
+                            .map(|_| (rnd() % 2001) as f32 / 1000.0 - 1.0)
+                            .collect();
+                        let q: Vec<u8> = (0..m * k).map(|_| rnd() as u8).collect();
+                        let scale: Vec<f32> = (0..m * k / group)
+                            .map(|_| (rnd() % 100 + 1) as f32 / 1e4)
+                            .collect();
+                        let b: Vec<f32> = (0..m).map(|_| (rnd() % 2001) as f32 / 1000.0).collect();
+                        let w: Vec<f32> = q
+                            .iter()
+                            .enumerate()
+                            .map(|(i, &v)| f32::from(v as i8) * scale[i / group])
+                            .collect();
+                        let ldy = m + 2;
+                        let mut y = vec![f32::NAN; n * ldy];
+                        gemm_q8(&x, n, k, (&q, &scale, group), &b, &mut y, ldy, m);
+                        let want = naive(&x, n, k, &w, &b, m);
+                        for t in 0..n {
+                            for o in 0..m {
+                                let (got, want) = (y[t * ldy + o], want[t * m + o]);
+                                assert!(
+                                    (got - want).abs() <= 1e-5 * (1.0 + want.abs()),
+                                    "n {n} k {k} m {m} group {group} at ({t}, {o}): {got} vs {want}"
+                                );
+                            }
+                            assert!(y[t * ldy + m..][..2].iter().all(|v| v.is_nan()));
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The int8 product alone on the encoder's shapes (q, k or v; up; down) for a few token
+    /// counts, in GMAC/s: both AVX2 kernels, and the f32 panels beside them:
+    /// `cargo test --release -p agent-memory-embed -- --ignored --nocapture int8_speed`.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    #[ignore = "a measurement, not a check"]
+    fn int8_speed() {
+        if !avx2::available() {
+            return;
+        }
+        let mut seed = 3u32;
+        let mut rnd = move || {
+            seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            seed >> 8
+        };
+        for n in [4, 12, 14, 16, 18, 24, 54] {
+            for (k, m) in [(384, 384), (384, 1536), (1536, 384)] {
+                let x: Vec<f32> = (0..n * k)
+                    .map(|_| (rnd() % 2001) as f32 / 1e3 - 1.0)
+                    .collect();
+                let q: Vec<u8> = (0..m * k).map(|_| rnd() as u8).collect();
+                let scale: Vec<f32> = (0..m * k / 64)
+                    .map(|_| (rnd() % 100 + 1) as f32 / 1e4)
+                    .collect();
+                let w: Vec<f32> = q
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &v)| f32::from(v as i8) * scale[i / 64])
+                    .collect();
+                let panels = pack(&w, m, k);
+                let b = vec![0.0; m];
+                let mut y = vec![0.0; n * m];
+                // The best of many short trials, the three interleaved: the machine is shared.
+                let reps = (20_000_000 / (n * k * m)).max(1);
+                let mut best = [f64::INFINITY; 3];
+                for _ in 0..100 {
+                    for (v, best) in best.iter_mut().enumerate() {
+                        let t = std::time::Instant::now();
+                        for _ in 0..reps {
+                            let (x, w) = (&x[..], (&q[..], &scale[..], 64));
+                            match v {
+                                // SAFETY: AVX2 and FMA were detected above.
+                                0 => unsafe { avx2::by_tiles(x, n, k, w, &b, &mut y, m, m) },
+                                // SAFETY: as above.
+                                1 => unsafe { avx2::by_panels(x, n, k, w, &b, &mut y, m, m) },
+                                _ => gemm(x, n, k, &panels, &b, &mut y, m),
+                            }
+                            std::hint::black_box(&mut y);
+                        }
+                        *best = best.min(t.elapsed().as_secs_f64());
+                    }
+                }
+                let [tiles, int8, f32] = best.map(|b| (reps * n * k * m) as f64 / b / 1e9);
+                println!(
+                    "n {n:2} k {k:4} m {m:4}: int8 tiles {tiles:5.1}, int8 panels {int8:5.1}, \
+                     f32 panels {f32:5.1} GMAC/s"
                 );
             }
         }
