@@ -563,3 +563,36 @@ fn each_fused_search_sees_the_files_as_they_are_now() {
     );
     assert_eq!(m.semantic_status().percent(), 100);
 }
+
+#[test]
+fn a_file_read_again_is_recorded_once_it_has_settled() {
+    const Q: &str = "which city do the servers run in";
+    let s = Store::new();
+    let e = Fake::new("fake-a");
+    let m = s.with(&e);
+    m.index_vectors(None, &mut |_, _| {}).unwrap();
+    let [file] = vector_files(&s.root).try_into().unwrap();
+    let built = fs::read(&file).unwrap();
+    // The notes were written just now, so the build recorded them as
+    // possibly still changing. An hour later (as their clocks say), a
+    // search reads them again, finds every chunk's vector, and records
+    // them as they are: the file changes, and nothing is embedded but the
+    // query.
+    let hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    for note in fs::read_dir(s.root.join(&paths(&m, "Maya")[0]).parent().unwrap()).unwrap() {
+        let f = fs::File::options()
+            .write(true)
+            .open(note.unwrap().path())
+            .unwrap();
+        f.set_modified(hour_ago).unwrap();
+    }
+    let calls = e.calls();
+    assert!(paths(&m, Q)[0].ends_with("infra.md"));
+    assert_eq!(e.calls(), calls + 1, "the query only");
+    let settled = fs::read(&file).unwrap();
+    assert_ne!(settled, built, "the settled signatures were not saved");
+    // Known now: the next search reads nothing again and saves nothing.
+    paths(&m, Q);
+    assert_eq!(fs::read(&file).unwrap(), settled);
+    assert_eq!(e.calls(), calls + 2);
+}

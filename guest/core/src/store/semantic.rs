@@ -44,6 +44,9 @@ struct Survey {
     pending: Vec<(Key, String)>,
     /// Chunks in all.
     total: usize,
+    /// A file was chunked again and is now recorded under its settled
+    /// signature: saving spares the next search reading it.
+    settled: bool,
 }
 
 impl Memory {
@@ -366,6 +369,7 @@ impl Memory {
         let mut pending: Vec<(Key, String)> = Vec::new();
         let mut queued = std::collections::HashSet::new();
         let mut next_files = std::collections::HashMap::new();
+        let mut settled = false;
         let old = std::mem::take(&mut cache.files);
         let _ = self.each_search_dir(&mut listings, &mut |dir, handle, names| {
             let at = self.search_dir(dir);
@@ -402,7 +406,10 @@ impl Memory {
                 // under a size no file has, so it is read again next time
                 // while its chunks' vectors are kept.
                 let sig = match sig.mtime_ns < started.saturating_sub(RACY_NS) {
-                    true => sig,
+                    true => {
+                        settled |= known.is_none();
+                        sig
+                    }
                     false => fsio::Sig {
                         len: u64::MAX,
                         mtime_ns: sig.mtime_ns,
@@ -424,6 +431,7 @@ impl Memory {
             files,
             pending,
             total,
+            settled,
         }
     }
 
@@ -477,6 +485,10 @@ impl Memory {
                 );
                 return (lexical, Some(note));
             }
+        } else if survey.settled {
+            // A file chunked again (changed, or recorded while it could
+            // still change unseen) has every vector: record it as it is now.
+            self.save_vectors_now(&cache);
         }
         if !fuse::weak(query, &lexical, has_dates, &params) {
             return (lexical, None);
