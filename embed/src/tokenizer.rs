@@ -44,11 +44,12 @@ impl Tokenizer {
     pub fn from_lines(vocab: &str) -> Result<Tokenizer, Error> {
         Tokenizer::check_lines(vocab)?;
         let hasher = DefaultHashBuilder::default();
-        let mut spans = Vec::new();
+        let mut spans =
+            Vec::with_capacity(memchr::memchr_iter(b'\n', vocab.as_bytes()).count() + 1);
         let mut start = 0;
-        for line in vocab.split('\n') {
-            spans.push((start as u32, (start + line.len()) as u32));
-            start += line.len() + 1;
+        for end in memchr::memchr_iter(b'\n', vocab.as_bytes()).chain([vocab.len()]) {
+            spans.push((start as u32, end as u32));
+            start = end + 1;
         }
         let token = |id: u32| {
             let (a, b) = spans[id as usize];
