@@ -593,11 +593,8 @@ mod tests {
 
     #[test]
     fn gemm_matches_naive_for_ragged_shapes() {
-        let mut seed = 7u32;
-        let mut rnd = move || {
-            seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
-            (seed >> 8) as f32 / (1u32 << 24) as f32 - 0.5
-        };
+        let mut next = lcg(7);
+        let mut rnd = move || next() as f32 / (1u32 << 24) as f32 - 0.5;
         for (n, k, m) in [
             (1, 1, 1),
             (5, 7, 17),
@@ -616,98 +613,78 @@ mod tests {
         }
     }
 
-    #[test]
-    fn int8_gemm_matches_naive_on_dequantised_weights() {
-        let mut seed = 11u32;
-        let mut rnd = move || {
+    /// A linear congruential generator: the tests' inputs, the same in every run.
+    fn lcg(mut seed: u32) -> impl FnMut() -> u32 {
+        move || {
             seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
             seed >> 8
-        };
+        }
+    }
+
+    /// `gemm_q8` of random inputs, `n` tokens of `k` by `m` outputs with a scale per `group`
+    /// weights, written with a row stride `pad` wider than `m` (as q, k and v share one
+    /// buffer), against the f32 product on the dequantised weights; the padding stays
+    /// untouched.
+    fn check_q8(
+        rnd: &mut impl FnMut() -> u32,
+        (n, k, m, group): (usize, usize, usize, usize),
+        pad: usize,
+    ) {
+        let x: Vec<f32> = (0..n * k)
+            .map(|_| (rnd() % 2001) as f32 / 1000.0 - 1.0)
+            .collect();
+        let q: Vec<u8> = (0..m * k).map(|_| rnd() as u8).collect();
+        let scale: Vec<f32> = (0..m * k / group)
+            .map(|_| (rnd() % 100 + 1) as f32 / 1e4)
+            .collect();
+        let b: Vec<f32> = (0..m).map(|_| (rnd() % 2001) as f32 / 1000.0).collect();
+        let w: Vec<f32> = q
+            .iter()
+            .enumerate()
+            .map(|(i, &v)| f32::from(v as i8) * scale[i / group])
+            .collect();
+        let ldy = m + pad;
+        let mut y = vec![f32::NAN; n * ldy];
+        gemm_q8(&x, n, k, (&q, &scale, group), &b, &mut y, ldy, m);
+        let want = naive(&x, n, k, &w, &b, m);
+        for t in 0..n {
+            for o in 0..m {
+                let (got, want) = (y[t * ldy + o], want[t * m + o]);
+                assert!(
+                    (got - want).abs() <= 1e-5 * (1.0 + want.abs()),
+                    "n {n} k {k} m {m} group {group} at ({t}, {o}): {got} vs {want}"
+                );
+            }
+            assert!(y[t * ldy + m..][..pad].iter().all(|v| v.is_nan()));
+        }
+    }
+
+    #[test]
+    fn int8_gemm_matches_naive_on_dequantised_weights() {
+        let mut rnd = lcg(11);
         // (n, k, m, group): groups of 64 as derive.py writes, 8 as the tiny test model, a
         // group that is not a multiple of the lanes, and one scale per row.
-        for (n, k, m, group) in [
+        for shape in [
             (1, 64, 3, 64),
             (5, 128, 7, 64),
             (9, 32, 17, 8),
             (4, 24, 5, 6),
             (3, 40, 2, 40),
         ] {
-            let x: Vec<f32> = (0..n * k)
-                .map(|_| (rnd() % 2001) as f32 / 1000.0 - 1.0)
-                .collect();
-            let q: Vec<u8> = (0..m * k).map(|_| (rnd() % 255) as u8).collect();
-            let scale: Vec<f32> = (0..m * k / group)
-                .map(|_| (rnd() % 100 + 1) as f32 / 1e4)
-                .collect();
-            let b: Vec<f32> = (0..m).map(|i| i as f32 / 10.0).collect();
-            let w: Vec<f32> = q
-                .iter()
-                .enumerate()
-                .map(|(i, &v)| f32::from(v as i8) * scale[i / group])
-                .collect();
-            // Written with a row stride wider than m, as q, k and v share one buffer.
-            let ldy = m + 3;
-            let mut y = vec![f32::NAN; n * ldy];
-            gemm_q8(&x, n, k, (&q, &scale, group), &b, &mut y, ldy, m);
-            let want = naive(&x, n, k, &w, &b, m);
-            for t in 0..n {
-                for o in 0..m {
-                    let (got, want) = (y[t * ldy + o], want[t * m + o]);
-                    assert!(
-                        (got - want).abs() < 1e-4,
-                        "{n}x{k}x{m}/{group}: {got} vs {want}"
-                    );
-                }
-                assert!(
-                    y[t * ldy + m..][..3.min(y.len() - t * ldy - m)]
-                        .iter()
-                        .all(|v| v.is_nan())
-                );
-            }
+            check_q8(&mut rnd, shape, 3);
         }
     }
 
-    /// Every shape of tile and every remainder the int8 product has, against the f32
-    /// product on the dequantised weights: tokens from 1 to past a few tiles, outputs below,
-    /// at and past a tile, and groups of 64 (as shipped) and 8.
+    /// Every shape of tile and every remainder the int8 product has: tokens from 1 to past
+    /// a few tiles, outputs below, at and past a tile, and groups of 64 (as shipped) and 8.
     #[test]
     fn int8_gemm_matches_naive_for_ragged_shapes() {
-        let mut seed = 5u32;
-        let mut rnd = move || {
-            seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
-            seed >> 8
-        };
+        let mut rnd = lcg(5);
         for group in [64, 8] {
             for k in [64, 128, 192] {
                 for m in [1, 2, 3, 4, 5, 17] {
                     for n in (1..=25).chain([37]) {
-                        let x: Vec<f32> = (0..n * k)
-                            .map(|_| (rnd() % 2001) as f32 / 1000.0 - 1.0)
-                            .collect();
-                        let q: Vec<u8> = (0..m * k).map(|_| rnd() as u8).collect();
-                        let scale: Vec<f32> = (0..m * k / group)
-                            .map(|_| (rnd() % 100 + 1) as f32 / 1e4)
-                            .collect();
-                        let b: Vec<f32> = (0..m).map(|_| (rnd() % 2001) as f32 / 1000.0).collect();
-                        let w: Vec<f32> = q
-                            .iter()
-                            .enumerate()
-                            .map(|(i, &v)| f32::from(v as i8) * scale[i / group])
-                            .collect();
-                        let ldy = m + 2;
-                        let mut y = vec![f32::NAN; n * ldy];
-                        gemm_q8(&x, n, k, (&q, &scale, group), &b, &mut y, ldy, m);
-                        let want = naive(&x, n, k, &w, &b, m);
-                        for t in 0..n {
-                            for o in 0..m {
-                                let (got, want) = (y[t * ldy + o], want[t * m + o]);
-                                assert!(
-                                    (got - want).abs() <= 1e-5 * (1.0 + want.abs()),
-                                    "n {n} k {k} m {m} group {group} at ({t}, {o}): {got} vs {want}"
-                                );
-                            }
-                            assert!(y[t * ldy + m..][..2].iter().all(|v| v.is_nan()));
-                        }
+                        check_q8(&mut rnd, (n, k, m, group), 2);
                     }
                 }
             }
@@ -724,11 +701,7 @@ mod tests {
         if !avx2::available() {
             return;
         }
-        let mut seed = 3u32;
-        let mut rnd = move || {
-            seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
-            seed >> 8
-        };
+        let mut rnd = lcg(3);
         for n in [4, 12, 14, 16, 18, 24, 54] {
             for (k, m) in [(384, 384), (384, 1536), (1536, 384)] {
                 let x: Vec<f32> = (0..n * k)

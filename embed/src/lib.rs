@@ -17,6 +17,7 @@
 #![deny(missing_docs)]
 
 pub mod chunk;
+pub mod half;
 mod kernels;
 pub mod model;
 pub mod safetensors;

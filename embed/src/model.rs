@@ -3,8 +3,9 @@
 //! over the tokens, L2 normalisation. One sequence at a time, so no padding and no mask.
 
 use crate::Error;
+use crate::half;
 use crate::kernels;
-use crate::safetensors::{Dtype, File, View, f16_to_f32};
+use crate::safetensors::{Dtype, File, View};
 
 /// Shape of the encoder.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -182,7 +183,7 @@ impl Loader<'_> {
             Dtype::F16 => v
                 .data
                 .chunks_exact(2)
-                .map(|b| f16_to_f32(u16::from_le_bytes([b[0], b[1]])))
+                .map(|b| half::to_f32(u16::from_le_bytes([b[0], b[1]])))
                 .collect(),
             Dtype::I8 | Dtype::U8 => v.data.iter().map(|&b| b as i8 as f32).collect(),
         }

@@ -176,24 +176,6 @@ pub fn write(tensors: &[Entry<'_>], metadata: &[(&str, &str)]) -> Vec<u8> {
     out
 }
 
-/// Converts an IEEE half to f32.
-pub(crate) fn f16_to_f32(h: u16) -> f32 {
-    let sign = ((h >> 15) as u32) << 31;
-    let exp = ((h >> 10) & 0x1f) as u32;
-    let frac = (h & 0x3ff) as u32;
-    let bits = match (exp, frac) {
-        (0, 0) => sign,
-        (0, _) => {
-            // Subnormal: value is frac * 2^-24.
-            let v = frac as f32 * f32::from_bits(0x3380_0000);
-            return if sign != 0 { -v } else { v };
-        }
-        (0x1f, _) => sign | 0x7f80_0000 | (frac << 13),
-        _ => sign | ((exp + 112) << 23) | (frac << 13),
-    };
-    f32::from_bits(bits)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -229,15 +211,5 @@ mod tests {
                 "{cut}"
             );
         }
-    }
-
-    #[test]
-    fn halves() {
-        assert_eq!(f16_to_f32(0x3c00), 1.0);
-        assert_eq!(f16_to_f32(0xc000), -2.0);
-        assert_eq!(f16_to_f32(0x0000), 0.0);
-        assert_eq!(f16_to_f32(0x0001), 2f32.powi(-24));
-        assert_eq!(f16_to_f32(0x7bff), 65504.0);
-        assert!(f16_to_f32(0x7c00).is_infinite());
     }
 }

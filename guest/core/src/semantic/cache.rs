@@ -23,6 +23,7 @@
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
+use agent_memory_embed::half;
 use sha2::{Digest, Sha256};
 
 use crate::fsio::Sig;
@@ -134,7 +135,7 @@ impl Cache {
     /// range (65504), is refused (returns false), so the cache holds one
     /// width of finite numbers.
     pub(crate) fn add(&mut self, key: Key, vector: Vec<f32>) -> bool {
-        if vector.is_empty() || vector.iter().any(|x| !x.is_finite() || x.abs() > F16_MAX) {
+        if vector.is_empty() || vector.iter().any(|x| !x.is_finite() || x.abs() > half::MAX) {
             return false;
         }
         if self.dim == 0 {
@@ -148,7 +149,8 @@ impl Cache {
         };
         self.rows.reserve(self.dim * 2);
         for x in vector {
-            self.rows.extend_from_slice(&f16_bits(x).to_le_bytes());
+            self.rows
+                .extend_from_slice(&half::from_f32(x).to_le_bytes());
         }
         self.at.insert(key, row);
         true
@@ -167,13 +169,13 @@ impl Cache {
         let (rs, rest_r) = row.split_at(qs.len() * 2);
         for (qc, rc) in qs.chunks_exact(8).zip(rs.chunks_exact(16)) {
             for j in 0..8 {
-                sums[j] += qc[j] * f16_value(u16::from_le_bytes([rc[2 * j], rc[2 * j + 1]]));
+                sums[j] += qc[j] * half::to_f32(u16::from_le_bytes([rc[2 * j], rc[2 * j + 1]]));
             }
         }
         let tail: f32 = rest_q
             .iter()
             .zip(rest_r.chunks_exact(2))
-            .map(|(x, b)| x * f16_value(u16::from_le_bytes([b[0], b[1]])))
+            .map(|(x, b)| x * half::to_f32(u16::from_le_bytes([b[0], b[1]])))
             .sum();
         Some(sums.iter().sum::<f32>() + tail)
     }
@@ -283,7 +285,7 @@ impl Cache {
         }
         let rows_at = r.at;
         // Infinities and NaNs (exponent all ones) are never written.
-        if !all_finite(&body[rows_at..]) {
+        if !half::all_finite(&body[rows_at..]) {
             return None;
         }
         bytes.truncate(body_len);
@@ -291,57 +293,6 @@ impl Cache {
         cache.rows = bytes;
         Some(cache)
     }
-}
-
-/// Whether every f16 in `halves` (little-endian, an even length) is finite.
-/// Four at a time and without stopping early: a check per half that stopped
-/// at the first bad one took 2.8 ms of a search for 686,000 halves in wasm.
-fn all_finite(halves: &[u8]) -> bool {
-    const EXPONENTS: u64 = 0x7c00_7c00_7c00_7c00;
-    const ONES: u64 = 0x0001_0001_0001_0001;
-    const HIGHS: u64 = 0x8000_8000_8000_8000;
-    let mut words = halves.chunks_exact(8);
-    let mut bad = 0u64;
-    for w in &mut words {
-        // Zero in a half's lane where its exponent is all ones; a lane is
-        // found zero by the borrow it takes (its top bit is then set in `y - 1`
-        // and clear in `y`).
-        let y = (u64::from_le_bytes(w.try_into().expect("8 bytes")) & EXPONENTS) ^ EXPONENTS;
-        bad |= y.wrapping_sub(ONES) & !y & HIGHS;
-    }
-    bad == 0
-        && words
-            .remainder()
-            .chunks_exact(2)
-            .all(|b| u16::from_le_bytes([b[0], b[1]]) & 0x7c00 != 0x7c00)
-}
-
-/// The largest finite f16.
-const F16_MAX: f32 = 65504.0;
-
-/// `x` (finite, at most [`F16_MAX`] in size) as the nearest f16's bits,
-/// ties to even.
-fn f16_bits(x: f32) -> u16 {
-    let bits = x.to_bits();
-    let sign = ((bits >> 16) & 0x8000) as u16;
-    let a = bits & 0x7fff_ffff;
-    if a < 0x3880_0000 {
-        // Below f16's smallest normal, 2^-14: a multiple of 2^-24.
-        let scaled = (f32::from_bits(a) * 16_777_216.0).round_ties_even();
-        return sign | scaled as u16;
-    }
-    // Rebias the exponent (127 to 15) and round away the low 13 bits.
-    let m = a - 0x3800_0000;
-    let h = (m + 0x0fff + ((m >> 13) & 1)) >> 13;
-    sign | h.min(0x7bff) as u16
-}
-
-/// The value of the finite f16 `h`: its magnitude bits placed in an f32 and
-/// scaled by 2^112 (exact for normal and subnormal halves alike).
-#[inline(always)]
-fn f16_value(h: u16) -> f32 {
-    let magnitude = f32::from_bits(u32::from(h & 0x7fff) << 13) * f32::from_bits(0x7780_0000);
-    f32::from_bits(magnitude.to_bits() | (u32::from(h & 0x8000) << 16))
 }
 
 fn put_bytes(out: &mut Vec<u8>, b: &[u8]) {
@@ -500,62 +451,6 @@ mod tests {
         assert!(!c.add(key_of("e"), vec![f32::INFINITY, 0.0]));
         assert!(!c.add(key_of("f"), vec![65505.0, 0.0]));
         assert_eq!(c.len(), 2);
-    }
-
-    #[test]
-    fn a_half_that_is_not_finite_is_found_in_any_lane() {
-        let halves = |hs: &[u16]| hs.iter().flat_map(|h| h.to_le_bytes()).collect::<Vec<u8>>();
-        let fine = [0x3c00u16, 0x0001, 0x8000, 0x7bff, 0xfbff, 0x03ff, 0x4400];
-        for len in 0..fine.len() {
-            assert!(all_finite(&halves(&fine[..len])), "{len}");
-        }
-        for bad in [0x7c00u16, 0xfc00, 0x7e00, 0x7c01, 0xffff] {
-            for at in 0..fine.len() {
-                let mut hs = fine.to_vec();
-                hs[at] = bad;
-                assert!(!all_finite(&halves(&hs)), "{bad:#06x} at {at}");
-            }
-        }
-        // A zero lane next to a bad one, and a bad one after a zero lane.
-        assert!(!all_finite(&halves(&[0x0000, 0x7c00, 0x0000, 0x0000])));
-        assert!(!all_finite(&halves(&[0x7c00, 0x0000, 0x0000, 0x0000])));
-        assert!(all_finite(&halves(&[0x0000, 0x0000, 0x0000, 0x0000])));
-    }
-
-    #[test]
-    fn every_finite_half_survives_the_round_trip() {
-        for h in 0..=u16::MAX {
-            if h & 0x7c00 == 0x7c00 {
-                continue;
-            }
-            let x = f16_value(h);
-            assert!(x.is_finite());
-            assert_eq!(f16_bits(x), h, "half {h:#06x} is {x}");
-        }
-    }
-
-    #[test]
-    fn halves_round_to_nearest_ties_to_even() {
-        // 1 + 2^-11 lies halfway between 1 and 1 + 2^-10: it goes to 1 (even).
-        assert_eq!(f16_bits(1.0 + 2f32.powi(-11)), 0x3c00);
-        // 1 + 3 * 2^-11 lies halfway between two halves: it goes to the even one above.
-        assert_eq!(f16_bits(1.0 + 3.0 * 2f32.powi(-11)), 0x3c02);
-        // A hair above halfway goes up.
-        assert_eq!(f16_bits(1.0 + 2f32.powi(-11) + 2f32.powi(-20)), 0x3c01);
-        // Subnormal halves: multiples of 2^-24, ties to even.
-        assert_eq!(f16_bits(2f32.powi(-24)), 0x0001);
-        assert_eq!(f16_bits(1.5 * 2f32.powi(-24)), 0x0002);
-        assert_eq!(f16_bits(0.5 * 2f32.powi(-24)), 0x0000);
-        assert_eq!(f16_bits(-2f32.powi(-24)), 0x8001);
-        // Past the largest half, clamped to it.
-        assert_eq!(f16_bits(65519.0), 0x7bff);
-        for x in [0.1f32, -0.37, 0.052, 3.0e-5, -7.5e-6, 0.999] {
-            let back = f16_value(f16_bits(x));
-            assert!(
-                (back - x).abs() <= x.abs() * 2f32.powi(-11) + 2f32.powi(-25),
-                "{x} came back as {back}"
-            );
-        }
     }
 
     #[test]
