@@ -152,9 +152,9 @@ impl NativeModel {
         &self.identity.id
     }
 
-    /// The unit vector of `text`, natively (12-20 ms of CPU for a query of
-    /// 12 word-pieces on one core, `cargo run -p agent-memory-embed
-    /// --release --example bench`).
+    /// The unit vector of `text`, natively (7-10 ms wall for a query of 12
+    /// word-pieces on one core, `cargo run -p agent-memory-embed --release
+    /// --example bench -- WEIGHTS bench/eval-d/store 40 int8`).
     pub fn embed(&self, text: &str) -> Vec<f32> {
         self.embedder.embed(text)
     }
