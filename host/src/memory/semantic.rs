@@ -152,7 +152,7 @@ impl NativeModel {
         &self.identity.id
     }
 
-    /// The unit vector of `text`, natively (7-10 ms wall for a query of 12
+    /// The unit vector of `text`, natively (8-12 ms wall for a query of 12
     /// word-pieces on one core, `cargo run -p agent-memory-embed --release
     /// --example bench -- WEIGHTS bench/eval-d/store 40 int8`).
     pub fn embed(&self, text: &str) -> Vec<f32> {
