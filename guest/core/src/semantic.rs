@@ -245,9 +245,9 @@ impl fmt::Debug for Semantic {
     }
 }
 
-/// Chunks a search embeds by default before it answers: a few changed
-/// chunks are caught up at once; a first build is left to
-/// [`crate::Memory::index_vectors`].
+/// Missing chunks a search embeds by default before it answers, when no
+/// more are missing: a few changed chunks are caught up at once; a first
+/// build is left to [`crate::Memory::index_vectors`].
 pub const DEFAULT_SEARCH_BUDGET: usize = 16;
 
 /// What `status` says about semantic recall.

@@ -13,10 +13,13 @@ use agent_memory_core::{Embed, Memory, Options, SearchMode, WriteMode, WriteTarg
 const PROJECT: &str = "/home/dev/src/semantic-app";
 
 /// A bag-of-concepts embedder: each word maps to a concept (synonyms share
-/// one), each concept to a direction. Counts what it embeds.
+/// one), each concept to a direction. Counts what it embeds, and records
+/// the `marker-N` words of the text it counts word-pieces of (what was
+/// chunked).
 struct Fake {
     id: String,
     calls: AtomicUsize,
+    chunked: std::sync::Mutex<std::collections::BTreeSet<String>>,
 }
 
 const CONCEPTS: &[&[&str]] = &[
@@ -32,10 +35,17 @@ impl Fake {
         Arc::new(Fake {
             id: id.into(),
             calls: AtomicUsize::new(0),
+            chunked: Default::default(),
         })
     }
     fn calls(&self) -> usize {
         self.calls.load(Ordering::SeqCst)
+    }
+    /// The `marker-N` words seen in chunking since the last call.
+    fn chunked(&self) -> Vec<String> {
+        std::mem::take(&mut *self.chunked.lock().unwrap())
+            .into_iter()
+            .collect()
     }
 }
 
@@ -44,6 +54,12 @@ impl Embed for Fake {
         &self.id
     }
     fn pieces(&self, text: &str) -> usize {
+        let mut seen = self.chunked.lock().unwrap();
+        for w in text.split_whitespace() {
+            if w.starts_with("marker-") {
+                seen.insert(w.to_owned());
+            }
+        }
         text.split_whitespace().count()
     }
     fn embed(&self, text: &str) -> Option<Vec<f32>> {
@@ -595,4 +611,149 @@ fn a_file_read_again_is_recorded_once_it_has_settled() {
     paths(&m, Q);
     assert_eq!(fs::read(&file).unwrap(), settled);
     assert_eq!(e.calls(), calls + 2);
+}
+
+/// Sets the modification time of every file in `dir` an hour back, so
+/// their signatures are settled.
+fn age(dir: &Path) {
+    let hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    for f in fs::read_dir(dir).unwrap() {
+        let f = fs::File::options()
+            .write(true)
+            .open(f.unwrap().path())
+            .unwrap();
+        f.set_modified(hour_ago).unwrap();
+    }
+}
+
+/// The store's notes folder.
+fn notes_dir(s: &Store, m: &Memory) -> PathBuf {
+    s.root
+        .join(&paths(m, "Maya")[0])
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+/// Five notes of 100 KB, `big-0` to `big-4`, each word of note `i`
+/// `marker-i` or plain filler, written by hand an hour ago.
+fn add_big_notes(s: &Store, m: &Memory) -> PathBuf {
+    let dir = notes_dir(s, m);
+    for i in 0..5 {
+        let mut text = format!("# Big {i}\n\n");
+        for j in 0.. {
+            if text.len() >= 100 * 1024 {
+                break;
+            }
+            text +=
+                &format!("marker-{i} paragraph {j} holds plain filler words and nothing else.\n\n");
+        }
+        fs::write(dir.join(format!("big-{i}.md")), text).unwrap();
+    }
+    age(&dir);
+    dir
+}
+
+#[test]
+fn strong_words_read_and_embed_nothing_for_meaning() {
+    let s = Store::new();
+    let e = Fake::new("fake-a");
+    let m = s.with(&e);
+    add_big_notes(&s, &m);
+    e.chunked();
+    for q in ["backups", "release deploy", "marker-3"] {
+        paths(&m, q);
+        m.search_rendered(q, SearchMode::Ranked, 4000).unwrap();
+    }
+    assert_eq!(e.calls(), 0, "something was embedded");
+    assert_eq!(e.chunked(), Vec::<String>::new(), "something was chunked");
+    assert_eq!(vector_files(&s.root), Vec::<PathBuf>::new());
+}
+
+#[test]
+fn a_search_chunks_a_bounded_share_and_a_waiting_file_once() {
+    const Q: &str = "which city do the servers run in";
+    let s = Store::new();
+    let e = Fake::new("fake-a");
+    let mut m = s.with(&e);
+    m.set_search_embed_budget(0);
+    let dir = add_big_notes(&s, &m);
+    age(&dir);
+    // 500 KB of notes: each search chunks about 256 KB more of them (and
+    // every small note), embeds nothing (its budget is 0) and says so.
+    let first = m.search_rendered(Q, SearchMode::Ranked, 4000).unwrap();
+    assert_eq!(
+        first.lines().nth(1),
+        Some("semantic: indexing 0% (run `agent-memory index` to finish)")
+    );
+    assert_eq!(e.chunked(), ["marker-0", "marker-1"]);
+    paths(&m, Q);
+    assert_eq!(e.chunked(), ["marker-2", "marker-3"]);
+    paths(&m, Q);
+    assert_eq!(e.chunked(), ["marker-4"]);
+    // Every file is recorded now, its chunks waiting for vectors: no
+    // search reads one again.
+    let third = m.search_rendered(Q, SearchMode::Ranked, 4000).unwrap();
+    assert_eq!(e.chunked(), Vec::<String>::new());
+    assert_eq!(first.lines().nth(1), third.lines().nth(1));
+    assert_eq!(e.calls(), 0);
+    // The status counts every chunk, as a build would.
+    let status = m.semantic_status();
+    assert_eq!((status.ready, status.chunks > 500), (0, true), "{status:?}");
+    // A build embeds them, reading each big note's text once.
+    let built = m.index_vectors(None, &mut |_, _| {}).unwrap();
+    assert_eq!((built.ready, built.chunks), (status.chunks, status.chunks));
+    assert_eq!(e.calls(), status.chunks);
+    assert!(paths(&m, Q)[0].ends_with("infra.md"));
+}
+
+#[test]
+fn a_change_embeds_its_own_chunks_and_reads_no_other_file() {
+    let s = Store::new();
+    let e = Fake::new("fake-a");
+    let mut m = s.with(&e);
+    m.set_search_embed_budget(0);
+    // A first search leaves a vectors file and three big notes unread.
+    add_big_notes(&s, &m);
+    paths(&m, "which city do the servers run in");
+    assert_eq!(e.chunked(), ["marker-0", "marker-1"]);
+    assert_eq!(vector_files(&s.root).len(), 1);
+    let calls = e.calls();
+    m.write(
+        WriteTarget::Note,
+        "# Region\n\nThe cluster runs in Frankfurt.\n",
+        WriteMode::Overwrite,
+        Some("region"),
+    )
+    .unwrap();
+    assert_eq!(
+        e.chunked(),
+        Vec::<String>::new(),
+        "another file was chunked"
+    );
+    assert_eq!(e.calls(), calls + 1, "the new note's one chunk");
+}
+
+#[test]
+fn a_search_catches_up_a_few_chunks_and_leaves_a_build_to_index() {
+    const Q: &str = "which city do the servers run in";
+    let s = Store::new();
+    let e = Fake::new("fake-a");
+    let chunks = s.with(&e).semantic_status().chunks;
+    assert!(chunks > 2, "{chunks}");
+    // More missing than the budget: nothing is embedded, the answer is
+    // lexical and says so.
+    let mut m = s.with(&e);
+    m.set_search_embed_budget(chunks - 1);
+    let rendered = m.search_rendered(Q, SearchMode::Ranked, 4000).unwrap();
+    assert_eq!(
+        rendered.lines().nth(1),
+        Some("semantic: indexing 0% (run `agent-memory index` to finish)")
+    );
+    assert_eq!(e.calls(), 0);
+    // As many as the budget: all are embedded, and meaning orders.
+    m.set_search_embed_budget(chunks);
+    assert!(paths(&m, Q)[0].ends_with("infra.md"));
+    assert_eq!(e.calls(), chunks + 1, "every chunk and the query");
+    assert_eq!(m.semantic_status().percent(), 100);
 }

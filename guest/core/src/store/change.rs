@@ -486,8 +486,15 @@ impl Memory {
             self.after(lock, c, range.clone(), &mut duplicates);
         }
         history_warnings.extend(history.settle(lock, &recorded));
-        if checked.iter().any(|c| !c.same) {
-            self.vectors_after_change(lock);
+        let touched: Vec<String> = checked
+            .iter()
+            .filter(|c| !c.same)
+            .flat_map(|c| &c.files)
+            .flat_map(|f| std::iter::once(&f.path).chain(&f.other))
+            .cloned()
+            .collect();
+        if !touched.is_empty() {
+            self.vectors_after_change(lock, &touched);
         }
         // 7. The receipt.
         let range = match checked.first().map(|c| &c.step) {

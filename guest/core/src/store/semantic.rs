@@ -7,6 +7,7 @@
 //! rebuilt, one that cannot be written is kept in memory for this call,
 //! and a store without a model searches as it always did.
 
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fs::{self, OpenOptions};
 use std::io::Write as _;
 use std::sync::Arc;
@@ -36,14 +37,47 @@ const CHANGE_BUDGET: usize = 16;
 /// interrupted build keeps most of its work.
 const SAVE_EVERY: usize = 256;
 
+/// Bytes of files a search reads and chunks again before it answers (a
+/// larger file is read only as the first): chunking costs about 0.6 µs a
+/// byte natively and more in the component, and a store of megabytes never
+/// chunked must not make one search take a minute. Files past it wait for
+/// the next search or `index`; until then meaning does not order them.
+const SEARCH_CHUNK_BYTES: u64 = 256 * 1024;
+
+/// Which files a survey may read and chunk again.
+#[derive(Debug, Clone, Copy)]
+struct Reach<'a> {
+    /// Bytes of files it may chunk in all.
+    bytes: u64,
+    /// Store-relative paths chunked whatever `bytes` says (a change's).
+    always: &'a [String],
+}
+
+impl Reach<'_> {
+    /// Every file that needs it.
+    const ALL: Reach<'static> = Reach {
+        bytes: u64::MAX,
+        always: &[],
+    };
+}
+
 /// The searched files and their chunks, as they are now.
+#[derive(Default)]
 struct Survey {
     /// Each searched file and its chunks' keys and lines.
     files: Vec<(FileMeta, Vec<(Key, u32)>)>,
-    /// Chunks without a vector: key and text to embed, once each.
-    pending: Vec<(Key, String)>,
+    /// Chunks without a vector, once each: the key and the file (in
+    /// `files`) that holds it. Its text is read when it is embedded
+    /// ([`Memory::texts`]), not by the survey.
+    pending: Vec<(Key, usize)>,
+    /// Texts of the first pending chunks, from files the survey chunked.
+    texts: HashMap<Key, String>,
     /// Chunks in all.
     total: usize,
+    /// Bytes of the files in `files`.
+    bytes: u64,
+    /// Bytes of files left unchunked by the survey's [`Reach`].
+    unread: u64,
     /// A file was chunked again and is now recorded under its settled
     /// signature: saving spares the next search reading it.
     settled: bool,
@@ -77,9 +111,9 @@ impl Memory {
         self.semantic.off = Some(why.into());
     }
 
-    /// Chunks a search may embed before it answers (default
-    /// [`DEFAULT_SEARCH_BUDGET`]); with more pending, it answers lexically
-    /// and says how far indexing is.
+    /// Missing chunks a search whose words are weak evidence embeds before
+    /// it answers (default [`DEFAULT_SEARCH_BUDGET`]); with more missing, it
+    /// embeds none, answers lexically and says how far indexing is.
     pub fn set_search_embed_budget(&mut self, chunks: usize) {
         self.semantic.search_budget = chunks;
     }
@@ -104,7 +138,7 @@ impl Memory {
             return self.status_off();
         };
         let mut cache = self.load_vectors(e.as_ref());
-        let survey = self.survey(e.as_ref(), &mut cache);
+        let survey = self.survey(e.as_ref(), &mut cache, Reach::ALL, 0);
         self.status_of(e.as_ref(), &survey)
     }
 
@@ -124,22 +158,29 @@ impl Memory {
             return Ok(self.status_off());
         };
         let mut cache = self.load_vectors(e.as_ref());
-        let mut survey = self.survey(e.as_ref(), &mut cache);
-        let want = limit.unwrap_or(usize::MAX).min(survey.pending.len());
+        let mut survey = self.survey(e.as_ref(), &mut cache, Reach::ALL, SAVE_EVERY);
         let total = survey.pending.len();
+        let want = limit.unwrap_or(usize::MAX).min(total);
         let mut done = 0;
-        for (key, text) in &survey.pending[..want] {
-            // A hosted model embeds nothing here: the host builds with
-            // `pending_chunks` and `add_vectors`.
-            let Some(vector) = e.embed(text) else { break };
-            cache.add(*key, vector);
-            done += 1;
-            progress(done, total);
-            if done % SAVE_EVERY == 0 {
+        // In rounds of SAVE_EVERY, each saved: the texts of one round are
+        // read at a time.
+        'rounds: for start in (0..want).step_by(SAVE_EVERY) {
+            let end = want.min(start + SAVE_EVERY);
+            for (key, text) in self.texts(e.as_ref(), &mut survey, start..end) {
+                // A hosted model embeds nothing here: the host builds with
+                // `pending_chunks` and `add_vectors`.
+                let Some(vector) = e.embed(&text) else {
+                    break 'rounds;
+                };
+                cache.add(key, vector);
+                done += 1;
+                progress(done, total);
+            }
+            if end < want {
                 self.save_vectors_now(&cache);
             }
         }
-        survey.pending.drain(..done);
+        survey.pending.retain(|(k, _)| !cache.has(k));
         self.save_vectors_now(&cache);
         Ok(self.status_of(e.as_ref(), &survey))
     }
@@ -152,12 +193,13 @@ impl Memory {
     pub fn pending_chunks(&self, limit: Option<usize>) -> Option<PendingChunks> {
         let e = self.semantic.embedder.clone()?;
         let mut cache = self.load_vectors(e.as_ref());
-        let mut survey = self.survey(e.as_ref(), &mut cache);
+        let want = limit.unwrap_or(usize::MAX);
+        let mut survey = self.survey(e.as_ref(), &mut cache, Reach::ALL, want);
         let status = self.status_of(e.as_ref(), &survey);
-        survey.pending.truncate(limit.unwrap_or(usize::MAX));
+        let chunks = self.texts(e.as_ref(), &mut survey, 0..want);
         Some(PendingChunks {
             model_id: e.model_id().to_owned(),
-            chunks: survey.pending,
+            chunks,
             status,
         })
     }
@@ -206,9 +248,8 @@ impl Memory {
         for (i, (_, v)) in vectors.iter().enumerate() {
             check_vector(i, v, width.unwrap_or(vectors[0].1.len()))?;
         }
-        let mut survey = self.survey(e.as_ref(), &mut cache);
-        let pending: std::collections::HashSet<Key> =
-            survey.pending.iter().map(|(k, _)| *k).collect();
+        let mut survey = self.survey(e.as_ref(), &mut cache, Reach::ALL, 0);
+        let pending: HashSet<Key> = survey.pending.iter().map(|(k, _)| *k).collect();
         for (key, v) in vectors {
             if pending.contains(&key) {
                 cache.add(key, v);
@@ -261,8 +302,7 @@ impl Memory {
 
     fn status_of(&self, e: &dyn Embed, survey: &Survey) -> SemanticStatus {
         let pending: usize = {
-            let keys: std::collections::HashSet<&Key> =
-                survey.pending.iter().map(|(k, _)| k).collect();
+            let keys: HashSet<&Key> = survey.pending.iter().map(|(k, _)| k).collect();
             survey
                 .files
                 .iter()
@@ -277,6 +317,23 @@ impl Memory {
             ready: survey.total - pending,
             why_off: None,
         }
+    }
+
+    /// How far indexing is, in whole percent, for a search's note: as
+    /// [`SemanticStatus::percent`], with the chunks of the files the survey
+    /// left unread estimated at the rate of those it read (never 100%
+    /// while any is unread).
+    fn search_percent(&self, e: &dyn Embed, survey: &Survey) -> usize {
+        let status = self.status_of(e, survey);
+        if survey.unread == 0 {
+            return status.percent();
+        }
+        let unread = match survey.bytes {
+            0 => 1,
+            bytes => ((survey.unread as f64 * status.chunks as f64 / bytes as f64).ceil() as usize)
+                .max(1),
+        };
+        status.ready * 100 / (status.chunks + unread)
     }
 
     /// The vectors file of model `id`, store-relative.
@@ -359,17 +416,18 @@ impl Memory {
     }
 
     /// Walk the searched files: a file whose signature the cache recorded
-    /// keeps its chunks; any other is read and chunked again. Updates
-    /// `cache.files` (files gone are dropped) and lists the chunks with no
-    /// vector.
-    fn survey(&self, e: &dyn Embed, cache: &mut Cache) -> Survey {
+    /// keeps its chunks, embedded or not; any other is read and chunked
+    /// again, as far as `reach` allows. Updates `cache.files` (files gone
+    /// are dropped; one left unread keeps its record, so its vectors stay)
+    /// and lists the chunks with no vector, keeping the texts of the first
+    /// `keep` of them.
+    fn survey(&self, e: &dyn Embed, cache: &mut Cache, reach: Reach<'_>, keep: usize) -> Survey {
         let started = now_ns();
         let mut listings = Listings::load(&self.abs(&self.listings_rel()), started);
-        let mut files = Vec::new();
-        let mut pending: Vec<(Key, String)> = Vec::new();
-        let mut queued = std::collections::HashSet::new();
-        let mut next_files = std::collections::HashMap::new();
-        let mut settled = false;
+        let mut s = Survey::default();
+        let mut queued = HashSet::new();
+        let mut next_files = HashMap::new();
+        let mut budget = reach.bytes;
         let old = std::mem::take(&mut cache.files);
         let _ = self.each_search_dir(&mut listings, &mut |dir, handle, names| {
             let at = self.search_dir(dir);
@@ -379,35 +437,60 @@ impl Memory {
                 };
                 let name_len = name.len();
                 let meta = at.file(name);
-                // A recorded file keeps its chunks while each has a vector;
-                // one without (a build cut short) needs the text again.
-                let known = old
-                    .get(&meta.path)
-                    .filter(|f| f.sig == sig && f.chunks.iter().all(|(k, _)| cache.has(k)));
+                let recorded = old.get(&meta.path);
+                let file = s.files.len();
+                let known = recorded.filter(|f| f.sig == sig);
                 let chunks = match known {
-                    Some(f) => f.chunks.clone(),
+                    Some(f) => {
+                        for (k, _) in &f.chunks {
+                            if !cache.has(k) && queued.insert(*k) {
+                                s.pending.push((*k, file));
+                            }
+                        }
+                        f.chunks.clone()
+                    }
                     None => {
+                        let always = reach.always.contains(&meta.path);
+                        // The first file is read whatever its size, so
+                        // that every search's survey moves on.
+                        let first = budget == reach.bytes && budget > 0;
+                        if !always && sig.len > budget && !first {
+                            s.unread += sig.len;
+                            if let Some(f) = recorded {
+                                next_files.insert(meta.path.clone(), f.clone());
+                            }
+                            continue;
+                        }
+                        if !always {
+                            budget = budget.saturating_sub(sig.len);
+                        }
                         let name = &meta.path[meta.path.len() - name_len..];
                         let Ok(text) = handle.read_known(name, sig.len, MAX_SEARCH_FILE_BYTES)
                         else {
                             continue;
                         };
                         let pieces = semantic::chunks(e, &meta.stem, &text);
-                        for p in &pieces {
+                        let mut chunks = Vec::with_capacity(pieces.len());
+                        for p in pieces {
                             if !cache.has(&p.key) && queued.insert(p.key) {
-                                pending.push((p.key, p.text.clone()));
+                                s.pending.push((p.key, file));
+                                if s.texts.len() < keep {
+                                    s.texts.insert(p.key, p.text);
+                                }
                             }
+                            chunks.push((p.key, p.line));
                         }
-                        pieces.into_iter().map(|p| (p.key, p.line)).collect()
+                        chunks
                     }
                 };
+                s.bytes += sig.len.min(MAX_SEARCH_FILE_BYTES);
                 // A file changed within the clock's resolution of now may
                 // change again unseen at the same signature: it is recorded
                 // under a size no file has, so it is read again next time
                 // while its chunks' vectors are kept.
                 let sig = match sig.mtime_ns < started.saturating_sub(RACY_NS) {
                     true => {
-                        settled |= known.is_none();
+                        s.settled |= known.is_none();
                         sig
                     }
                     false => fsio::Sig {
@@ -422,17 +505,47 @@ impl Memory {
                         chunks: chunks.clone(),
                     },
                 );
-                files.push((meta, chunks));
+                s.total += chunks.len();
+                s.files.push((meta, chunks));
             }
         });
-        let total = files.iter().map(|(_, c)| c.len()).sum();
         cache.files = next_files;
-        Survey {
-            files,
-            pending,
-            total,
-            settled,
+        s
+    }
+
+    /// The texts of the pending chunks `range` of `survey`: kept by the
+    /// survey, or read and chunked again from their files (each once). A
+    /// chunk whose file no longer holds it (changed meanwhile) is left out.
+    fn texts(
+        &self,
+        e: &dyn Embed,
+        survey: &mut Survey,
+        range: std::ops::Range<usize>,
+    ) -> Vec<(Key, String)> {
+        let range = range.start.min(survey.pending.len())..range.end.min(survey.pending.len());
+        let wanted = &survey.pending[range];
+        let mut by_file: BTreeMap<usize, HashSet<Key>> = BTreeMap::new();
+        for (k, file) in wanted {
+            if !survey.texts.contains_key(k) {
+                by_file.entry(*file).or_default().insert(*k);
+            }
         }
+        let mut reader = HitReader::default();
+        for (file, keys) in by_file {
+            let meta = &survey.files[file].0;
+            let Some(text) = reader.read(self, meta) else {
+                continue;
+            };
+            for p in semantic::chunks(e, &meta.stem, &text) {
+                if keys.contains(&p.key) {
+                    survey.texts.insert(p.key, p.text);
+                }
+            }
+        }
+        wanted
+            .iter()
+            .filter_map(|(k, _)| Some((*k, survey.texts.remove(k)?)))
+            .collect()
     }
 
     /// Ranked results fused with meaning when the lexical evidence is weak,
@@ -465,23 +578,37 @@ impl Memory {
             return (lexical, note);
         };
         let has_dates = has_dates();
+        // Strong words stand as they are: nothing is read for meaning.
+        if !fuse::weak(query, &lexical, has_dates, &params) {
+            return (lexical, None);
+        }
         let mut cache = self.load_vectors(e.as_ref());
-        let mut survey = self.survey(e.as_ref(), &mut cache);
-        if !survey.pending.is_empty() {
-            let budget = self.semantic.search_budget.min(survey.pending.len());
+        let budget = self.semantic.search_budget;
+        let reach = Reach {
+            bytes: SEARCH_CHUNK_BYTES,
+            always: &[],
+        };
+        let mut survey = self.survey(e.as_ref(), &mut cache, reach, budget);
+        if !survey.pending.is_empty() || survey.unread > 0 {
+            // A few chunks (notes changed since) are caught up now; a build
+            // is left to `index`: embedding costs a search a fraction of a
+            // second per chunk in the component.
             let mut embedded = 0;
-            for (key, text) in &survey.pending[..budget] {
-                let Some(vector) = e.embed(text) else { break };
-                cache.add(*key, vector);
-                embedded += 1;
+            if survey.unread == 0 && survey.pending.len() <= budget {
+                for (key, text) in self.texts(e.as_ref(), &mut survey, 0..budget) {
+                    let Some(vector) = e.embed(&text) else { break };
+                    cache.add(key, vector);
+                    embedded += 1;
+                }
             }
-            survey.pending.drain(..embedded);
-            self.save_vectors_now(&cache);
-            if !survey.pending.is_empty() {
-                let status = self.status_of(e.as_ref(), &survey);
+            survey.pending.retain(|(k, _)| !cache.has(k));
+            if embedded > 0 || survey.settled {
+                self.save_vectors_now(&cache);
+            }
+            if !survey.pending.is_empty() || survey.unread > 0 {
                 let note = format!(
                     "semantic: indexing {}% (run `agent-memory index` to finish)",
-                    status.percent()
+                    self.search_percent(e.as_ref(), &survey)
                 );
                 return (lexical, Some(note));
             }
@@ -489,9 +616,6 @@ impl Memory {
             // A file chunked again (changed, or recorded while it could
             // still change unseen) has every vector: record it as it is now.
             self.save_vectors_now(&cache);
-        }
-        if !fuse::weak(query, &lexical, has_dates, &params) {
-            return (lexical, None);
         }
         let given = self.semantic.queries.get(query).cloned();
         let Some(q) = given.or_else(|| e.embed(query)) else {
@@ -548,7 +672,7 @@ impl Memory {
     /// [`CHANGE_BUDGET`]; the rest wait for a search or
     /// [`Memory::index_vectors`]) and save, under the change's lock. Never
     /// fails the change.
-    pub(super) fn vectors_after_change(&self, lock: &LockGuard) {
+    pub(super) fn vectors_after_change(&self, lock: &LockGuard, paths: &[String]) {
         let Some(e) = self.semantic.embedder.clone() else {
             return;
         };
@@ -558,9 +682,20 @@ impl Memory {
             return;
         }
         let mut cache = self.load_vectors(e.as_ref());
-        let mut survey = self.survey(e.as_ref(), &mut cache);
-        let n = CHANGE_BUDGET.min(survey.pending.len());
-        for (key, text) in survey.pending.drain(..n) {
+        // Only the changed files are read: the others wait for a search
+        // or `index`, as they would have.
+        let reach = Reach {
+            bytes: 0,
+            always: paths,
+        };
+        let mut survey = self.survey(e.as_ref(), &mut cache, reach, CHANGE_BUDGET);
+        // The change's own chunks, not whatever waits first.
+        let own: HashSet<&str> = paths.iter().map(String::as_str).collect();
+        let files = &survey.files;
+        survey
+            .pending
+            .retain(|(_, f)| own.contains(files[*f].0.path.as_str()));
+        for (key, text) in self.texts(e.as_ref(), &mut survey, 0..CHANGE_BUDGET) {
             let Some(vector) = e.embed(&text) else { break };
             cache.add(key, vector);
         }

@@ -1750,8 +1750,8 @@ class Memory:
         status; with recall off, at once. Stops early when a round saved
         nothing (another process held the store's lock): call it again.
 
-        Searches embed up to 16 missing chunks each and answer lexically
-        while more are missing, so a large store wants this once.
+        A search catches up at most 16 missing chunks and answers
+        lexically while more are missing, so a store wants this once.
         """
         status = self.semantic_status()
         left = limit
