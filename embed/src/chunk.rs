@@ -3,7 +3,7 @@
 //! content-hashed so that a change re-embeds only the chunks whose text changed.
 //!
 //! Pure functions over text: the caller supplies the word-piece counter (the real tokenizer,
-//! or anything monotone in tests).
+//! or in tests anything that adds up over spaces and line ends, as it does).
 
 use sha2::{Digest, Sha256};
 
@@ -96,40 +96,52 @@ fn blocks(markdown: &str) -> Vec<Block> {
 }
 
 /// Pieces of `text` of at most `target` by `count`, cut at line ends where possible and at
-/// word ends otherwise; a single word longer than `target` stays whole.
-fn split(text: &str, target: usize, count: &dyn Fn(&str) -> usize) -> Vec<String> {
-    if count(text) <= target {
-        return vec![text.to_owned()];
-    }
+/// word ends otherwise; a single word longer than `target` stays whole. Each with its count,
+/// summed from its lines' or words' (see [`chunk_note`] on why that is the same).
+fn split(text: &str, target: usize, count: &dyn Fn(&str) -> usize) -> Vec<(String, usize)> {
     let lines: Vec<&str> = text.lines().collect();
+    // One line is counted whole: it may hold whitespace the tokenizer drops
+    // (a form feed) where its words are cut.
+    if lines.len() <= 1 {
+        let n = count(text);
+        if n <= target {
+            return vec![(text.to_owned(), n)];
+        }
+    }
     let (units, sep): (Vec<&str>, &str) = if lines.len() > 1 {
         (lines, "\n")
     } else {
         (text.split_whitespace().collect(), " ")
     };
+    let counts: Vec<usize> = units.iter().map(|u| count(u)).collect();
+    let total = counts.iter().sum();
+    if total <= target && sep == "\n" {
+        return vec![(text.to_owned(), total)];
+    }
     let mut out = Vec::new();
     let mut cur = String::new();
-    for unit in units {
-        if count(unit) > target && sep == "\n" {
+    let mut cur_n = 0;
+    for (unit, n) in units.into_iter().zip(counts) {
+        if n > target && sep == "\n" {
             if !cur.is_empty() {
-                out.push(std::mem::take(&mut cur));
+                out.push((std::mem::take(&mut cur), std::mem::take(&mut cur_n)));
             }
             out.extend(split(unit, target, count));
             continue;
         }
-        let joined = if cur.is_empty() {
-            unit.to_owned()
+        if !cur.is_empty() && cur_n + n > target {
+            out.push((std::mem::replace(&mut cur, unit.to_owned()), cur_n));
+            cur_n = n;
         } else {
-            format!("{cur}{sep}{unit}")
-        };
-        if !cur.is_empty() && count(&joined) > target {
-            out.push(std::mem::replace(&mut cur, unit.to_owned()));
-        } else {
-            cur = joined;
+            if !cur.is_empty() {
+                cur.push_str(sep);
+            }
+            cur.push_str(unit);
+            cur_n += n;
         }
     }
     if !cur.is_empty() {
-        out.push(cur);
+        out.push((cur, cur_n));
     }
     out
 }
@@ -137,6 +149,12 @@ fn split(text: &str, target: usize, count: &dyn Fn(&str) -> usize) -> Vec<String
 /// Cuts the note `name` into chunks whose bodies hold at most `target` word-pieces by
 /// `count` (one word longer than that stays whole). Consecutive paragraphs under the same
 /// headings share a chunk while they fit; a longer paragraph is cut at line or word ends.
+///
+/// `count` must add up where text is joined at a space or a line end: `count(a + " " + b)`
+/// and `count(a + "\n" + b)` are `count(a) + count(b)`, as for a word-piece count (BERT's
+/// pre-tokenizer splits words there, and whitespace makes no piece). Each line is then
+/// counted once, not again for every piece and body it joins, which made cutting a note
+/// cost about ten tokenizations of it.
 ///
 /// # Examples
 /// ```
@@ -151,25 +169,25 @@ pub fn chunk_note(
     target: usize,
     count: &dyn Fn(&str) -> usize,
 ) -> Vec<Chunk> {
-    let mut bodies: Vec<(Vec<String>, usize, String)> = Vec::new();
+    // Each body with its count: text joined at whitespace counts the sum of its parts.
+    let mut bodies: Vec<(Vec<String>, usize, String, usize)> = Vec::new();
     for block in blocks(markdown) {
         let text = block.lines.join("\n");
-        for (i, part) in split(&text, target, count).into_iter().enumerate() {
+        for (i, (part, n)) in split(&text, target, count).into_iter().enumerate() {
             let line = block.line + if i == 0 { 0 } else { line_of(&text, &part) };
             match bodies.last_mut() {
-                Some((h, _, body))
-                    if *h == block.headings && count(&format!("{body}\n\n{part}")) <= target =>
-                {
+                Some((h, _, body, body_n)) if *h == block.headings && *body_n + n <= target => {
                     body.push_str("\n\n");
                     body.push_str(&part);
+                    *body_n += n;
                 }
-                _ => bodies.push((block.headings.clone(), line, part)),
+                _ => bodies.push((block.headings.clone(), line, part, n)),
             }
         }
     }
     bodies
         .into_iter()
-        .map(|(headings, line, body)| {
+        .map(|(headings, line, body, _)| {
             let prefix = std::iter::once(name)
                 .chain(headings.iter().map(String::as_str))
                 .collect::<Vec<_>>()
@@ -269,6 +287,19 @@ Alice owns on-call.
             .map(|c| c.text.split_once('\n').unwrap().1)
             .collect();
         assert_eq!(bodies, ["w0 w1 w2 w3", "w4 w5 w6 w7", "w8 w9"]);
+    }
+
+    #[test]
+    fn lines_after_a_long_line_fill_a_piece_as_lines_before_it_do() {
+        // "a b c d e f" is longer than 4 words: cut at words, and what was
+        // gathered before it counts for nothing after it.
+        let note = "x y\na b c d e f\ng h\ni j\nk";
+        let c = chunk_note("n", note, 4, &words);
+        let bodies: Vec<&str> = c
+            .iter()
+            .map(|c| c.text.split_once('\n').unwrap().1)
+            .collect();
+        assert_eq!(bodies, ["x y", "a b c d", "e f", "g h\ni j", "k"]);
     }
 
     #[test]

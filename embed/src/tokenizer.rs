@@ -341,6 +341,36 @@ mod tests {
     }
 
     #[test]
+    fn pieces_add_up_where_text_is_joined_at_a_space_or_line_end() {
+        // What `chunk::chunk_note` relies on to count each line once.
+        let t = tok();
+        let texts = [
+            "the unaffable",
+            "Café, running!",
+            "数数s",
+            "a\u{200B}b\u{0}c",
+            "un\u{000C}aff",
+            "",
+            " ",
+            "x\r",
+            &"a".repeat(100),
+            "the\u{301}",
+        ];
+        for a in texts {
+            for b in texts {
+                let apart = [t.pieces(a), t.pieces(b)].concat();
+                for sep in [" ", "\n"] {
+                    assert_eq!(
+                        t.pieces(&format!("{a}{sep}{b}")),
+                        apart,
+                        "{a:?} {sep:?} {b:?}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
     fn encode_adds_specials_and_truncates() {
         let t = tok();
         assert_eq!(t.encode("", 256), [2, 3]);
