@@ -19,8 +19,8 @@ pub struct Chunk {
     pub headings: Vec<String>,
     /// 1-based line of the note where the body starts.
     pub line: usize,
-    /// Hex sha256 of `text`: equal text, equal hash, whatever the note around it.
-    pub hash: String,
+    /// The sha256 of `text`: equal text, equal digest, whatever the note around it.
+    pub sha256: [u8; 32],
 }
 
 /// A paragraph (or fenced code block) with the headings it sits under.
@@ -193,12 +193,12 @@ pub fn chunk_note(
                 .collect::<Vec<_>>()
                 .join(" › ");
             let text = format!("{prefix}\n{body}");
-            let hash = format!("{:x}", Sha256::digest(text.as_bytes()));
+            let sha256 = Sha256::digest(text.as_bytes()).into();
             Chunk {
                 text,
                 headings,
                 line,
-                hash,
+                sha256,
             }
         })
         .collect()
@@ -314,11 +314,11 @@ Alice owns on-call.
         let same: Vec<bool> = before
             .iter()
             .zip(&after)
-            .map(|(a, b)| a.hash == b.hash)
+            .map(|(a, b)| a.sha256 == b.sha256)
             .collect();
         assert_eq!(same, [true, false, true]);
         // The name is part of what is embedded, so a rename re-embeds.
-        assert_ne!(chunk_note("ops", NOTE, 64, &words)[0].hash, before[0].hash);
+        assert_ne!(chunk_note("ops", NOTE, 64, &words)[0].sha256, before[0].sha256);
     }
 
     #[test]

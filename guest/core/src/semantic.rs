@@ -323,7 +323,7 @@ pub(crate) fn chunks(embed: &dyn Embed, name: &str, text: &str) -> Vec<Piece> {
     agent_memory_embed::chunk::chunk_note(name, text, CHUNK_PIECES, &count)
         .into_iter()
         .map(|c| Piece {
-            key: cache::key_of(&c.text),
+            key: cache::key_from(&c.sha256),
             line: u32::try_from(c.line).unwrap_or(u32::MAX),
             text: c.text,
         })

@@ -24,7 +24,6 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
 use agent_memory_embed::half;
-use sha2::{Digest, Sha256};
 
 use crate::fsio::Sig;
 use crate::index::checksum;
@@ -37,12 +36,18 @@ const MAGIC_F32: &[u8; 8] = b"AMVEC001";
 /// A chunk's key: the first 16 bytes of the sha256 of its embedded text.
 pub(crate) type Key = [u8; 16];
 
-/// The key of a chunk whose embedded text is `text`.
-pub(crate) fn key_of(text: &str) -> Key {
-    let digest = Sha256::digest(text.as_bytes());
+/// The key of a chunk whose embedded text has the sha256 `digest`.
+pub(crate) fn key_from(digest: &[u8; 32]) -> Key {
     let mut key = [0u8; 16];
     key.copy_from_slice(&digest[..16]);
     key
+}
+
+/// The key of a chunk whose embedded text is `text`.
+#[cfg(test)]
+pub(crate) fn key_of(text: &str) -> Key {
+    use sha2::{Digest, Sha256};
+    key_from(&Sha256::digest(text.as_bytes()).into())
 }
 
 /// Hashes a [`Key`] by its first eight bytes: keys are sha256 digests
