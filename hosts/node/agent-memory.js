@@ -232,10 +232,9 @@ class Group {
   members;
   maxMemoryBytes;
   callTimeoutMs;
-  workaround;
   #live = null;
 
-  constructor(specs, workaround) {
+  constructor(specs) {
     const single = specs.length === 1;
     this.members = specs.map((spec, i) =>
       member(spec, single ? '/' : `/memory-${i}`, single ? GUEST_PROJECT : `${GUEST_PROJECT}-${i}`),
@@ -249,7 +248,6 @@ class Group {
     }
     this.maxMemoryBytes = Math.max(...specs.map((s) => s.maxMemoryBytes ?? DEFAULT_MAX_MEMORY_BYTES));
     this.callTimeoutMs = Math.max(...specs.map((s) => s.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS));
-    this.workaround = workaround;
   }
 
   get live() {
@@ -272,7 +270,6 @@ class Group {
           .filter((m) => m.projectDir !== undefined)
           .map((m) => ({ root: m.projectDir, guestRoot: m.guestProject })),
         modules: coreModules(this.maxMemoryBytes),
-        workaround: this.workaround,
       },
       transferList: [port2],
       // The component never writes to stdio; nothing of the worker's own
@@ -654,9 +651,9 @@ const finalizer = new FinalizationRegistry(({ group, index }) => {
  * @returns {Memory[]}
  * @throws {MemoryError} `invalid-options` for the first memory the component refuses (then none stays open)
  */
-export function openGroup(specs, { shimOpenAtWorkaround = true } = {}) {
+export function openGroup(specs) {
   if (!Array.isArray(specs) || specs.length === 0) throw new TypeError('openGroup needs a non-empty array of options');
-  const group = new Group(specs, shimOpenAtWorkaround);
+  const group = new Group(specs);
   const memories = [];
   try {
     for (let index = 0; index < specs.length; index++) memories.push(new Memory(group, index));
@@ -690,8 +687,7 @@ export class Memory {
    * @throws {MemoryError} `invalid-options`
    */
   static open(root, project, options = {}) {
-    const { shimOpenAtWorkaround, ...rest } = options;
-    return openGroup([{ ...rest, root, project }], { shimOpenAtWorkaround })[0];
+    return openGroup([{ ...options, root, project }])[0];
   }
 
   /** @private use `Memory.open` or `openGroup` */
