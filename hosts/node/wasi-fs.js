@@ -448,7 +448,8 @@ export function createFilesystem({ preopens, readOnly = [], io }) {
       let flags = descriptorFlags;
       if (this.#readOnly) {
         if (openFlags.create || openFlags.truncate || descriptorFlags.write) throw 'read-only';
-        flags = { ...descriptorFlags, mutateDirectory: false };
+        // As the read-only preopen: nothing to mutate through it.
+        flags = { read: true };
       }
       if (flags.requestedWriteSync || flags.fileIntegritySync || flags.dataIntegritySync) throw 'unsupported';
       const host = resolveIn(dir, path, pathFlags.symlinkFollow);
