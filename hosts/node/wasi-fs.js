@@ -38,6 +38,8 @@ import { resolve as resolvePath } from 'node:path';
 
 const MAX_SYMLINKS = 40;
 const CHECK_WRITE = 1n << 20n;
+// The most one read returns (a short read is allowed; the guest reads on).
+const READ_MAX = 16 << 20;
 const {
   O_RDONLY, O_WRONLY, O_RDWR, O_CREAT, O_EXCL, O_TRUNC, O_DIRECTORY,
 } = constants;
@@ -191,10 +193,15 @@ function makeStreams(io) {
     const stream = Object.create(InputStream.prototype);
     const read = (len) => {
       if (file.fd < 0) throw { tag: 'closed' };
-      const n = Math.min(Number(len), 1 << 20);
-      const buf = new Uint8Array(n);
       let got;
+      let n;
+      let buf;
       try {
+        // No bigger a buffer than what is left (the guest asks for a lot):
+        // at least a page, to see a file that grew or its end.
+        const left = fstatSync(file.fd).size - position;
+        n = Math.min(Number(len), READ_MAX, Math.max(left, 4096));
+        buf = new Uint8Array(n);
         got = readSync(file.fd, buf, 0, n, position);
       } catch (e) {
         throw failed(e);
@@ -384,7 +391,7 @@ export function createFilesystem({ preopens, readOnly = [], io }) {
 
     read(length, offset) {
       const fd = this.#fileFd();
-      const buf = new Uint8Array(Number(length));
+      const buf = new Uint8Array(Math.min(Number(length), READ_MAX));
       const got = fsCall(() => readSync(fd, buf, 0, buf.byteLength, Number(offset)));
       return [got === buf.byteLength ? buf : buf.subarray(0, got), got === 0];
     }

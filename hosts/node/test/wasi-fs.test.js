@@ -213,6 +213,22 @@ test('file streams are the shim\'s classes, read and write on this thread, and d
   assert.equal(new TextDecoder().decode(input.blockingRead(100n)), 'world!');
   assert.deepEqual(code2(() => input.blockingRead(100n)), { tag: 'closed' });
   input[Symbol.dispose]();
+  // A file larger than one read, read to its end in pieces.
+  const big = 'x'.repeat(300_000) + 'end';
+  writeFileSync(join(root, 'big.md'), big);
+  const b = rootDir.openAt(NOFOLLOW, 'big.md', NONE, READ);
+  const whole = b.readViaStream(0n);
+  const parts = [];
+  for (;;) {
+    try {
+      parts.push(whole.blockingRead(1n << 62n));
+    } catch (e) {
+      assert.deepEqual(e, { tag: 'closed' });
+      break;
+    }
+  }
+  assert.equal(Buffer.concat(parts).toString(), big);
+  b[Symbol.dispose]();
   const stat = f.stat();
   assert.equal(stat.size, 12n);
   assert.equal(typeof stat.dataModificationTimestamp.seconds, 'bigint');
@@ -225,7 +241,7 @@ test('file streams are the shim\'s classes, read and write on this thread, and d
   const entries = [];
   const dir = rootDir.readDirectory();
   for (let e = dir.readDirectoryEntry(); e !== undefined; e = dir.readDirectoryEntry()) entries.push(e);
-  assert.deepEqual(entries.map((e) => e.name).sort(), ['inside.md', 'streamed.md', 'sub']);
+  assert.deepEqual(entries.map((e) => e.name).sort(), ['big.md', 'inside.md', 'streamed.md', 'sub']);
   assert.equal(entries.find((e) => e.name === 'sub').type, 'directory');
   assert.equal(code(() => rootDir.openAt(NOFOLLOW, 'missing.md', NONE, READ)), 'no-entry');
   assert.equal(code(() => rootDir.openAt(NOFOLLOW, 'inside.md', { create: true, exclusive: true }, WRITE)), 'exist');
