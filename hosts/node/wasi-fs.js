@@ -3,9 +3,9 @@
 //
 // Why: preview2-shim 0.26.1 sends every filesystem call but stat-at (open,
 // close, read, write, stat, metadata-hash, sync, stream reads and writes)
-// to its own I/O thread and blocks in `Atomics.wait` for the answer. Half of
-// the worker's CPU profile was that round trip. Here every call is a
-// `node:fs` *Sync call on the worker's own thread.
+// to its own I/O thread and blocks in `Atomics.wait` for the answer, most
+// of a warm write's time (docs/hosts.md has the numbers). Here every call is
+// a `node:fs` *Sync call on the worker's own thread.
 //
 // The sandbox: the guest reaches nothing but the preopened directories.
 // Every guest path is resolved relative to the descriptor it is given with,
