@@ -12,7 +12,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { io } from '@bytecodealliance/preview2-shim';
-import { createFilesystem, resolveIn } from '../wasi-fs.js';
+import { createFilesystem, resolveIn } from 'agent-memory/wasi-fs';
 
 const scratch = [];
 const tempDir = () => {
