@@ -128,16 +128,12 @@ export function resolveIn(base, path, followFinal) {
     }
     const host = `${base}/${[...stack, segment].join('/')}`;
     const last = pending.every((s) => s === '' || s === '.');
-    let stats;
-    try {
-      stats = lstatSync(host);
-    } catch (e) {
-      const code = errorCode(e);
-      if (code === 'no-entry' && last) {
-        stack.push(segment);
-        break;
-      }
-      throw code;
+    // Not throwing for a missing entry: an exception costs ten times the call.
+    const stats = fsCall(() => lstatSync(host, { throwIfNoEntry: false }));
+    if (stats === undefined) {
+      if (!last) throw 'no-entry';
+      stack.push(segment);
+      break;
     }
     if (stats.isSymbolicLink() && (!last || followFinal || trailingSlash)) {
       if (++links > MAX_SYMLINKS) throw 'loop';
