@@ -166,7 +166,7 @@ const NODE_STEPS: &[(&str, &str)] = &[
     ),
     (
         "write",
-        "the first write (the worker's first calls: wasm compiled lazily, the shim's I/O thread)",
+        "the first write (the worker's first calls: wasm compiled lazily)",
     ),
     ("end", "-"),
     ("exit", "node exiting"),
