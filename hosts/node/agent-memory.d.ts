@@ -398,7 +398,7 @@ export interface ToolDefinition {
  * preopened at `/memory-N` and each memory sees only its own.
  * @throws {MemoryError} `invalid-options`
  */
-export declare function openGroup(members: GroupMember[], options?: { shimOpenAtWorkaround?: boolean }): Memory[];
+export declare function openGroup(members: GroupMember[]): Memory[];
 
 /** An open memory: a handle on the WIT `memory` resource. */
 export declare class Memory implements Disposable {
@@ -406,7 +406,7 @@ export declare class Memory implements Disposable {
    * Opens `root` (created if missing) for `project` in an instance of its own.
    * @throws {MemoryError} `invalid-options`
    */
-  static open(root: string, project: string, options?: MemoryOptions & { shimOpenAtWorkaround?: boolean }): Memory;
+  static open(root: string, project: string, options?: MemoryOptions): Memory;
   private constructor();
 
   /** Releases the handle in the component; idempotent. */

@@ -3,10 +3,10 @@
 // This package runs the `agent:memory` WebAssembly component (built from the
 // agent-memory repository's `guest/`, transpiled by jco into `gen/` and
 // shipped in the package) with `@bytecodealliance/preview2-shim` as its
-// WASI. A `Memory` is a handle on one `memory` resource of contract 0.2
-// (`agent:memory/store@0.2.0`): one root, one project, its own clock, limits,
-// secret policy and source label. `openGroup` opens several in one instance
-// of the component.
+// WASI, all but the filesystem (see below). A `Memory` is a handle on one
+// `memory` resource of contract 0.2 (`agent:memory/store@0.2.0`): one root,
+// one project, its own clock, limits, secret policy and source label.
+// `openGroup` opens several in one instance of the component.
 //
 //     import { Memory } from 'agent-memory';
 //     const memory = Memory.open('/tmp/agent-memory', '/home/me/src/my-app');
@@ -29,9 +29,15 @@
 // needs more traps. Either way the call throws `MemoryTrap` (`.limit` says
 // which), and the next call starts a fresh worker and reopens the memories.
 //
-// The shim enforces the sandbox in JavaScript (it resolves guest paths under
-// the preopens), not in the kernel as wasmtime does: a weaker boundary than the
-// Rust and Python hosts give.
+// The guest's filesystem is this package's own (`wasi-fs.js`: `node:fs`
+// calls on the worker's thread; the shim gives clocks, random, the CLI
+// interfaces and wasi:io). It enforces the sandbox in JavaScript: each guest
+// path is resolved under its descriptor with `lstat`, refusing absolute
+// paths, `..` and symlinks that lead out, and the project directory refuses
+// every change with `read-only`. That is a check before each call, not the
+// kernel's `openat` confinement wasmtime has: a weaker boundary than the Rust
+// and Python hosts give (a directory another process swaps for a symlink
+// between the check and the call is not caught).
 
 import { readFileSync, readdirSync, mkdirSync, realpathSync, existsSync, statSync, lstatSync, readlinkSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -232,10 +238,9 @@ class Group {
   members;
   maxMemoryBytes;
   callTimeoutMs;
-  workaround;
   #live = null;
 
-  constructor(specs, workaround) {
+  constructor(specs) {
     const single = specs.length === 1;
     this.members = specs.map((spec, i) =>
       member(spec, single ? '/' : `/memory-${i}`, single ? GUEST_PROJECT : `${GUEST_PROJECT}-${i}`),
@@ -249,7 +254,6 @@ class Group {
     }
     this.maxMemoryBytes = Math.max(...specs.map((s) => s.maxMemoryBytes ?? DEFAULT_MAX_MEMORY_BYTES));
     this.callTimeoutMs = Math.max(...specs.map((s) => s.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS));
-    this.workaround = workaround;
   }
 
   get live() {
@@ -272,7 +276,6 @@ class Group {
           .filter((m) => m.projectDir !== undefined)
           .map((m) => ({ root: m.projectDir, guestRoot: m.guestProject })),
         modules: coreModules(this.maxMemoryBytes),
-        workaround: this.workaround,
       },
       transferList: [port2],
       // The component never writes to stdio; nothing of the worker's own
@@ -654,9 +657,9 @@ const finalizer = new FinalizationRegistry(({ group, index }) => {
  * @returns {Memory[]}
  * @throws {MemoryError} `invalid-options` for the first memory the component refuses (then none stays open)
  */
-export function openGroup(specs, { shimOpenAtWorkaround = true } = {}) {
+export function openGroup(specs) {
   if (!Array.isArray(specs) || specs.length === 0) throw new TypeError('openGroup needs a non-empty array of options');
-  const group = new Group(specs, shimOpenAtWorkaround);
+  const group = new Group(specs);
   const memories = [];
   try {
     for (let index = 0; index < specs.length; index++) memories.push(new Memory(group, index));
@@ -690,8 +693,7 @@ export class Memory {
    * @throws {MemoryError} `invalid-options`
    */
   static open(root, project, options = {}) {
-    const { shimOpenAtWorkaround, ...rest } = options;
-    return openGroup([{ ...rest, root, project }], { shimOpenAtWorkaround })[0];
+    return openGroup([{ ...options, root, project }])[0];
   }
 
   /** @private use `Memory.open` or `openGroup` */

@@ -7,8 +7,9 @@
 
 import { workerData } from 'node:worker_threads';
 import { instantiateComponent } from './instantiate.js';
+import { createFilesystem } from './wasi-fs.js';
 
-const { port, flag, roots, projects, modules, workaround } = workerData;
+const { port, flag, roots, projects, modules } = workerData;
 const signal = new Int32Array(flag);
 
 function reply(message) {
@@ -39,53 +40,6 @@ function captureStderr(streams) {
     [Symbol.dispose]() {},
   });
   return { getStderr: () => stream };
-}
-
-// WORKAROUND for @bytecodealliance/preview2-shim (seen in 0.17 to 0.26.1):
-// Rust's std opens files for writing with the `mutate-directory` descriptor
-// flag, and the shim's `Descriptor.openAt` rejects that flag ("unsupported"),
-// so every write of the guest would fail while reads work. The flag only
-// matters for directory descriptors, so it is cleared for non-directory opens.
-// The patch is an own property on each descriptor the guest can reach (its
-// preopens and what it opens from there): no global prototype is touched.
-// `test/memory.test.js` proves the workaround is still needed.
-function patchOpenAt(descriptor) {
-  const openAt = descriptor.openAt;
-  descriptor.openAt = function (pathFlags, path, openFlags, descriptorFlags) {
-    const flags =
-      descriptorFlags.mutateDirectory && !openFlags.directory
-        ? { ...descriptorFlags, mutateDirectory: false }
-        : descriptorFlags;
-    return patchOpenAt(openAt.call(this, pathFlags, path, openFlags, flags));
-  };
-  return descriptor;
-}
-
-// The project directory is for hashing only (staleness anchors): the shim
-// has no read-only preopen, so every descriptor reached through it refuses
-// what would change the disk with `read-only`, as a wasmtime read-only
-// preopen does. Opens lose `mutate-directory` (nothing can mutate anyway).
-const MUTATORS = [
-  'write', 'writeViaStream', 'appendViaStream', 'setSize', 'setTimes', 'setTimesAt',
-  'createDirectoryAt', 'linkAt', 'removeDirectoryAt', 'renameAt', 'symlinkAt', 'unlinkFileAt',
-  'sync', 'syncData',
-];
-function readOnly(descriptor) {
-  for (const name of MUTATORS) {
-    if (typeof descriptor[name] === 'function') {
-      descriptor[name] = () => {
-        throw 'read-only';
-      };
-    }
-  }
-  const openAt = descriptor.openAt;
-  descriptor.openAt = function (pathFlags, path, openFlags, descriptorFlags) {
-    if (openFlags.create || openFlags.truncate || descriptorFlags.write) throw 'read-only';
-    const flags = { ...descriptorFlags, mutateDirectory: false };
-    return readOnly(openAt.call(this, pathFlags, path, openFlags, flags));
-  };
-  descriptor.getFlags = () => ({ read: true });
-  return descriptor;
 }
 
 // Error kinds travel by name: a case of the WIT variant, or `other(name)`'s
@@ -137,21 +91,21 @@ function run(request) {
 }
 
 try {
-  const [{ filesystem, io }, { WASIShim }, transpiled] = await Promise.all([
+  const [{ io }, { WASIShim }, transpiled] = await Promise.all([
     import('@bytecodealliance/preview2-shim'),
     import('@bytecodealliance/preview2-shim/instantiation'),
     import('./gen/agent_memory.js'),
   ]);
-  const preopens = Object.fromEntries([...roots, ...projects].map((r) => [r.guestRoot, r.root]));
-  const fs = filesystem.createFilesystem({ preopens });
-  const directories = fs.preopens.getDirectories();
-  const readOnlyPaths = new Set(projects.map((p) => p.guestRoot));
-  for (const [descriptor, guestPath] of directories) {
-    if (readOnlyPaths.has(guestPath)) readOnly(descriptor);
-    else if (workaround) patchOpenAt(descriptor);
-  }
+  // The filesystem is wasi-fs.js (node:fs on this thread, see there), not
+  // the shim's, whose every call is a round trip to the shim's I/O thread.
+  const filesystem = createFilesystem({
+    preopens: Object.fromEntries([...roots, ...projects].map((r) => [r.guestRoot, r.root])),
+    // The project directory is for hashing only (staleness anchors).
+    readOnly: projects.map((p) => p.guestRoot),
+    io,
+  });
   const shim = new WASIShim({
-    filesystem: { types: fs.types, preopens: { getDirectories: () => [...directories] } },
+    filesystem,
     sandbox: { env: {}, args: [], enableNetwork: false },
   });
   const imports = shim.getImportObject();

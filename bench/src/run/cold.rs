@@ -91,8 +91,9 @@ console.log('part end', Date.now());\n";
 
 /// What a Node worker does to open a memory, step by step in the main
 /// thread (`node SCRIPT PACKAGE ROOT`), as `agent-memory.js` and
-/// `worker.js` do it (with worker.js's `openAt` workaround, without its
-/// stderr capture): the split of the package row's open and first write.
+/// `worker.js` do it (the package's own filesystem, `wasi-fs.js`, without
+/// worker.js's stderr capture): the split of the package row's open and
+/// first write.
 const NODE_PARTS: &str = "import { pathToFileURL } from 'node:url';\n\
 import { createRequire } from 'node:module';\n\
 import { readFileSync, readdirSync, mkdirSync } from 'node:fs';\n\
@@ -106,16 +107,13 @@ const modules = {};\n\
 for (const n of readdirSync(gen).filter((n) => n.endsWith('.wasm'))) modules[n] = new WebAssembly.Module(capMemories(readFileSync(join(gen, n)), 256 * 1024 * 1024));\n\
 console.log('part compile', Date.now());\n\
 const require = createRequire(join(pkg, 'package.json'));\n\
-const [{ filesystem }, { WASIShim }] = await Promise.all([import(url(require.resolve('@bytecodealliance/preview2-shim'))), import(url(require.resolve('@bytecodealliance/preview2-shim/instantiation')))]);\n\
+const [{ io }, { WASIShim }, { createFilesystem }] = await Promise.all([import(url(require.resolve('@bytecodealliance/preview2-shim'))), import(url(require.resolve('@bytecodealliance/preview2-shim/instantiation'))), import(url(join(pkg, 'wasi-fs.js')))]);\n\
 console.log('part shim', Date.now());\n\
 const transpiled = await import(url(join(gen, 'agent_memory.js')));\n\
 console.log('part glue', Date.now());\n\
 mkdirSync(root, { recursive: true });\n\
-const fs = filesystem.createFilesystem({ preopens: { '/': root } });\n\
-const patch = (d) => { const openAt = d.openAt; d.openAt = function (pf, p, of, df) { return patch(openAt.call(this, pf, p, of, df.mutateDirectory && !of.directory ? { ...df, mutateDirectory: false } : df)); }; return d; };\n\
-const directories = fs.preopens.getDirectories();\n\
-for (const [d] of directories) patch(d);\n\
-const shim = new WASIShim({ filesystem: { types: fs.types, preopens: { getDirectories: () => [...directories] } }, sandbox: { env: {}, args: [], enableNetwork: false } });\n\
+const filesystem = createFilesystem({ preopens: { '/': root }, io });\n\
+const shim = new WASIShim({ filesystem, sandbox: { env: {}, args: [], enableNetwork: false } });\n\
 const exports = instantiateComponent(transpiled, (n) => modules[n], shim.getImportObject());\n\
 console.log('part instantiate', Date.now());\n\
 const m = exports.store.Memory.open({ root: '/', project: '/src/app', clock: { utcOffsetMinutes: 120, fixedUnixSeconds: 1780125300n }, limits: {}, secretPolicy: 'block', source: '', scope: 'personal', review: [] });\n\
@@ -168,7 +166,7 @@ const NODE_STEPS: &[(&str, &str)] = &[
     ),
     (
         "write",
-        "the first write (the worker's first calls: wasm compiled lazily, the shim's I/O thread)",
+        "the first write (the worker's first calls: wasm compiled lazily)",
     ),
     ("end", "-"),
     ("exit", "node exiting"),
@@ -181,7 +179,7 @@ const NODE_PARTS_STEPS: &[(&str, &str)] = &[
     ),
     (
         "shim",
-        "importing preview2-shim (it starts its I/O worker thread)",
+        "importing preview2-shim (it starts its I/O worker thread) and wasi-fs.js",
     ),
     (
         "glue",

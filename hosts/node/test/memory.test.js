@@ -1,5 +1,5 @@
 // What the shared vectors cannot say: the Node surface itself (the package,
-// handles and groups, limits, recovery, the shim workaround, the sandbox).
+// handles and groups, limits, recovery, the sandbox).
 
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -100,24 +100,20 @@ test('the memory cap gives a module maximum that the engine enforces', () => {
   assert.throws(() => capMemories(Uint8Array.from([1, 2, 3, 4, 5, 6, 7, 8]), 65536), /not a core WebAssembly module/);
 });
 
-test('the preview2-shim workaround is still needed: without it history cannot be kept', () => {
+test('history is kept: opens with `mutate-directory` (the journal) work', () => {
+  // preview2-shim refused every open asking for `mutate-directory`, which
+  // Rust's std asks for when it opens history's journal to add to it; the
+  // host needed a workaround until it had a filesystem of its own (wasi-fs.js).
   const root = tempDir();
   writeFileSync(join(root, 'MEMORY.md'), '- planted');
-  const broken = Memory.open(root, PROJECT, { now: NOW, shimOpenAtWorkaround: false });
-  // Reads open files without `mutate-directory` and work anyway, and so do
-  // the store's own file writes (the descriptor's create and write)...
-  assert.equal(broken.read('long-term'), '- planted');
-  broken.write('long-term', '- one');
-  // ...but Rust's std asks for it when it opens history's journal to add to
-  // it, and the shim refuses: the change is made, history is lost.
-  const second = broken.write('long-term', '- two');
-  assert.match(second.message, /history did not save the previous version of MEMORY\.md/);
-  broken.close();
-  // The same write through the default (patched) host keeps history.
   const memory = Memory.open(root, PROJECT, { now: NOW });
-  const third = memory.write('long-term', '- kept');
-  assert.doesNotMatch(third.message, /history did not save/);
+  assert.equal(memory.read('long-term'), '- planted');
+  for (const line of ['- one', '- two', '- kept']) {
+    assert.doesNotMatch(memory.write('long-term', line).message, /history did not save/);
+  }
   assert.equal(readFileSync(join(root, 'MEMORY.md'), 'utf8'), '- planted\n- one\n- two\n- kept');
+  assert.ok(memory.history('long-term').length >= 3);
+  memory.close();
 });
 
 test('two handles on two roots in one instance stay independent', () => {
