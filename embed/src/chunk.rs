@@ -318,7 +318,10 @@ Alice owns on-call.
             .collect();
         assert_eq!(same, [true, false, true]);
         // The name is part of what is embedded, so a rename re-embeds.
-        assert_ne!(chunk_note("ops", NOTE, 64, &words)[0].sha256, before[0].sha256);
+        assert_ne!(
+            chunk_note("ops", NOTE, 64, &words)[0].sha256,
+            before[0].sha256
+        );
     }
 
     #[test]
