@@ -594,14 +594,7 @@ fn a_file_read_again_is_recorded_once_it_has_settled() {
     // search reads them again, finds every chunk's vector, and records
     // them as they are: the file changes, and nothing is embedded but the
     // query.
-    let hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
-    for note in fs::read_dir(s.root.join(&paths(&m, "Maya")[0]).parent().unwrap()).unwrap() {
-        let f = fs::File::options()
-            .write(true)
-            .open(note.unwrap().path())
-            .unwrap();
-        f.set_modified(hour_ago).unwrap();
-    }
+    age(&notes_dir(&s, &m));
     let calls = e.calls();
     assert!(paths(&m, Q)[0].ends_with("infra.md"));
     assert_eq!(e.calls(), calls + 1, "the query only");
@@ -637,7 +630,7 @@ fn notes_dir(s: &Store, m: &Memory) -> PathBuf {
 
 /// Five notes of 100 KB, `big-0` to `big-4`, each word of note `i`
 /// `marker-i` or plain filler, written by hand an hour ago.
-fn add_big_notes(s: &Store, m: &Memory) -> PathBuf {
+fn add_big_notes(s: &Store, m: &Memory) {
     let dir = notes_dir(s, m);
     for i in 0..5 {
         let mut text = format!("# Big {i}\n\n");
@@ -651,7 +644,6 @@ fn add_big_notes(s: &Store, m: &Memory) -> PathBuf {
         fs::write(dir.join(format!("big-{i}.md")), text).unwrap();
     }
     age(&dir);
-    dir
 }
 
 #[test]
@@ -677,8 +669,7 @@ fn a_search_chunks_a_bounded_share_and_a_waiting_file_once() {
     let e = Fake::new("fake-a");
     let mut m = s.with(&e);
     m.set_search_embed_budget(0);
-    let dir = add_big_notes(&s, &m);
-    age(&dir);
+    add_big_notes(&s, &m);
     // 500 KB of notes: each search chunks about 256 KB more of them (and
     // every small note), embeds nothing (its budget is 0) and says so.
     let first = m.search_rendered(Q, SearchMode::Ranked, 4000).unwrap();
