@@ -478,10 +478,7 @@ fn a_hosted_model_ranks_as_the_model_itself_with_the_hosts_vectors() {
     let status = m.index_vectors(None, &mut |_, _| {}).unwrap();
     assert_eq!((status.ready, status.chunks > 0), (0, true), "{status:?}");
     let rendered = m.search_rendered(Q, SearchMode::Ranked, 4000).unwrap();
-    assert_eq!(
-        rendered.lines().nth(1),
-        Some("semantic: indexing 0% (run `agent-memory index` to finish)")
-    );
+    assert_eq!(rendered.lines().nth(1), Some(to_go(status.chunks).as_str()));
     // The host embeds the chunks: without the query's vector, the search
     // stays lexical and says why.
     let pending = m.pending_chunks(None).unwrap();
@@ -686,11 +683,12 @@ fn a_search_chunks_a_bounded_share_and_a_waiting_file_once() {
     // search reads one again.
     let third = m.search_rendered(Q, SearchMode::Ranked, 4000).unwrap();
     assert_eq!(e.chunked(), Vec::<String>::new());
-    assert_eq!(first.lines().nth(1), third.lines().nth(1));
     assert_eq!(e.calls(), 0);
-    // The status counts every chunk, as a build would.
+    // The status counts every chunk, as a build would, and the note,
+    // every file chunked, counts them as well.
     let status = m.semantic_status();
     assert_eq!((status.ready, status.chunks > 500), (0, true), "{status:?}");
+    assert_eq!(third.lines().nth(1), Some(to_go(status.chunks).as_str()));
     // A build embeds them, reading each big note's text once.
     let built = m.index_vectors(None, &mut |_, _| {}).unwrap();
     assert_eq!((built.ready, built.chunks), (status.chunks, status.chunks));
@@ -737,14 +735,18 @@ fn a_search_catches_up_a_few_chunks_and_leaves_a_build_to_index() {
     let mut m = s.with(&e);
     m.set_search_embed_budget(chunks - 1);
     let rendered = m.search_rendered(Q, SearchMode::Ranked, 4000).unwrap();
-    assert_eq!(
-        rendered.lines().nth(1),
-        Some("semantic: indexing 0% (run `agent-memory index` to finish)")
-    );
+    assert_eq!(rendered.lines().nth(1), Some(to_go(chunks).as_str()));
     assert_eq!(e.calls(), 0);
     // As many as the budget: all are embedded, and meaning orders.
     m.set_search_embed_budget(chunks);
     assert!(paths(&m, Q)[0].ends_with("infra.md"));
     assert_eq!(e.calls(), chunks + 1, "every chunk and the query");
     assert_eq!(m.semantic_status().percent(), 100);
+}
+
+/// A search's note while `n` chunks lack vectors and every file has been
+/// cut into chunks, so the count is exact.
+fn to_go(n: usize) -> String {
+    let s = if n == 1 { "" } else { "s" };
+    format!("semantic: indexing 0%, {n} chunk{s} to go (run `agent-memory index` to finish)")
 }

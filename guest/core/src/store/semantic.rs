@@ -133,13 +133,18 @@ impl Memory {
 
     /// Whether semantic recall is on, with which model, how many chunks
     /// have vectors, or why it is off. Reads the files' signatures, and the
-    /// files that changed; embeds nothing and writes nothing.
+    /// files that changed; embeds nothing. The chunk keys of the files it
+    /// cut are saved (when the store's lock is free), so the next call
+    /// does not cut them again.
     pub fn semantic_status(&self) -> SemanticStatus {
         let Some(e) = self.semantic.embedder.clone() else {
             return self.status_off();
         };
         let mut cache = self.load_vectors(e.as_ref());
         let survey = self.survey(e.as_ref(), &mut cache, Reach::ALL, 0);
+        if survey.settled {
+            self.save_vectors_now(&cache);
+        }
         self.status_of(e.as_ref(), &survey)
     }
 
@@ -189,13 +194,17 @@ impl Memory {
     /// The chunks that have no vector yet (at most `limit`), with the
     /// model's id, for a host that embeds them itself (natively, on all its
     /// cores) and hands the vectors back with [`Memory::add_vectors`].
-    /// `None` when semantic recall is off. Reads what changed, writes
-    /// nothing.
+    /// `None` when semantic recall is off. Reads what changed and embeds
+    /// nothing; as [`Memory::semantic_status`], it saves the chunk keys of
+    /// the files it cut.
     pub fn pending_chunks(&self, limit: Option<usize>) -> Option<PendingChunks> {
         let e = self.semantic.embedder.clone()?;
         let mut cache = self.load_vectors(e.as_ref());
         let want = limit.unwrap_or(usize::MAX);
         let mut survey = self.survey(e.as_ref(), &mut cache, Reach::ALL, want);
+        if survey.settled {
+            self.save_vectors_now(&cache);
+        }
         let status = self.status_of(e.as_ref(), &survey);
         let chunks = self.texts(e.as_ref(), &mut survey, 0..want);
         Some(PendingChunks {
@@ -607,9 +616,16 @@ impl Memory {
                 self.save_vectors_now(&cache);
             }
             if !survey.pending.is_empty() || survey.unread > 0 {
+                let percent = self.search_percent(e.as_ref(), &survey);
+                // The count is exact once every file is chunked: a host
+                // holding the model can embed that few and search again.
+                let left = match (survey.unread, survey.pending.len()) {
+                    (0, 1) => ", 1 chunk to go".to_owned(),
+                    (0, n) => format!(", {n} chunks to go"),
+                    _ => String::new(),
+                };
                 let note = format!(
-                    "semantic: indexing {}% (run `agent-memory index` to finish)",
-                    self.search_percent(e.as_ref(), &survey)
+                    "semantic: indexing {percent}%{left} (run `agent-memory index` to finish)"
                 );
                 return (lexical, Some(note));
             }
