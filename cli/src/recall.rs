@@ -19,6 +19,10 @@ pub const WEIGHTS_FILE: &str = "all-minilm-l6-v2.int8.safetensors";
 /// Chunks embedded per call of `index`: about 2 s in the component, so
 /// the progress line moves and no call nears the timeout.
 const ROUND: u32 = 16;
+/// Most chunks a one-shot search embeds natively before it answers, as a
+/// search with the model in the component does (the core's default
+/// search budget); with more missing it answers with the indexing note.
+const CATCH_UP: u32 = 16;
 
 /// Where the weights are looked for.
 pub fn weights_path() -> PathBuf {
@@ -78,8 +82,8 @@ pub fn setup_deferred(memory: &mut Memory, on: bool) -> Result<bool> {
 /// deferred, a reply whose note says meaning would have decided (a query
 /// word that no file holds) is thrown away and the search run again with
 /// the model, so the answer is the one a loaded model gives: the query is
-/// embedded natively ([`native_search`]), or, when that cannot answer, the
-/// model is loaded into the component.
+/// embedded natively ([`native_search`]), or, when the weights do not load
+/// natively, the model is loaded into the component.
 pub fn search_call(memory: &mut Memory, deferred: bool, arguments: &str) -> Result<String> {
     let reply = memory.call_tool("memory_search", arguments)?;
     let wanted = format!("semantic: off ({DEFERRED})");
@@ -96,10 +100,12 @@ pub fn search_call(memory: &mut Memory, deferred: bool, arguments: &str) -> Resu
 /// The search of `arguments` with the model run natively in this process
 /// (mapped, a few milliseconds) and only its vocabulary and the query's
 /// vector in the component, where handing the component the weights costs
-/// a tenth of a second. `None` when it cannot answer as the component's
-/// model would: no `query` in the arguments, weights that do not load (the
-/// component's load then says why), or chunks without vectors (the
-/// component's model embeds a few per search; this one embeds none).
+/// a tenth of a second. As the component's model would, it embeds the
+/// chunks without vectors when the reply counts at most [`CATCH_UP`] of
+/// them (natively, then searches again), and otherwise answers with the
+/// indexing note. `None` when it cannot answer: no `query` in the
+/// arguments, or weights that do not load (the component's load then says
+/// why).
 ///
 /// Embedding the query on a second thread while the lexical search ran was
 /// tried: no faster for weak words (84 against 81 ms, load 3.9) and 12 ms
@@ -117,14 +123,23 @@ fn native_search(memory: &mut Memory, arguments: &str) -> Result<Option<String>>
     memory.enable_semantic_native(Arc::new(model))?;
     memory.embed_query_natively(&query)?;
     let reply = memory.call_tool("memory_search", arguments)?;
-    if reply
-        .lines()
-        .nth(1)
-        .is_some_and(|l| l.starts_with("semantic: indexing"))
-    {
-        return Ok(None);
+    match reply.lines().nth(1).and_then(chunks_to_go) {
+        Some(left) if left <= CATCH_UP => {
+            memory.index_vectors_natively(Some(left), None, &mut |_, _| {})?;
+            Ok(Some(memory.call_tool("memory_search", arguments)?))
+        }
+        _ => Ok(Some(reply)),
     }
-    Ok(Some(reply))
+}
+
+/// The chunks left to embed when `note` is a search's indexing note that
+/// counts them (`semantic: indexing 97%, 3 chunks to go (…)`; it does once
+/// every file has been cut into chunks).
+fn chunks_to_go(note: &str) -> Option<u32> {
+    let rest = note.strip_prefix("semantic: indexing ")?;
+    let (_, count) = rest.split_once("%, ")?;
+    let (n, _) = count.split_once(" chunk")?;
+    n.parse().ok()
 }
 
 /// `agent-memory index`: embed every chunk without a vector, natively on
@@ -143,7 +158,7 @@ pub fn index(memory: &mut Memory, in_component: bool) -> Result<()> {
         let mut shown = None;
         let mut embedded = 0;
         let start = std::time::Instant::now();
-        let status = memory.index_vectors_natively(None, &mut |done, total| {
+        let status = memory.index_vectors_natively(None, None, &mut |done, total| {
             embedded = done;
             // `total` is what was missing; the line counts every chunk.
             let now = ready + done;
@@ -184,4 +199,19 @@ pub fn index(memory: &mut Memory, in_component: bool) -> Result<()> {
     let _ = writeln!(err);
     println!("{}", status.line());
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::chunks_to_go;
+
+    #[test]
+    fn the_indexing_note_gives_its_count_only_when_it_has_one() {
+        let note = |s: &str| format!("semantic: indexing {s} (run `agent-memory index` to finish)");
+        assert_eq!(chunks_to_go(&note("97%, 3 chunks to go")), Some(3));
+        assert_eq!(chunks_to_go(&note("99%, 1 chunk to go")), Some(1));
+        assert_eq!(chunks_to_go(&note("0%, 1200 chunks to go")), Some(1200));
+        assert_eq!(chunks_to_go(&note("40%")), None);
+        assert_eq!(chunks_to_go("semantic: off (turned off)"), None);
+    }
 }

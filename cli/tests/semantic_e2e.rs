@@ -176,3 +176,57 @@ fn a_search_loads_the_model_only_when_its_words_are_weak() {
     assert_eq!(hits[0], "infra.md  [matched: (meaning)]", "{text}");
     assert_eq!(count(), 1, "the weak query loaded the model and embedded");
 }
+
+/// A one-shot search embeds what it can catch up on before it answers (at
+/// most 16 chunks, natively), and with more missing answers by its words
+/// and says how many are left, embedding none of them.
+#[test]
+fn a_search_catches_up_a_few_chunks_and_leaves_many_to_index() {
+    let Some(weights) = real_weights() else {
+        return;
+    };
+    let env = Env::new(&weights);
+    for i in 0..15 {
+        let name = format!("rota-{i}");
+        let text = format!("Week {i}: the lunch rota and who waters the office plants.");
+        let out = env.run(&["write", "note", "--name", &name, &text]);
+        assert_success(&out, &["write", &name]);
+    }
+    let status = || stdout(&env.run(&["status"]));
+    let indexing = "semantic: indexing 0%, 18 chunks to go (run `agent-memory index` to finish)";
+    let (text, hits) = env.hits(&[]);
+    assert_eq!(text.lines().nth(1), Some(indexing), "{text}");
+    assert!(hits.iter().all(|h| !h.contains("(meaning)")), "{text}");
+    assert!(status().contains("18 chunks, 0% indexed"), "{}", status());
+
+    // Built, then two notes written: a search embeds their two chunks
+    // and answers by meaning, the new notes among the rest.
+    assert_success(&env.run(&["index"]), &["index"]);
+    for (name, text) in [
+        (
+            "dr-site",
+            "Disaster recovery runs from a warm standby in eu-west-1 (Dublin).",
+        ),
+        ("lunch", "Friday lunch is pizza from the place on the corner."),
+    ] {
+        let out = env.run(&["write", "note", "--name", name, text]);
+        assert_success(&out, &["write", name]);
+    }
+    assert!(status().contains("20 chunks, 90% indexed"), "{}", status());
+    let (text, hits) = env.hits(&[]);
+    assert!(
+        text.contains("ordered by meaning; 18 matched by meaning"),
+        "{text}"
+    );
+    assert_eq!(
+        hits[..3],
+        [
+            "infra.md  [matched: (meaning)]",
+            "dr-site.md  [matched: run]",
+            "testing.md  [matched: run]"
+        ],
+        "{text}"
+    );
+    assert!(hits.contains(&"lunch.md  [matched: (meaning)]".to_owned()));
+    assert!(status().contains("20 chunks, 100% indexed"), "{}", status());
+}

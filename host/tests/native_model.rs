@@ -111,11 +111,11 @@ fn a_native_model_embeds_nothing_in_the_component_and_builds_natively() {
     let text = search(&mut m);
     assert_eq!(
         text.lines().nth(1),
-        Some("semantic: indexing 0% (run `agent-memory index` to finish)"),
+        Some("semantic: indexing 0%, 4 chunks to go (run `agent-memory index` to finish)"),
         "{text}"
     );
     // The host builds them with the model it holds.
-    let status = m.index_vectors_natively(Some(1), &mut |_, _| {}).unwrap();
+    let status = m.index_vectors_natively(None, Some(1), &mut |_, _| {}).unwrap();
     assert_eq!((status.ready, status.chunks), (4, 4));
     assert!(search(&mut m).contains("region.md  [matched: (meaning)]"));
 }

@@ -298,9 +298,10 @@ impl Memory {
         .map(Into::into)
     }
 
-    /// Embed every chunk that has no vector natively, on `threads` threads
-    /// (every core when `None`), with the weights given to
-    /// [`Memory::enable_semantic`], and hand the vectors to the component,
+    /// Embed the chunks that have no vector (at most `limit` of them, all
+    /// when `None`) natively, on `threads` threads (every core when
+    /// `None`), with the weights given to [`Memory::enable_semantic`] or
+    /// the [`NativeModel`] in use, and hand the vectors to the component,
     /// which stores them as its own (same model id, same file). It saves
     /// every couple of seconds, so a build cut short keeps what it had
     /// handed in. `progress(done, total)` is called after each chunk. When
@@ -315,6 +316,7 @@ impl Memory {
     /// lock stayed taken.
     pub fn index_vectors_natively(
         &mut self,
+        limit: Option<u32>,
         threads: Option<usize>,
         progress: &mut dyn FnMut(u32, u32),
     ) -> Result<SemanticStatus, Error> {
@@ -327,7 +329,7 @@ impl Memory {
         }
         let pending = self
             .call_handle("semantic-pending", |store, b, h| {
-                b.agent_memory_semantic().call_pending(store, h, None)
+                b.agent_memory_semantic().call_pending(store, h, limit)
             })?
             .map_err(domain)?;
         let mut status: SemanticStatus = pending.status.into();
