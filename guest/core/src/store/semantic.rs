@@ -333,8 +333,7 @@ impl Memory {
     /// [`SemanticStatus::percent`], with the chunks of the files the survey
     /// left unread estimated at the rate of those it read (never 100%
     /// while any is unread).
-    fn search_percent(&self, e: &dyn Embed, survey: &Survey) -> usize {
-        let status = self.status_of(e, survey);
+    fn search_percent(status: &SemanticStatus, survey: &Survey) -> usize {
         if survey.unread == 0 {
             return status.percent();
         }
@@ -616,10 +615,12 @@ impl Memory {
                 self.save_vectors_now(&cache);
             }
             if !survey.pending.is_empty() || survey.unread > 0 {
-                let percent = self.search_percent(e.as_ref(), &survey);
-                // The count is exact once every file is chunked: a host
-                // holding the model can embed that few and search again.
-                let left = match (survey.unread, survey.pending.len()) {
+                let status = self.status_of(e.as_ref(), &survey);
+                let percent = Self::search_percent(&status, &survey);
+                // The count is exact (the status's) once every file is
+                // chunked: a host holding the model can embed that few
+                // and search again.
+                let left = match (survey.unread, status.chunks - status.ready) {
                     (0, 1) => ", 1 chunk to go".to_owned(),
                     (0, n) => format!(", {n} chunks to go"),
                     _ => String::new(),
