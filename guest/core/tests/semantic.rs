@@ -585,7 +585,7 @@ fn a_file_read_again_is_recorded_once_it_has_settled() {
     let m = s.with(&e);
     m.index_vectors(None, &mut |_, _| {}).unwrap();
     let [file] = vector_files(&s.root).try_into().unwrap();
-    let built = fs::read(&file).unwrap();
+    let built = stored(&file);
     // The notes were written just now, so the build recorded them as
     // possibly still changing. An hour later (as their clocks say), a
     // search reads them again, finds every chunk's vector, and records
@@ -595,12 +595,18 @@ fn a_file_read_again_is_recorded_once_it_has_settled() {
     let calls = e.calls();
     assert!(paths(&m, Q)[0].ends_with("infra.md"));
     assert_eq!(e.calls(), calls + 1, "the query only");
-    let settled = fs::read(&file).unwrap();
+    let settled = stored(&file);
     assert_ne!(settled, built, "the settled signatures were not saved");
     // Known now: the next search reads nothing again and saves nothing.
     paths(&m, Q);
-    assert_eq!(fs::read(&file).unwrap(), settled);
+    assert_eq!(stored(&file), settled);
     assert_eq!(e.calls(), calls + 2);
+}
+
+/// The bytes of the vectors file at `file` and of its log, if any.
+fn stored(file: &Path) -> (Vec<u8>, Option<Vec<u8>>) {
+    let log = PathBuf::from(format!("{}.log", file.display()));
+    (fs::read(file).unwrap(), fs::read(log).ok())
 }
 
 /// Sets the modification time of every file in `dir` an hour back, so
@@ -742,6 +748,51 @@ fn a_search_catches_up_a_few_chunks_and_leaves_a_build_to_index() {
     assert!(paths(&m, Q)[0].ends_with("infra.md"));
     assert_eq!(e.calls(), chunks + 1, "every chunk and the query");
     assert_eq!(m.semantic_status().percent(), 100);
+}
+
+/// A write that embeds a chunk appends it to the log beside the vectors
+/// file, which is not written again; a memory opened afresh reads both,
+/// and a record cut short by a kill costs only that record.
+#[test]
+fn a_change_appends_to_the_log_and_a_cut_record_costs_only_itself() {
+    let s = Store::new();
+    let e = Fake::new("fake-a");
+    let m = s.with(&e);
+    let built = m.index_vectors(None, &mut |_, _| {}).unwrap();
+    let file = vector_files(&s.root).pop().unwrap();
+    let log = PathBuf::from(format!("{}.log", file.display()));
+    let (bytes, none) = stored(&file);
+    assert_eq!(none, None);
+    let append = |text: &str| {
+        m.write(WriteTarget::Note, text, WriteMode::Append, Some("team"))
+            .unwrap();
+    };
+    append("\n## Costs\n\nThe cluster bill is paid by finance.\n");
+    assert_eq!(fs::read(&file).unwrap(), bytes, "the vectors file was written again");
+    assert!(log.exists());
+    let calls = e.calls();
+    let status = s.with(&e).semantic_status();
+    assert_eq!((status.ready, status.chunks), (built.chunks + 1, built.chunks + 1));
+    assert_eq!(e.calls(), calls, "a memory opened afresh embedded again");
+
+    // The next write's vector record is the log's last: cut it short.
+    append("\n## Owners\n\nThe platform team owns the cluster.\n");
+    let whole = fs::metadata(&log).unwrap().len();
+    fs::OpenOptions::new()
+        .write(true)
+        .open(&log)
+        .unwrap()
+        .set_len(whole - 3)
+        .unwrap();
+    let fresh = s.with(&e);
+    let status = fresh.semantic_status();
+    assert_eq!(status.chunks, built.chunks + 2);
+    assert_eq!(status.ready, status.chunks - 1, "only the cut vector is missing");
+    // A search catches it up and appends it after the sound records.
+    paths(&fresh, "which city do the servers run in");
+    let status = s.with(&e).semantic_status();
+    assert_eq!(status.ready, status.chunks);
+    assert_eq!(fs::read(&file).unwrap(), bytes);
 }
 
 /// A search's note while `n` chunks lack vectors and every file has been

@@ -19,8 +19,20 @@
 //! everything before it. A file of the first layout, `AMVEC001` (each key
 //! followed by its vector as f32s), is read too and written again in this
 //! one, so no store embeds anything again for the change.
+//!
+//! Beside it, the log (`<same name>.log`) holds what was added since the
+//! file was written, so that a write that embeds one chunk appends a
+//! kilobyte instead of writing every vector again: `AMVLOG01`, the u64
+//! checksum of the vectors file it extends, then records, each a u32
+//! length, the body and the body's u64 checksum. A body is a file's new
+//! record (`1`, then as in the file), a file gone (`2`, its path) or a
+//! vector (`3`, its key and width f16s). Reading stops at the first record
+//! that is cut short or fails its checksum (a write killed midway); a log
+//! of another vectors file is ignored. When the log passes a quarter of
+//! the file (at least 1 MiB), the file is written again whole and the log
+//! removed.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::hash::{BuildHasherDefault, Hasher};
 
 use agent_memory_embed::half;
@@ -32,6 +44,14 @@ use crate::index::checksum;
 const MAGIC: &[u8; 8] = b"AMVEC002";
 /// The first bytes of a vectors file of the first layout (f32 vectors).
 const MAGIC_F32: &[u8; 8] = b"AMVEC001";
+/// The first bytes of a vectors log.
+const LOG_MAGIC: &[u8; 8] = b"AMVLOG01";
+/// Bytes of a log's header: the magic and the file's checksum.
+pub(crate) const LOG_HEADER: usize = 16;
+/// Record kinds of the log.
+const FILE_RECORD: u8 = 1;
+const GONE_RECORD: u8 = 2;
+const VECTOR_RECORD: u8 = 3;
 
 /// A chunk's key: the first 16 bytes of the sha256 of its embedded text.
 pub(crate) type Key = [u8; 16];
@@ -96,6 +116,17 @@ pub(crate) struct Cache {
     rows: Vec<u8>,
     /// Decoded from the first layout: worth saving in this one.
     pub(crate) outdated: bool,
+    /// The checksum of the vectors file this cache was read from, which a
+    /// log must extend; 0 when there was none.
+    pub(crate) base: u64,
+    /// Bytes of the log read, up to the end of its last sound record; 0
+    /// when there was none.
+    pub(crate) log_len: u64,
+    /// Paths whose record changed (or went) since the cache was read or
+    /// last saved: the next append writes them.
+    changed: BTreeSet<String>,
+    /// Keys given a vector since then, in order.
+    fresh: Vec<Key>,
 }
 
 impl PartialEq for Cache {
@@ -158,7 +189,137 @@ impl Cache {
                 .extend_from_slice(&half::from_f32(x).to_le_bytes());
         }
         self.at.insert(key, row);
+        self.fresh.push(key);
         true
+    }
+
+    /// Replace the file records with `files`, noting the paths whose
+    /// record changed or went for the next append.
+    pub(crate) fn set_files(&mut self, files: HashMap<String, FileChunks>) {
+        let old = std::mem::replace(&mut self.files, files);
+        for (path, f) in &self.files {
+            if old.get(path) != Some(f) {
+                self.changed.insert(path.clone());
+            }
+        }
+        for path in old.into_keys() {
+            if !self.files.contains_key(&path) {
+                self.changed.insert(path);
+            }
+        }
+    }
+
+    /// Whether anything changed since the cache was read or saved.
+    pub(crate) fn is_dirty(&self) -> bool {
+        !self.changed.is_empty() || !self.fresh.is_empty()
+    }
+
+    /// The log records of what changed since the cache was read or saved:
+    /// each changed file's record (or its going) and each new vector.
+    pub(crate) fn log_records(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        let mut body = Vec::new();
+        for path in &self.changed {
+            body.clear();
+            match self.files.get(path) {
+                Some(f) => {
+                    body.push(FILE_RECORD);
+                    put_file(&mut body, path, f);
+                }
+                None => {
+                    body.push(GONE_RECORD);
+                    put_bytes(&mut body, path.as_bytes());
+                }
+            }
+            put_record(&mut out, &body);
+        }
+        for key in &self.fresh {
+            let Some(row) = self.row(key) else { continue };
+            body.clear();
+            body.push(VECTOR_RECORD);
+            body.extend_from_slice(key);
+            body.extend_from_slice(row);
+            put_record(&mut out, &body);
+        }
+        out
+    }
+
+    /// Everything is saved: nothing for the next append.
+    pub(crate) fn mark_saved(&mut self) {
+        self.changed.clear();
+        self.fresh.clear();
+    }
+
+    /// The header of a log extending the vectors file whose checksum is
+    /// `base`.
+    pub(crate) fn log_header(base: u64) -> Vec<u8> {
+        let mut out = LOG_MAGIC.to_vec();
+        out.extend_from_slice(&base.to_le_bytes());
+        out
+    }
+
+    /// Apply the records of `log`, a log of the file this cache was read
+    /// from, up to the first that is cut short or unsound; sets
+    /// [`Cache::log_len`] to where they end (0 when the log is not this
+    /// file's: it is then ignored whole). Marks nothing for saving.
+    pub(crate) fn replay(&mut self, log: &[u8]) {
+        self.log_len = 0;
+        if self.base == 0 || log.len() < LOG_HEADER || log[..LOG_HEADER] != Cache::log_header(self.base) {
+            return;
+        }
+        let mut end = LOG_HEADER;
+        for (body, next) in records(log, LOG_HEADER) {
+            if !self.apply(body) {
+                break;
+            }
+            end = next;
+        }
+        self.log_len = end as u64;
+        self.mark_saved();
+    }
+
+    /// Apply one record's body; false (and nothing applied) when it is
+    /// unsound.
+    fn apply(&mut self, body: &[u8]) -> bool {
+        let mut r = Reader { bytes: body, at: 1 };
+        match body.first() {
+            Some(&FILE_RECORD) => match read_file(&mut r) {
+                Some((path, f)) if r.left() == 0 => {
+                    self.files.insert(path, f);
+                    true
+                }
+                _ => false,
+            },
+            Some(&GONE_RECORD) => match r.bytes_field().map(std::str::from_utf8) {
+                Some(Ok(path)) if r.left() == 0 => {
+                    self.files.remove(path);
+                    true
+                }
+                _ => false,
+            },
+            Some(&VECTOR_RECORD) => {
+                let Some(key) = r.take(16).and_then(|k| Key::try_from(k).ok()) else {
+                    return false;
+                };
+                let row = &body[r.at..];
+                let dim = row.len() / 2;
+                let sound = dim > 0
+                    && row.len() % 2 == 0
+                    && (self.dim == 0 || dim == self.dim)
+                    && half::all_finite(row);
+                let Some(i) = sound
+                    .then(|| u32::try_from(self.rows.len() / (dim * 2)).ok())
+                    .flatten()
+                else {
+                    return false;
+                };
+                self.dim = dim;
+                self.rows.extend_from_slice(row);
+                self.at.insert(key, i);
+                true
+            }
+            _ => false,
+        }
     }
 
     /// The cosine of the unit vector `q` with `key`'s vector (their dot
@@ -198,13 +359,8 @@ impl Cache {
         out.extend_from_slice(&(paths.len() as u32).to_le_bytes());
         for path in paths {
             let f = &self.files[path];
-            put_bytes(&mut out, path.as_bytes());
-            out.extend_from_slice(&f.sig.len.to_le_bytes());
-            out.extend_from_slice(&f.sig.mtime_ns.to_le_bytes());
-            out.extend_from_slice(&(f.chunks.len() as u32).to_le_bytes());
-            for (key, line) in &f.chunks {
-                out.extend_from_slice(key);
-                out.extend_from_slice(&line.to_le_bytes());
+            put_file(&mut out, path, f);
+            for (key, _) in &f.chunks {
                 if self.has(key) && seen.insert(*key) {
                     used.push(key);
                 }
@@ -244,23 +400,11 @@ impl Cache {
         let dim = r.u32()? as usize;
         let mut cache = Cache::new(model);
         cache.dim = dim;
+        cache.base = checksum(body);
         let files = r.u32()?;
         for _ in 0..files {
-            let path = std::str::from_utf8(r.bytes_field()?).ok()?.to_owned();
-            let len = r.u64()?;
-            let mtime_ns = r.u64()? as i64;
-            let n = r.u32()? as usize;
-            // Each chunk takes 20 bytes: a count past the end is corrupt.
-            if n > r.left() / 20 {
-                return None;
-            }
-            let mut chunks = Vec::with_capacity(n);
-            for _ in 0..n {
-                let key: Key = r.take(16)?.try_into().ok()?;
-                chunks.push((key, r.u32()?));
-            }
-            let sig = Sig { len, mtime_ns };
-            cache.files.insert(path, FileChunks { sig, chunks });
+            let (path, f) = read_file(&mut r)?;
+            cache.files.insert(path, f);
         }
         let n = r.u32()? as usize;
         let width = if f32_layout { 4 } else { 2 };
@@ -282,6 +426,8 @@ impl Cache {
                     return None;
                 }
             }
+            // Written again whole, not appended.
+            cache.mark_saved();
             return Some(cache);
         }
         for i in 0..n {
@@ -303,6 +449,71 @@ impl Cache {
 fn put_bytes(out: &mut Vec<u8>, b: &[u8]) {
     out.extend_from_slice(&(b.len() as u32).to_le_bytes());
     out.extend_from_slice(b);
+}
+
+/// A file's record: path, size, modification time, chunks.
+fn put_file(out: &mut Vec<u8>, path: &str, f: &FileChunks) {
+    put_bytes(out, path.as_bytes());
+    out.extend_from_slice(&f.sig.len.to_le_bytes());
+    out.extend_from_slice(&f.sig.mtime_ns.to_le_bytes());
+    out.extend_from_slice(&(f.chunks.len() as u32).to_le_bytes());
+    for (key, line) in &f.chunks {
+        out.extend_from_slice(key);
+        out.extend_from_slice(&line.to_le_bytes());
+    }
+}
+
+/// A file's record as [`put_file`] wrote it.
+fn read_file(r: &mut Reader<'_>) -> Option<(String, FileChunks)> {
+    let path = std::str::from_utf8(r.bytes_field()?).ok()?.to_owned();
+    let len = r.u64()?;
+    let mtime_ns = r.u64()? as i64;
+    let n = r.u32()? as usize;
+    // Each chunk takes 20 bytes: a count past the end is corrupt.
+    if n > r.left() / 20 {
+        return None;
+    }
+    let mut chunks = Vec::with_capacity(n);
+    for _ in 0..n {
+        let key: Key = r.take(16)?.try_into().ok()?;
+        chunks.push((key, r.u32()?));
+    }
+    let sig = Sig { len, mtime_ns };
+    Some((path, FileChunks { sig, chunks }))
+}
+
+/// Bytes a vectors log may reach however small its file is.
+const MIN_LOG_BYTES: u64 = 1 << 20;
+
+/// Whether a log of `end` sound bytes may take `add` more beside a
+/// vectors file of `file_len` bytes: up to a quarter of the file, and at
+/// least [`MIN_LOG_BYTES`]. Past it the file is written again whole.
+pub(crate) fn log_fits(end: u64, add: u64, file_len: u64) -> bool {
+    end.saturating_add(add) <= (file_len / 4).max(MIN_LOG_BYTES)
+}
+
+/// One log record: its length, `body`, the body's checksum.
+fn put_record(out: &mut Vec<u8>, body: &[u8]) {
+    out.extend_from_slice(&(body.len() as u32).to_le_bytes());
+    out.extend_from_slice(body);
+    out.extend_from_slice(&checksum(body).to_le_bytes());
+}
+
+/// The sound records of `log` from byte `from` on, each body with the
+/// offset just past it; stops at the first cut short or failing its
+/// checksum.
+pub(crate) fn records(log: &[u8], from: usize) -> impl Iterator<Item = (&[u8], usize)> {
+    let mut at = from;
+    std::iter::from_fn(move || {
+        let mut r = Reader { bytes: log, at };
+        let body = r.bytes_field()?;
+        let sum = r.u64()?;
+        if body.is_empty() || checksum(body) != sum {
+            return None;
+        }
+        at = r.at;
+        Some((body, at))
+    })
 }
 
 /// Bounds-checked little-endian reads; `None` past the end.
@@ -472,5 +683,97 @@ mod tests {
         assert!((got - exact).abs() < 1e-3, "{got} against {exact}");
         assert_eq!(c.cosine(&q[..18], &key_of("a")), None);
         assert_eq!(c.cosine(&q, &key_of("b")), None);
+    }
+
+    /// `sample` as written, then changed: a vector added, a file's record
+    /// changed, one gone; with the log of those changes.
+    fn changed_with_log() -> (Vec<u8>, Cache, Vec<u8>) {
+        let file = sample().encode();
+        let mut c = Cache::decode(file.clone(), "fake-1").unwrap();
+        assert!(!c.is_dirty());
+        let mut files = c.files.clone();
+        let sig = Sig { len: 40, mtime_ns: 9 };
+        let chunks = vec![(key_of("a"), 1), (key_of("c"), 3)];
+        files.insert("notes/x.md".into(), FileChunks { sig, chunks: chunks.clone() });
+        files.insert("notes/y.md".into(), FileChunks { sig, chunks });
+        c.set_files(files);
+        assert!(c.add(key_of("c"), vec![0.0, -1.0]));
+        let mut files = c.files.clone();
+        files.remove("notes/y.md");
+        c.set_files(files);
+        let mut log = Cache::log_header(c.base);
+        log.extend_from_slice(&c.log_records());
+        (file, c, log)
+    }
+
+    #[test]
+    fn a_log_replayed_on_its_file_gives_the_cache_it_was_written_from() {
+        let (file, c, log) = changed_with_log();
+        let mut back = Cache::decode(file, "fake-1").unwrap();
+        back.replay(&log);
+        assert_eq!(back, c);
+        assert_eq!(back.log_len, log.len() as u64);
+        assert!(!back.is_dirty());
+        assert_eq!(back.files.len(), 1);
+        assert_eq!(back.cosine(&[0.0, 1.0], &key_of("c")), Some(-1.0));
+        // Saved, nothing is left for the next append.
+        let mut saved = c.clone();
+        saved.mark_saved();
+        assert!(saved.log_records().is_empty());
+    }
+
+    #[test]
+    fn a_log_cut_anywhere_keeps_the_records_before_the_cut() {
+        let (file, _, log) = changed_with_log();
+        let ends: Vec<usize> = records(&log, LOG_HEADER).map(|(_, end)| end).collect();
+        // The file's new record (x), y's going, the vector of c.
+        assert_eq!(ends.len(), 3);
+        for cut in LOG_HEADER..log.len() {
+            let mut back = Cache::decode(file.clone(), "fake-1").unwrap();
+            back.replay(&log[..cut]);
+            let whole = ends.iter().filter(|&&e| e <= cut).count();
+            let sound = if whole == 0 { LOG_HEADER } else { ends[whole - 1] };
+            assert_eq!(back.log_len, sound as u64, "cut at {cut}");
+            assert_eq!(back.has(&key_of("c")), whole == 3, "cut at {cut}");
+            let x = &back.files["notes/x.md"];
+            assert_eq!(x.sig.len, if whole >= 1 { 40 } else { 12 }, "cut at {cut}");
+        }
+    }
+
+    #[test]
+    fn a_log_of_another_file_or_with_a_bad_record_is_not_followed() {
+        let (file, _, log) = changed_with_log();
+        // Another file's log: ignored whole.
+        let mut other = Cache::log_header(1);
+        other.extend_from_slice(&log[LOG_HEADER..]);
+        let mut back = Cache::decode(file.clone(), "fake-1").unwrap();
+        back.replay(&other);
+        assert_eq!(back.log_len, 0);
+        assert_eq!(back, sample());
+        // A vector record of another width under a sound checksum: the
+        // records before it stand, it and those after do not.
+        let mut wide = log.clone();
+        let mut body = vec![VECTOR_RECORD];
+        body.extend_from_slice(&key_of("d"));
+        body.extend_from_slice(&[0u8; 6]);
+        put_record(&mut wide, &body);
+        let mut after = Vec::new();
+        let mut gone = vec![GONE_RECORD];
+        put_bytes(&mut gone, b"notes/x.md");
+        put_record(&mut after, &gone);
+        wide.extend_from_slice(&after);
+        let mut back = Cache::decode(file, "fake-1").unwrap();
+        back.replay(&wide);
+        assert_eq!(back.log_len, log.len() as u64);
+        assert!(!back.has(&key_of("d")));
+        assert!(back.files.contains_key("notes/x.md"));
+    }
+
+    #[test]
+    fn the_log_compacts_past_a_quarter_of_the_file_and_one_mib() {
+        assert!(log_fits(0, 1 << 20, 100));
+        assert!(!log_fits(1, 1 << 20, 100));
+        assert!(log_fits(10 << 20, 2 << 20, 48 << 20));
+        assert!(!log_fits(10 << 20, (2 << 20) + 1, 48 << 20));
     }
 }

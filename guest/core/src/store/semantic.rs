@@ -9,7 +9,7 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fs::{self, OpenOptions};
-use std::io::Write as _;
+use std::io::{Read as _, Seek as _, SeekFrom, Write as _};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -22,7 +22,7 @@ use crate::limits::MAX_SEARCH_FILE_BYTES;
 use crate::listing::{Listings, now_ns};
 use crate::rank::Ranker;
 use crate::search::{FileMeta, SearchHit, SearchResults, render_windows};
-use crate::semantic::cache::{Cache, FileChunks, Key};
+use crate::semantic::cache::{self, Cache, FileChunks, Key};
 use crate::semantic::fuse::{self, BY_MEANING, Params, Scored};
 use crate::semantic::{self, DEFAULT_SEARCH_BUDGET, Embed, PendingChunks, SemanticStatus};
 
@@ -44,6 +44,13 @@ const SAVE_EVERY: usize = 256;
 /// wait for the next search or `index`; until then meaning does not order
 /// them.
 const SEARCH_CHUNK_BYTES: u64 = 256 * 1024;
+
+/// The log beside the vectors file at `path`.
+fn log_path(path: &std::path::Path) -> std::path::PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(".log");
+    name.into()
+}
 
 /// Which files a survey may read and chunk again.
 #[derive(Debug, Clone, Copy)]
@@ -143,7 +150,7 @@ impl Memory {
         let mut cache = self.load_vectors(e.as_ref());
         let survey = self.survey(e.as_ref(), &mut cache, Reach::ALL, 0);
         if survey.settled {
-            self.save_vectors_now(&cache);
+            self.save_vectors_now(&mut cache);
         }
         self.status_of(e.as_ref(), &survey)
     }
@@ -183,11 +190,11 @@ impl Memory {
                 progress(done, total);
             }
             if end < want {
-                self.save_vectors_now(&cache);
+                self.save_vectors_now(&mut cache);
             }
         }
         survey.pending.retain(|(k, _)| !cache.has(k));
-        self.save_vectors_now(&cache);
+        self.save_vectors_now(&mut cache);
         Ok(self.status_of(e.as_ref(), &survey))
     }
 
@@ -203,7 +210,7 @@ impl Memory {
         let want = limit.unwrap_or(usize::MAX);
         let mut survey = self.survey(e.as_ref(), &mut cache, Reach::ALL, want);
         if survey.settled {
-            self.save_vectors_now(&cache);
+            self.save_vectors_now(&mut cache);
         }
         let status = self.status_of(e.as_ref(), &survey);
         let chunks = self.texts(e.as_ref(), &mut survey, 0..want);
@@ -265,7 +272,7 @@ impl Memory {
                 cache.add(key, v);
             }
         }
-        self.write_vectors(&cache, &guard)
+        self.write_vectors(&mut cache, &guard)
             .map_err(|err| Error::io("write the vectors", &self.vectors_rel(e.model_id()), &err))?;
         survey.pending.retain(|(k, _)| !cache.has(k));
         Ok(self.status_of(e.as_ref(), &survey))
@@ -365,20 +372,23 @@ impl Memory {
     /// again in the current one (if the store's lock is free).
     fn load_vectors(&self, e: &dyn Embed) -> Cache {
         let path = self.abs(&self.vectors_rel(e.model_id()));
-        let Some(cache) = fs::read(path)
+        let Some(mut cache) = fs::read(&path)
             .ok()
             .and_then(|b| Cache::decode(b, e.model_id()))
         else {
             return Cache::new(e.model_id());
         };
+        if let Ok(log) = fs::read(log_path(&path)) {
+            cache.replay(&log);
+        }
         if cache.outdated {
-            self.save_vectors_now(&cache);
+            self.save_vectors_now(&mut cache);
         }
         cache
     }
 
     /// Save `cache` if the store's lock is free right now.
-    fn save_vectors_now(&self, cache: &Cache) {
+    fn save_vectors_now(&self, cache: &mut Cache) {
         let policy = LockPolicy {
             lease: self.limits.lock_lease,
             wait: Duration::ZERO,
@@ -388,14 +398,94 @@ impl Memory {
         }
     }
 
-    /// Replace the vectors file with `cache`, under the held lock. Best
-    /// effort: it is a cache.
-    fn save_vectors(&self, cache: &Cache, guard: &LockGuard) {
+    /// Save `cache` under the held lock. Best effort: it is a cache.
+    fn save_vectors(&self, cache: &mut Cache, guard: &LockGuard) {
         let _ = self.write_vectors(cache, guard);
     }
 
-    /// Replace the vectors file with `cache`, under the held lock.
-    fn write_vectors(&self, cache: &Cache, guard: &LockGuard) -> std::io::Result<()> {
+    /// Save what changed in `cache` under the held lock: appended to the
+    /// log when the vectors file is the one the cache was read from and
+    /// the log stays small beside it ([`cache::log_fits`]); else the file
+    /// is written again whole and the log removed.
+    fn write_vectors(&self, cache: &mut Cache, guard: &LockGuard) -> std::io::Result<()> {
+        if !cache.is_dirty() && !cache.outdated && cache.base != 0 {
+            return Ok(());
+        }
+        let path = self.abs(&self.vectors_rel(&cache.model));
+        match self.append_vectors(cache, &path, guard) {
+            Ok(true) => Ok(()),
+            _ => self.rewrite_vectors(cache, guard),
+        }
+    }
+
+    /// Append what changed in `cache` to the log of the vectors file at
+    /// `path`; `false` (nothing written) when the file must be written
+    /// again whole instead.
+    fn append_vectors(
+        &self,
+        cache: &mut Cache,
+        path: &std::path::Path,
+        guard: &LockGuard,
+    ) -> std::io::Result<bool> {
+        if cache.outdated || cache.base == 0 {
+            return Ok(false);
+        }
+        // The file is the one read (its checksum is its last 8 bytes):
+        // another process may have written it again since.
+        let mut file = fs::File::open(path)?;
+        let file_len = file.metadata()?.len();
+        let mut sum = [0u8; 8];
+        file.seek(SeekFrom::Start(file_len.saturating_sub(8)))?;
+        file.read_exact(&mut sum)?;
+        if u64::from_le_bytes(sum) != cache.base {
+            return Ok(false);
+        }
+        let log_path = log_path(path);
+        let mut log = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&log_path)?;
+        let log_len = log.metadata()?.len();
+        // Where the sound records end: as read, unless another process
+        // appended since (or left a record cut short).
+        let end = if log_len == cache.log_len && log_len > 0 {
+            log_len
+        } else {
+            let mut bytes = Vec::new();
+            log.read_to_end(&mut bytes)?;
+            if bytes.get(..cache::LOG_HEADER) == Some(&Cache::log_header(cache.base)[..]) {
+                cache::records(&bytes, cache::LOG_HEADER)
+                    .last()
+                    .map_or(cache::LOG_HEADER, |(_, end)| end) as u64
+            } else {
+                0
+            }
+        };
+        let records = cache.log_records();
+        if !cache::log_fits(end, records.len() as u64, file_len) {
+            return Ok(false);
+        }
+        let mut out = Vec::with_capacity(records.len() + cache::LOG_HEADER);
+        if end == 0 {
+            out.extend_from_slice(&Cache::log_header(cache.base));
+        }
+        out.extend_from_slice(&records);
+        guard.check()?;
+        // A record cut short by a killed write is dropped before appending.
+        log.set_len(end)?;
+        log.seek(SeekFrom::Start(end))?;
+        log.write_all(&out)?;
+        log.sync_all()?;
+        cache.log_len = end + out.len() as u64;
+        cache.mark_saved();
+        Ok(true)
+    }
+
+    /// Replace the vectors file with `cache`, under the held lock, and
+    /// remove its log.
+    fn rewrite_vectors(&self, cache: &mut Cache, guard: &LockGuard) -> std::io::Result<()> {
         if !matches!(self.ensure_dir(VECTORS_DIR, true), Ok(true)) {
             return Err(std::io::Error::other(format!(
                 "cannot create `{VECTORS_DIR}`"
@@ -418,10 +508,17 @@ impl Memory {
         })();
         if written.is_err() {
             let _ = fs::remove_file(&tmp);
-        } else {
-            fsio::sync_dir(&dir);
+            return written;
         }
-        written
+        fsio::sync_dir(&dir);
+        // A log left by a kill before this removal names the old file's
+        // checksum and is ignored.
+        let _ = fs::remove_file(log_path(&path));
+        cache.base = crate::index::checksum(&bytes[..bytes.len() - 8]);
+        cache.log_len = 0;
+        cache.outdated = false;
+        cache.mark_saved();
+        Ok(())
     }
 
     /// Walk the searched files: a file whose signature the cache recorded
@@ -518,7 +615,8 @@ impl Memory {
                 s.files.push((meta, chunks));
             }
         });
-        cache.files = next_files;
+        cache.files = old;
+        cache.set_files(next_files);
         s
     }
 
@@ -612,7 +710,7 @@ impl Memory {
             }
             survey.pending.retain(|(k, _)| !cache.has(k));
             if embedded > 0 || survey.settled {
-                self.save_vectors_now(&cache);
+                self.save_vectors_now(&mut cache);
             }
             if !survey.pending.is_empty() || survey.unread > 0 {
                 let status = self.status_of(e.as_ref(), &survey);
@@ -633,7 +731,7 @@ impl Memory {
         } else if survey.settled {
             // A file chunked again (changed, or recorded while it could
             // still change unseen) has every vector: record it as it is now.
-            self.save_vectors_now(&cache);
+            self.save_vectors_now(&mut cache);
         }
         let given = self.semantic.queries.get(query).cloned();
         let Some(q) = given.or_else(|| e.embed(query)) else {
@@ -717,7 +815,7 @@ impl Memory {
             let Some(vector) = e.embed(&text) else { break };
             cache.add(key, vector);
         }
-        self.save_vectors(&cache, lock);
+        self.save_vectors(&mut cache, lock);
     }
 }
 
