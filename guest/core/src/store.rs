@@ -802,39 +802,32 @@ impl Memory {
     }
 
     /// Regular `.md` files directly in the store-relative `dir`, as
-    /// (file name, size), sorted. A missing directory is empty.
+    /// (file name, size), sorted. A missing directory is empty. Listed
+    /// once and each file looked at relative to the open directory
+    /// ([`fsio::Dir`]): in the sandbox a stat by path from the root is a
+    /// checked walk, and the context block lists every daily log.
     fn md_files(&self, dir: &str) -> Result<Vec<(String, u64)>> {
-        let entries = match fs::read_dir(self.abs(dir)) {
-            Ok(entries) => entries,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(e) if e.kind() == std::io::ErrorKind::NotADirectory => return Ok(Vec::new()),
-            // A project directory that cannot be listed (a symlink leading
-            // out of the store, no permission) is skipped like an unreadable
-            // file; only an unreadable root fails the operation.
+        let listed = fsio::Dir::open(&self.abs(dir)).and_then(|d| match d {
+            Some(d) => d.md_and_subdir_names().map(|(names, _)| Some((d, names))),
+            None => Ok(None),
+        });
+        let (handle, names) = match listed {
+            Ok(Some(listed)) => listed,
+            Ok(None) => return Ok(Vec::new()),
+            // A project directory that cannot be listed (no permission) is
+            // skipped like an unreadable file; only an unreadable root
+            // fails the operation.
             Err(_) if !dir.is_empty() => return Ok(Vec::new()),
-            Err(e) => {
-                return Err(Error::io(
-                    "list",
-                    if dir.is_empty() { "." } else { dir },
-                    &e,
-                ));
-            }
+            Err(e) => return Err(Error::io("list", ".", &e)),
         };
-        let mut files = Vec::new();
-        for entry in entries.flatten() {
-            let Ok(name) = entry.file_name().into_string() else {
-                continue;
-            };
-            if !name.ends_with(".md") || name.starts_with('.') {
-                continue;
-            }
-            // Not followed: a symlink, FIFO or hard-linked file is not listed.
-            if let Ok(Kind::File(len)) = fsio::kind(&entry.path()) {
-                files.push((name, len));
-            }
-        }
-        files.sort();
-        Ok(files)
+        // Not followed: a symlink, FIFO or hard-linked file is not listed.
+        Ok(names
+            .into_iter()
+            .filter_map(|name| match handle.kind(&name) {
+                Ok(Kind::File(len)) => Some((name, len)),
+                _ => None,
+            })
+            .collect())
     }
 
     /// Secrets already stored anywhere under the root: `MEMORY.md` and every
