@@ -95,6 +95,26 @@ impl Memory {
             .collect()
     }
 
+    /// How many daily logs were written after the last consolidation (logs
+    /// of its day included), counted by their names alone: the context
+    /// block asks on every turn, and a stat of each log made it grow with
+    /// the store (an empty log counts here, not in the plan).
+    fn count_logs_to_consolidate(&self) -> usize {
+        let since = self.consolidated_on();
+        let listed = fsio::Dir::open(&self.abs(&self.daily_dir()))
+            .ok()
+            .flatten()
+            .and_then(|dir| dir.md_and_subdir_names().ok());
+        let Some((names, _)) = listed else {
+            return 0;
+        };
+        names
+            .iter()
+            .filter_map(|name| daily_date(name.strip_suffix(".md")?).ok())
+            .filter(|date| since.is_none_or(|s| *date >= s))
+            .count()
+    }
+
     /// The context block's notice that a consolidation is due, if one is:
     /// logs of [`DUE_AFTER_LOG_DAYS`] days not yet consolidated, or
     /// `MEMORY.md` at [`DUE_AT_INDEX_PERCENT`]% of its budget.
@@ -109,7 +129,7 @@ impl Memory {
         if self.is_team() {
             return None;
         }
-        let logs = self.logs_to_consolidate().len();
+        let logs = self.count_logs_to_consolidate();
         let (lines, bytes) = index.map_or((0, 0), |(t, n)| (t.lines().count() as u64, *n));
         let full = lines * 100 >= INDEX_MAX_LINES as u64 * DUE_AT_INDEX_PERCENT
             || bytes * 100 >= INDEX_MAX_BYTES as u64 * DUE_AT_INDEX_PERCENT;
