@@ -45,7 +45,8 @@ pub struct Runtime {
 #[non_exhaustive]
 pub enum CodeOrigin {
     /// The artifact compiled when this crate was built and embedded in it:
-    /// nothing was compiled or read from disk.
+    /// nothing was compiled. It is saved to the cache as well, which later
+    /// processes load it from (mapped, not copied).
     Embedded,
     /// The compiled-component cache (`$AGENT_MEMORY_CACHE_DIR`, else the
     /// platform cache directory + `agent-memory`).
