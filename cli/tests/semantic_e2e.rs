@@ -207,7 +207,10 @@ fn a_search_catches_up_a_few_chunks_and_leaves_many_to_index() {
             "dr-site",
             "Disaster recovery runs from a warm standby in eu-west-1 (Dublin).",
         ),
-        ("lunch", "Friday lunch is pizza from the place on the corner."),
+        (
+            "lunch",
+            "Friday lunch is pizza from the place on the corner.",
+        ),
     ] {
         let out = env.run(&["write", "note", "--name", name, text]);
         assert_success(&out, &["write", name]);

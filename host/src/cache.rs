@@ -603,7 +603,11 @@ mod tests {
             load_or_compile(&engine(), &bytes, None, &artifact, Some(&cache)).unwrap();
         assert_eq!(origin, CodeOrigin::Embedded);
         let [saved] = files(&cache).try_into().unwrap();
-        assert_eq!(fs::read(&saved).unwrap(), artifact, "the embedded bytes, as they are");
+        assert_eq!(
+            fs::read(&saved).unwrap(),
+            artifact,
+            "the embedded bytes, as they are"
+        );
         let (_, origin) =
             load_or_compile(&engine(), &bytes, None, &artifact, Some(&cache)).unwrap();
         assert_eq!(origin, CodeOrigin::Cache);

@@ -115,7 +115,9 @@ fn a_native_model_embeds_nothing_in_the_component_and_builds_natively() {
         "{text}"
     );
     // The host builds them with the model it holds.
-    let status = m.index_vectors_natively(None, Some(1), &mut |_, _| {}).unwrap();
+    let status = m
+        .index_vectors_natively(None, Some(1), &mut |_, _| {})
+        .unwrap();
     assert_eq!((status.ready, status.chunks), (4, 4));
     assert!(search(&mut m).contains("region.md  [matched: (meaning)]"));
 }

@@ -768,11 +768,18 @@ fn a_change_appends_to_the_log_and_a_cut_record_costs_only_itself() {
             .unwrap();
     };
     append("\n## Costs\n\nThe cluster bill is paid by finance.\n");
-    assert_eq!(fs::read(&file).unwrap(), bytes, "the vectors file was written again");
+    assert_eq!(
+        fs::read(&file).unwrap(),
+        bytes,
+        "the vectors file was written again"
+    );
     assert!(log.exists());
     let calls = e.calls();
     let status = s.with(&e).semantic_status();
-    assert_eq!((status.ready, status.chunks), (built.chunks + 1, built.chunks + 1));
+    assert_eq!(
+        (status.ready, status.chunks),
+        (built.chunks + 1, built.chunks + 1)
+    );
     assert_eq!(e.calls(), calls, "a memory opened afresh embedded again");
 
     // The next write's vector record is the log's last: cut it short.
@@ -787,7 +794,11 @@ fn a_change_appends_to_the_log_and_a_cut_record_costs_only_itself() {
     let fresh = s.with(&e);
     let status = fresh.semantic_status();
     assert_eq!(status.chunks, built.chunks + 2);
-    assert_eq!(status.ready, status.chunks - 1, "only the cut vector is missing");
+    assert_eq!(
+        status.ready,
+        status.chunks - 1,
+        "only the cut vector is missing"
+    );
     // A search catches it up and appends it after the sound records.
     paths(&fresh, "which city do the servers run in");
     let status = s.with(&e).semantic_status();

@@ -264,7 +264,10 @@ impl Cache {
     /// file's: it is then ignored whole). Marks nothing for saving.
     pub(crate) fn replay(&mut self, log: &[u8]) {
         self.log_len = 0;
-        if self.base == 0 || log.len() < LOG_HEADER || log[..LOG_HEADER] != Cache::log_header(self.base) {
+        if self.base == 0
+            || log.len() < LOG_HEADER
+            || log[..LOG_HEADER] != Cache::log_header(self.base)
+        {
             return;
         }
         let mut end = LOG_HEADER;
@@ -304,7 +307,7 @@ impl Cache {
                 let row = &body[r.at..];
                 let dim = row.len() / 2;
                 let sound = dim > 0
-                    && row.len() % 2 == 0
+                    && row.len().is_multiple_of(2)
                     && (self.dim == 0 || dim == self.dim)
                     && half::all_finite(row);
                 let Some(i) = sound
@@ -692,9 +695,18 @@ mod tests {
         let mut c = Cache::decode(file.clone(), "fake-1").unwrap();
         assert!(!c.is_dirty());
         let mut files = c.files.clone();
-        let sig = Sig { len: 40, mtime_ns: 9 };
+        let sig = Sig {
+            len: 40,
+            mtime_ns: 9,
+        };
         let chunks = vec![(key_of("a"), 1), (key_of("c"), 3)];
-        files.insert("notes/x.md".into(), FileChunks { sig, chunks: chunks.clone() });
+        files.insert(
+            "notes/x.md".into(),
+            FileChunks {
+                sig,
+                chunks: chunks.clone(),
+            },
+        );
         files.insert("notes/y.md".into(), FileChunks { sig, chunks });
         c.set_files(files);
         assert!(c.add(key_of("c"), vec![0.0, -1.0]));
@@ -732,7 +744,11 @@ mod tests {
             let mut back = Cache::decode(file.clone(), "fake-1").unwrap();
             back.replay(&log[..cut]);
             let whole = ends.iter().filter(|&&e| e <= cut).count();
-            let sound = if whole == 0 { LOG_HEADER } else { ends[whole - 1] };
+            let sound = if whole == 0 {
+                LOG_HEADER
+            } else {
+                ends[whole - 1]
+            };
             assert_eq!(back.log_len, sound as u64, "cut at {cut}");
             assert_eq!(back.has(&key_of("c")), whole == 3, "cut at {cut}");
             let x = &back.files["notes/x.md"];
