@@ -640,10 +640,10 @@ fn run(cli: Cli) -> Result<()> {
                 Command::Call { tool, .. } if tool == "memory_search" => {
                     deferred = recall::setup_deferred(&mut memory, cli.semantic)?;
                 }
-                Command::Search { .. }
-                | Command::Status
-                | Command::Index { .. }
-                | Command::Mcp { .. } => recall::setup(&mut memory, cli.semantic)?,
+                Command::Status => recall::setup_for_status(&mut memory, cli.semantic)?,
+                Command::Search { .. } | Command::Index { .. } | Command::Mcp { .. } => {
+                    recall::setup(&mut memory, cli.semantic)?
+                }
                 _ => {}
             }
             match command {

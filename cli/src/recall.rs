@@ -62,6 +62,18 @@ pub fn setup(memory: &mut Memory, on: bool) -> Result<()> {
     Ok(())
 }
 
+/// As [`setup`], for `status`, which embeds nothing: the model is mapped
+/// natively (its id, name and vocabulary are all the component needs to
+/// count chunks), where loading it into the component takes a quarter of
+/// a second. When the weights do not load natively, [`setup`] says why.
+pub fn setup_for_status(memory: &mut Memory, on: bool) -> Result<()> {
+    if on && let Ok(model) = NativeModel::open(&weights_path()) {
+        memory.enable_semantic_native(Arc::new(model))?;
+        return Ok(());
+    }
+    setup(memory, on)
+}
+
 /// Why recall is off in a CLI search until its words turn out to be weak
 /// evidence: loading the model is most of a search process's time.
 const DEFERRED: &str = "the model is loaded when a query needs it";

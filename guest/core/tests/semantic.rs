@@ -748,6 +748,23 @@ fn a_search_catches_up_a_few_chunks_and_leaves_a_build_to_index() {
     assert!(paths(&m, Q)[0].ends_with("infra.md"));
     assert_eq!(e.calls(), chunks + 1, "every chunk and the query");
     assert_eq!(m.semantic_status().percent(), 100);
+    // A note added outside the memory, with no budget to catch it up: the
+    // note counts its one chunk.
+    fs::write(notes_dir(&s, &m).join("extra.md"), "The office plants.\n").unwrap();
+    m.set_search_embed_budget(0);
+    let rendered = m.search_rendered(Q, SearchMode::Ranked, 4000).unwrap();
+    let status = m.semantic_status();
+    assert_eq!(status.chunks, chunks + 1);
+    assert_eq!(
+        rendered.lines().nth(1),
+        Some(
+            format!(
+                "semantic: indexing {}%, 1 chunk to go (run `agent-memory index` to finish)",
+                status.percent()
+            )
+            .as_str()
+        )
+    );
 }
 
 /// A write that embeds a chunk appends it to the log beside the vectors
