@@ -37,6 +37,9 @@
 //! writing the cache is best effort. Files of the older format (a header in
 //! front of the payload, named `{component}-{engine}.cwasm`) never match a
 //! name looked up here; they are removed when the cache is next written.
+//! So are all but the three newest artifacts of other components or
+//! engines (other versions, other programs sharing the directory): each
+//! version's first call saves its 5 MB here.
 //!
 //! Why not wasmtime's own cache (`cache` feature, `Config::cache`): in 48.0.8
 //! it checks neither who wrote an artifact nor a checksum of it (its zstd
@@ -349,17 +352,49 @@ fn weights_entry(_: &fs::File) -> Option<String> {
 /// Removes what a load would never use again: other artifacts of `prefix`
 /// (another compile's bytes; the one just written wins) and artifacts of the
 /// older format, which this version never reads.
+/// Artifacts of other components or engines kept beside the newest: other
+/// versions of this crate, or other programs sharing the cache, each
+/// 5 MB. Each new version's first call saves one.
+const KEEP_OTHERS: usize = 3;
+
+/// Remove, after `keep` was written: the other artifacts of `prefix` and
+/// files of the older format, then all but the [`KEEP_OTHERS`] newest
+/// artifacts of other components or engines. A process that maps one
+/// removed keeps its bytes; the next process of its version saves it again.
 fn prune(dir: &Path, prefix: &str, keep: &str) {
     let Ok(entries) = fs::read_dir(dir) else {
         return;
     };
+    let mut others = Vec::new();
     for entry in entries.flatten() {
         let name = entry.file_name();
         let Some(name) = name.to_str() else { continue };
-        if name != keep && (named_crc(name, prefix).is_some() || old_format(name)) {
+        if name == keep {
+            continue;
+        }
+        if named_crc(name, prefix).is_some() || old_format(name) {
             let _ = fs::remove_file(entry.path());
+        } else if is_artifact(name)
+            && let Ok(written) = entry.metadata().and_then(|m| m.modified())
+        {
+            others.push((written, entry.path()));
         }
     }
+    others.sort_by_key(|(written, _)| std::cmp::Reverse(*written));
+    for (_, path) in others.into_iter().skip(KEEP_OTHERS) {
+        let _ = fs::remove_file(path);
+    }
+}
+
+/// Is `name` an artifact of any component and engine:
+/// `{32 hex}-{16 hex}-{8 hex}.cwasm`?
+fn is_artifact(name: &str) -> bool {
+    let Some(stem) = name.strip_suffix(EXTENSION) else {
+        return false;
+    };
+    let parts: Vec<&str> = stem.split('-').collect();
+    let hex = |s: &str| s.bytes().all(|b| b.is_ascii_hexdigit());
+    matches!(parts[..], [c, e, crc] if c.len() == COMPONENT_HEX && e.len() == 16 && crc.len() == 8 && hex(c) && hex(e) && hex(crc))
 }
 
 fn create_private_dir(dir: &Path) -> std::io::Result<()> {
@@ -660,6 +695,42 @@ mod tests {
         }
         let engine = Engine::new(&crate::engine_config::engine_config()).unwrap();
         assert!(load_precompiled(&engine, crate::COMPONENT_CWASM).is_some());
+    }
+
+    #[test]
+    fn the_newest_artifacts_of_other_components_are_kept_and_older_ones_removed() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = dir.path().join("cache");
+        create_private_dir(&cache).unwrap();
+        let day = std::time::Duration::from_secs(86_400);
+        let now = std::time::SystemTime::now();
+        // Five artifacts of other components, one written each day back.
+        let others: Vec<PathBuf> = (1..=5u32)
+            .map(|i| {
+                let path = cache.join(format!("{:032x}-{:016x}-{:08x}.cwasm", i, 7, i));
+                assert!(is_artifact(name(&path)));
+                let file = fs::File::create(&path).unwrap();
+                file.set_modified(now - day * i).unwrap();
+                path
+            })
+            .collect();
+        let weights = cache.join("weights-1-2-3-4.sum");
+        fs::write(&weights, "0123456789abcdef").unwrap();
+
+        let bytes = wat::parse_str(WAT).unwrap();
+        load_or_compile(&engine(), &bytes, None, &[], Some(&cache)).unwrap();
+        let kept: Vec<bool> = others.iter().map(|p| p.exists()).collect();
+        assert_eq!(
+            kept,
+            [true, true, true, false, false],
+            "the three newest stay"
+        );
+        assert!(weights.exists(), "what is not an artifact stays");
+        assert_eq!(
+            files(&cache).len(),
+            5,
+            "three others, the new one, the weights entry"
+        );
     }
 
     #[test]
