@@ -110,11 +110,27 @@ fn named_crc(name: &str, prefix: &str) -> Option<u32> {
 
 /// Is `name` an artifact of the older format: `{32 hex}-{16 hex}.cwasm`?
 fn old_format(name: &str) -> bool {
+    hex_fields(name, &[COMPONENT_HEX, 16])
+}
+
+/// Is `name` an artifact of any component and engine:
+/// `{32 hex}-{16 hex}-{8 hex}.cwasm`?
+fn is_artifact(name: &str) -> bool {
+    hex_fields(name, &[COMPONENT_HEX, 16, 8])
+}
+
+/// Is `name` `.cwasm` after fields of hex digits joined by `-`, of the
+/// lengths `lengths`?
+fn hex_fields(name: &str, lengths: &[usize]) -> bool {
     let Some(stem) = name.strip_suffix(EXTENSION) else {
         return false;
     };
-    let hex = |s: &str| s.bytes().all(|b| b.is_ascii_hexdigit());
-    matches!(stem.split_once('-'), Some((c, e)) if c.len() == COMPONENT_HEX && e.len() == 16 && hex(c) && hex(e))
+    let fields: Vec<&str> = stem.split('-').collect();
+    fields.len() == lengths.len()
+        && fields
+            .iter()
+            .zip(lengths)
+            .all(|(f, &n)| f.len() == n && f.bytes().all(|b| b.is_ascii_hexdigit()))
 }
 
 /// Is `path` ours alone? Unix: owned by the effective user and not writable
@@ -384,17 +400,6 @@ fn prune(dir: &Path, prefix: &str, keep: &str) {
     for (_, path) in others.into_iter().skip(KEEP_OTHERS) {
         let _ = fs::remove_file(path);
     }
-}
-
-/// Is `name` an artifact of any component and engine:
-/// `{32 hex}-{16 hex}-{8 hex}.cwasm`?
-fn is_artifact(name: &str) -> bool {
-    let Some(stem) = name.strip_suffix(EXTENSION) else {
-        return false;
-    };
-    let parts: Vec<&str> = stem.split('-').collect();
-    let hex = |s: &str| s.bytes().all(|b| b.is_ascii_hexdigit());
-    matches!(parts[..], [c, e, crc] if c.len() == COMPONENT_HEX && e.len() == 16 && crc.len() == 8 && hex(c) && hex(e) && hex(crc))
 }
 
 fn create_private_dir(dir: &Path) -> std::io::Result<()> {

@@ -88,9 +88,8 @@ impl Memory {
         files
             .into_iter()
             .filter_map(|(name, bytes)| {
-                let date = daily_date(name.strip_suffix(".md")?).ok()?;
-                (since.is_none_or(|s| date >= s) && bytes > 0)
-                    .then(|| (date, format!("{dir}/{name}"), bytes))
+                let date = log_date_since(&name, since)?;
+                (bytes > 0).then(|| (date, format!("{dir}/{name}"), bytes))
             })
             .collect()
     }
@@ -110,8 +109,7 @@ impl Memory {
         };
         names
             .iter()
-            .filter_map(|name| daily_date(name.strip_suffix(".md")?).ok())
-            .filter(|date| since.is_none_or(|s| *date >= s))
+            .filter(|name| log_date_since(name, since).is_some())
             .count()
     }
 
@@ -435,4 +433,11 @@ fn unlinked_notes(texts: &[(String, String)], notes_dir: &str) -> Vec<String> {
             (!linked).then(|| path.clone())
         })
         .collect()
+}
+
+/// The date of the daily log named `name` when it is on or after `since`
+/// (any date without one): a log a consolidation has yet to see.
+fn log_date_since(name: &str, since: Option<Date>) -> Option<Date> {
+    let date = daily_date(name.strip_suffix(".md")?).ok()?;
+    since.is_none_or(|s| date >= s).then_some(date)
 }
