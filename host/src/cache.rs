@@ -12,7 +12,7 @@
 //! the binary copies its 5 MB into fresh executable memory in every
 //! process, where a cached file is mapped from the page cache
 //! (`agent-memory tools` on the bench's corpus M took 13.7 ms against 7.2
-//! ms, 6.4 ms of it system time; `hyperfine -N`, load 0.02).
+//! ms, 6.4 ms of it system time; `hyperfine -N`, both builds in one run).
 //!
 //! An artifact is exactly the bytes of [`Component::serialize`], so wasmtime
 //! maps it from the page cache ([`Component::deserialize_file`]) instead of
