@@ -76,7 +76,7 @@ echo "== hosts: node $(node --version): npm pack hosts/node, install the tarball
 )
 tarball="$scratch/$(tail -n1 "$scratch/tarball-name")"
 tar -tzf "$tarball" > "$scratch/tarball-files"
-for file in package/agent-memory.js package/agent-memory.d.ts package/semantic.js package/worker.js package/wasi-fs.js package/instantiate.js package/gen/agent_memory.js package/gen/agent_memory.core.wasm; do
+for file in package/agent-memory.js package/agent-memory.d.ts package/semantic.js package/worker.js package/wasi-fs.js package/gen/agent_memory.js package/gen/agent_memory.core.wasm; do
     grep -qx "$file" "$scratch/tarball-files" || { echo "$file is missing from $tarball" >&2; exit 1; }
 done
 if grep -qx package/gen/all-minilm-l6-v2.int8.safetensors "$scratch/tarball-files"; then

@@ -275,7 +275,6 @@ class Group {
         projects: this.members
           .filter((m) => m.projectDir !== undefined)
           .map((m) => ({ root: m.projectDir, guestRoot: m.guestProject })),
-        modules: coreModules(this.maxMemoryBytes),
       },
       transferList: [port2],
       // The component never writes to stdio; nothing of the worker's own
@@ -287,6 +286,9 @@ class Group {
     // unhandled error: a timed-out call terminates it on purpose.
     worker.unref();
     worker.on('error', () => {});
+    // The worker boots and imports the glue while this thread compiles the
+    // core modules (the first time in this process); it waits for them.
+    port1.postMessage({ modules: coreModules(this.maxMemoryBytes) });
     // `model`: the embedding model is loaded in this worker.
     this.#live = { worker, port: port1, signal: new Int32Array(flag), model: false };
     // Starting takes a fraction of a second; a worker that cannot start

@@ -6,10 +6,9 @@
 // main thread terminating this worker; nothing here needs to know.
 
 import { workerData } from 'node:worker_threads';
-import { instantiateComponent } from './instantiate.js';
 import { createFilesystem } from './wasi-fs.js';
 
-const { port, flag, roots, projects, modules } = workerData;
+const { port, flag, roots, projects } = workerData;
 const signal = new Int32Array(flag);
 
 function reply(message) {
@@ -91,10 +90,13 @@ function run(request) {
 }
 
 try {
-  const [{ io }, { WASIShim }, transpiled] = await Promise.all([
+  // The core modules come first on the port, compiled by the main thread
+  // while this one imports.
+  const [{ io }, { WASIShim }, transpiled, { modules }] = await Promise.all([
     import('@bytecodealliance/preview2-shim'),
     import('@bytecodealliance/preview2-shim/instantiation'),
     import('./gen/agent_memory.js'),
+    new Promise((resolve) => port.once('message', resolve)),
   ]);
   // The filesystem is wasi-fs.js (node:fs on this thread, see there), not
   // the shim's, whose every call is a round trip to the shim's I/O thread.
@@ -112,8 +114,7 @@ try {
   for (const name of Object.keys(imports)) {
     if (name.startsWith('wasi:cli/stderr')) imports[name] = captureStderr(io.streams);
   }
-  // Not `transpiled.instantiate` directly: see instantiate.js (about 0.45 s).
-  exports = instantiateComponent(transpiled, (name) => modules[name], imports);
+  exports = transpiled.instantiate((name) => modules[name], imports);
   port.on('message', (request) => {
     stderr = '';
     let message;

@@ -102,7 +102,6 @@ console.log('part start', Date.now());\n\
 const pkg = resolve(process.argv[2]), root = process.argv[3], gen = join(pkg, 'gen');\n\
 const url = (p) => pathToFileURL(p).href;\n\
 const { capMemories } = await import(url(join(pkg, 'memory-cap.js')));\n\
-const { instantiateComponent } = await import(url(join(pkg, 'instantiate.js')));\n\
 const modules = {};\n\
 for (const n of readdirSync(gen).filter((n) => n.endsWith('.wasm'))) modules[n] = new WebAssembly.Module(capMemories(readFileSync(join(gen, n)), 256 * 1024 * 1024));\n\
 console.log('part compile', Date.now());\n\
@@ -114,7 +113,7 @@ console.log('part glue', Date.now());\n\
 mkdirSync(root, { recursive: true });\n\
 const filesystem = createFilesystem({ preopens: { '/': root }, io });\n\
 const shim = new WASIShim({ filesystem, sandbox: { env: {}, args: [], enableNetwork: false } });\n\
-const exports = instantiateComponent(transpiled, (n) => modules[n], shim.getImportObject());\n\
+const exports = transpiled.instantiate((n) => modules[n], shim.getImportObject());\n\
 console.log('part instantiate', Date.now());\n\
 const m = exports.store.Memory.open({ root: '/', project: '/src/app', clock: { utcOffsetMinutes: 120, fixedUnixSeconds: 1780125300n }, limits: {}, secretPolicy: 'block', source: '', scope: 'personal', review: [] });\n\
 console.log('part open', Date.now());\n\
@@ -183,9 +182,9 @@ const NODE_PARTS_STEPS: &[(&str, &str)] = &[
     ),
     (
         "glue",
-        "importing jco's glue (`gen/agent_memory.js`, 0.9 MB of JS)",
+        "importing jco's glue (`gen/agent_memory.js`, 0.6 MB of JS)",
     ),
-    ("instantiate", "instantiating (`instantiate.js`)"),
+    ("instantiate", "instantiating (`transpiled.instantiate`)"),
     ("open", "`memory.open`"),
     ("write", "the first write"),
     ("write2", "a second write"),
