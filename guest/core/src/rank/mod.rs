@@ -107,8 +107,8 @@ pub mod stem;
 pub mod temporal;
 pub mod tokenize;
 
+use rustc_hash::FxHashMap;
 use std::cmp::Ordering;
-use std::collections::HashMap;
 
 use crate::search::scan::{Finder, LowerFinder, ascii_lowercase_into};
 use crate::search::{FileMeta, PREVIEW_LINES, SearchHit, SearchResults, render_windows};
@@ -207,7 +207,7 @@ impl FileStats {
     pub fn from_text(name: &str, text: &str) -> FileStats {
         // Per token: its counts and the last line it was seen on (+1). A
         // token is allocated once per file, not per occurrence.
-        let mut map: HashMap<String, (TermStats, u32)> = HashMap::new();
+        let mut map: FxHashMap<String, (TermStats, u32)> = FxHashMap::default();
         let lengths = walk(
             &mut Tokenizer::default(),
             name,
@@ -308,7 +308,7 @@ struct Plan {
     terms: Vec<Term>,
     spans: Vec<Span>,
     tokens: Vec<String>,
-    ids: HashMap<String, u16>,
+    ids: FxHashMap<String, u16>,
     /// Per token, the terms that use it.
     token_terms: Vec<Vec<u16>>,
     /// The bytes every spelling of some token starts with, lowercase; none
@@ -399,7 +399,7 @@ impl Plan {
             terms: Vec::new(),
             spans: parsed.spans,
             tokens: Vec::new(),
-            ids: HashMap::new(),
+            ids: FxHashMap::default(),
             token_terms: Vec::new(),
             needles: Vec::new(),
             keys: vec![0; 1024],
@@ -1274,7 +1274,7 @@ impl Ranker {
             next: 0,
             ready: Vec::new(),
             kept: 0,
-            memo: HashMap::new(),
+            memo: FxHashMap::default(),
             best: None,
             all: false,
             tok: Tokenizer::default(),
@@ -1485,7 +1485,7 @@ pub struct Ordered {
     /// Bytes of text held in `ready` (at most [`KEEP_TEXT_BYTES`]).
     kept: usize,
     /// Names tokenized by [`proximity_only`], by their bytes.
-    memo: HashMap<Box<[u8]>, Segment>,
+    memo: FxHashMap<Box<[u8]>, Segment>,
     /// Which of `ready` comes first, when known.
     best: Option<usize>,
     /// Every hit will be given out ([`Ordered::results`]): each candidate
@@ -1521,7 +1521,7 @@ impl Ordered {
             next: 0,
             ready: Vec::new(),
             kept: 0,
-            memo: HashMap::new(),
+            memo: FxHashMap::default(),
             best: None,
             all: false,
             tok: Tokenizer::default(),
@@ -1902,7 +1902,7 @@ fn proximity_only(
     prefilter: &Prefilter,
     idf: &[f64],
     tok: &mut Tokenizer,
-    memo: &mut HashMap<Box<[u8]>, Segment>,
+    memo: &mut FxHashMap<Box<[u8]>, Segment>,
     name: &str,
     text: &str,
 ) -> Option<f64> {

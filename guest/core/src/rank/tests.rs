@@ -839,7 +839,7 @@ fn proximity_alone_equals_the_full_pass() {
     let mut next = xorshift(0x9E37_79B9_7F4A_7C15u64);
     let (mut fast, mut full, mut near) = (0, 0, 0);
     // A memo is for one query's plan: one per query, kept across texts.
-    let mut memos: Vec<HashMap<Box<[u8]>, Segment>> = vec![HashMap::new(); QUERIES.len()];
+    let mut memos: Vec<FxHashMap<Box<[u8]>, Segment>> = vec![FxHashMap::default(); QUERIES.len()];
     for trial in 0..3000 {
         let mut text = String::new();
         for _ in 0..1 + next(40) {
@@ -879,7 +879,7 @@ fn proximity_alone_equals_the_full_pass() {
             &prefilter,
             &idf,
             &mut tok,
-            &mut HashMap::new(),
+            &mut FxHashMap::default(),
             name,
             &text,
         ) {
