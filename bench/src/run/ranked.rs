@@ -186,6 +186,7 @@ pub(super) fn process_breakdown(
 ) -> Result<Vec<(String, Duration)>> {
     let query = QUERIES[super::LINEARITY_QUERY].1;
     let zero = QUERIES[3].1;
+    let folders = markdown_by_folder(&c.root)?;
     let mut contenders: Vec<Contender<'_>> = vec![
         (
             "`agent-memory tools` (start, load the compiled component, instantiate)",
@@ -194,6 +195,10 @@ pub(super) fn process_breakdown(
         (
             "`agent-memory context`",
             Box::new(|| run_quiet(cli_command(cli, c, cache).arg("context")).map(drop)),
+        ),
+        (
+            "the kernel's part of the floor, in this process: open each folder, `fstatat` each file in it (the system calls of the freshness check, nothing between them)",
+            Box::new(|| stat_all(&folders)),
         ),
         (
             "`call memory_search` with a zero-hit query (list, stat, index lookup)",
@@ -210,6 +215,77 @@ pub(super) fn process_breakdown(
         .into_iter()
         .zip(samples.iter().map(|s| s.median()))
         .collect())
+}
+
+/// Every Markdown file under `root` outside hidden folders (the store's
+/// `.store`), by folder: the files a search of a bench corpus checks.
+fn markdown_by_folder(root: &Path) -> Result<Vec<(PathBuf, Vec<std::ffi::CString>)>> {
+    let mut out = Vec::new();
+    let mut todo = vec![root.to_path_buf()];
+    while let Some(dir) = todo.pop() {
+        let mut names = Vec::new();
+        for entry in fs::read_dir(&dir)? {
+            let entry = entry?;
+            let name = entry.file_name();
+            let Some(text) = name.to_str() else { continue };
+            if text.starts_with('.') {
+                continue;
+            }
+            let kind = entry.file_type()?;
+            if kind.is_dir() {
+                todo.push(entry.path());
+            } else if kind.is_file() && text.ends_with(".md") {
+                names.push(std::ffi::CString::new(text)?);
+            }
+        }
+        if !names.is_empty() {
+            out.push((dir, names));
+        }
+    }
+    Ok(out)
+}
+
+/// Open each folder and `fstatat` each file in it without following a
+/// symlink, as the guest's freshness check does through the sandbox: the
+/// system calls alone, with nothing between them.
+#[cfg(unix)]
+fn stat_all(folders: &[(PathBuf, Vec<std::ffi::CString>)]) -> Result<()> {
+    for (dir, names) in folders {
+        let dir = fs::File::open(dir)?;
+        let fd = std::os::fd::AsRawFd::as_raw_fd(&dir);
+        for name in names {
+            let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
+            // SAFETY: `fd` is an open directory for the whole loop, `name` a
+            // NUL-terminated string, `st` written by the call before it is
+            // read (it is not read: only success matters).
+            let rc = unsafe {
+                libc::fstatat(
+                    fd,
+                    name.as_ptr(),
+                    st.as_mut_ptr(),
+                    libc::AT_SYMLINK_NOFOLLOW,
+                )
+            };
+            if rc != 0 {
+                return Err(anyhow!(
+                    "fstatat {:?} in the corpus: {}",
+                    name,
+                    std::io::Error::last_os_error()
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(not(unix))]
+fn stat_all(folders: &[(PathBuf, Vec<std::ffi::CString>)]) -> Result<()> {
+    for (dir, names) in folders {
+        for name in names {
+            fs::symlink_metadata(dir.join(name.to_str()?))?;
+        }
+    }
+    Ok(())
 }
 
 /// The goal of a warm ranked `call memory_search` process against
