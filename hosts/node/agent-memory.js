@@ -288,7 +288,14 @@ class Group {
     worker.on('error', () => {});
     // The worker boots and imports the glue while this thread compiles the
     // core modules (the first time in this process); it waits for them.
-    port1.postMessage({ modules: coreModules(this.maxMemoryBytes) });
+    try {
+      port1.postMessage({ modules: coreModules(this.maxMemoryBytes) });
+    } catch (e) {
+      // No modules (the transpiled component is missing): the worker would
+      // wait for them forever.
+      worker.terminate();
+      throw e;
+    }
     // `model`: the embedding model is loaded in this worker.
     this.#live = { worker, port: port1, signal: new Int32Array(flag), model: false };
     // Starting takes a fraction of a second; a worker that cannot start

@@ -4,7 +4,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, readdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { readFileSync, readdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -58,6 +58,26 @@ test('the transpiled glue instantiates without probing WebAssembly.promising', a
     assert.equal(probes, 0, 'the glue probes WebAssembly.promising again: each probe costs a re-parse of the glue');
     assert.equal(hasOwn('promising'), false);
   } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test('opening a memory without the transpiled component says how to build it', async () => {
+  // The package's own files, without gen/: what a checkout that never ran
+  // `npm run build` has.
+  const copy = mkdtempSync(join(tmpdir(), 'agent-memory-node-nogen-'));
+  const root = mkdtempSync(join(tmpdir(), 'agent-memory-node-nogen-root-'));
+  try {
+    for (const name of readdirSync(PACKAGE).filter((n) => n.endsWith('.js') || n === 'package.json')) {
+      writeFileSync(join(copy, name), readFileSync(join(PACKAGE, name)));
+    }
+    const { Memory } = await import(pathToFileURL(join(copy, 'agent-memory.js')).href);
+    assert.throws(
+      () => Memory.open(root, root),
+      (e) => e.message.startsWith(`the transpiled component is missing in ${join(copy, 'gen')}: run \`npm run build\``),
+    );
+  } finally {
+    rmSync(copy, { recursive: true, force: true });
     rmSync(root, { recursive: true, force: true });
   }
 });
