@@ -804,21 +804,11 @@ impl Memory {
     /// Regular `.md` files directly in the store-relative `dir`, as
     /// (file name, size), sorted. A missing directory is empty. Listed
     /// once and each file looked at relative to the open directory
-    /// ([`fsio::Dir`]): in the sandbox a stat by path from the root is a
-    /// checked walk, and the context block lists every daily log.
+    /// ([`Memory::md_names`]): in the sandbox a stat by path from the root
+    /// is a checked walk, and the context block lists every daily log.
     fn md_files(&self, dir: &str) -> Result<Vec<(String, u64)>> {
-        let listed = fsio::Dir::open(&self.abs(dir)).and_then(|d| match d {
-            Some(d) => d.md_and_subdir_names().map(|(names, _)| Some((d, names))),
-            None => Ok(None),
-        });
-        let (handle, names) = match listed {
-            Ok(Some(listed)) => listed,
-            Ok(None) => return Ok(Vec::new()),
-            // A project directory that cannot be listed (no permission) is
-            // skipped like an unreadable file; only an unreadable root
-            // fails the operation.
-            Err(_) if !dir.is_empty() => return Ok(Vec::new()),
-            Err(e) => return Err(Error::io("list", ".", &e)),
+        let Some((handle, names)) = self.md_names(dir)? else {
+            return Ok(Vec::new());
         };
         // Not followed: a symlink, FIFO or hard-linked file is not listed.
         Ok(names
@@ -1357,7 +1347,9 @@ impl Memory {
         });
         match listed {
             Ok(found) => Ok(found),
-            // As in `md_files`: an unlistable project directory is skipped.
+            // A directory under the root that cannot be listed (no
+            // permission) is skipped like an unreadable file; only an
+            // unreadable root fails the operation.
             Err(_) if !dir.is_empty() => Ok(None),
             Err(e) => Err(Error::io("list", shown, &e)),
         }

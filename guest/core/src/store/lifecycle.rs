@@ -100,11 +100,7 @@ impl Memory {
     /// the store (an empty log counts here, not in the plan).
     fn count_logs_to_consolidate(&self) -> usize {
         let since = self.consolidated_on();
-        let listed = fsio::Dir::open(&self.abs(&self.daily_dir()))
-            .ok()
-            .flatten()
-            .and_then(|dir| dir.md_and_subdir_names().ok());
-        let Some((names, _)) = listed else {
+        let Ok(Some((_, names))) = self.md_names(&self.daily_dir()) else {
             return 0;
         };
         names
