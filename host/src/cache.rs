@@ -364,18 +364,17 @@ fn weights_entry(_: &fs::File) -> Option<String> {
     None
 }
 
-/// Removes what a load would never use again: other artifacts of `prefix`
-/// (another compile's bytes; the one just written wins) and artifacts of the
-/// older format, which this version never reads.
 /// Artifacts of other components or engines kept beside the newest: other
 /// versions of this crate, or other programs sharing the cache, each
 /// 5 MB. Each new version's first call saves one.
 const KEEP_OTHERS: usize = 3;
 
-/// Remove, after `keep` was written: the other artifacts of `prefix` and
-/// files of the older format, then all but the [`KEEP_OTHERS`] newest
-/// artifacts of other components or engines. A process that maps one
-/// removed keeps its bytes; the next process of its version saves it again.
+/// Remove, after `keep` was written, what a load would never use again:
+/// the other artifacts of `prefix` (another compile's bytes; the one just
+/// written wins) and files of the older format; then all but the
+/// [`KEEP_OTHERS`] newest artifacts of other components or engines. A
+/// process that maps one removed keeps its bytes; the next process of its
+/// version saves it again.
 fn prune(dir: &Path, prefix: &str, keep: &str) {
     let Ok(entries) = fs::read_dir(dir) else {
         return;

@@ -186,7 +186,7 @@ pub(super) fn process_breakdown(
 ) -> Result<Vec<(String, Duration)>> {
     let query = QUERIES[super::LINEARITY_QUERY].1;
     let zero = QUERIES[3].1;
-    let folders = markdown_by_folder(&c.root)?;
+    let folders = searched_by_folder(c)?;
     let mut contenders: Vec<Contender<'_>> = vec![
         (
             "`agent-memory tools` (start, load the compiled component, instantiate)",
@@ -217,30 +217,20 @@ pub(super) fn process_breakdown(
         .collect())
 }
 
-/// Every Markdown file under `root` outside hidden folders (the store's
-/// `.store`), by folder: the files a search of a bench corpus checks.
-fn markdown_by_folder(root: &Path) -> Result<Vec<(PathBuf, Vec<std::ffi::CString>)>> {
-    let mut out = Vec::new();
-    let mut todo = vec![root.to_path_buf()];
-    while let Some(dir) = todo.pop() {
+/// The files a search of the corpus checks, by folder: `MEMORY.md` and the
+/// project's daily logs and notes (what `rg` is given too).
+fn searched_by_folder(c: &Corpus) -> Result<Vec<(PathBuf, Vec<std::ffi::CString>)>> {
+    let mut out = vec![(c.root.clone(), vec![std::ffi::CString::new("MEMORY.md")?])];
+    for dir in ["daily", "notes"] {
+        let dir = c.root.join(c.project_dir()).join(dir);
         let mut names = Vec::new();
         for entry in fs::read_dir(&dir)? {
-            let entry = entry?;
-            let name = entry.file_name();
-            let Some(text) = name.to_str() else { continue };
-            if text.starts_with('.') {
-                continue;
-            }
-            let kind = entry.file_type()?;
-            if kind.is_dir() {
-                todo.push(entry.path());
-            } else if kind.is_file() && text.ends_with(".md") {
-                names.push(std::ffi::CString::new(text)?);
+            let name = entry?.file_name();
+            if let Some(name) = name.to_str().filter(|n| n.ends_with(".md")) {
+                names.push(std::ffi::CString::new(name)?);
             }
         }
-        if !names.is_empty() {
-            out.push((dir, names));
-        }
+        out.push((dir, names));
     }
     Ok(out)
 }
