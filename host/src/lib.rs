@@ -40,6 +40,8 @@ mod error;
 mod memory;
 mod options;
 mod project;
+#[cfg(unix)]
+mod readdir;
 mod root;
 mod runtime;
 mod types;

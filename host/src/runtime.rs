@@ -356,6 +356,9 @@ impl Runtime {
         let mut linker = Linker::<HostState>::new(&engine);
         wasmtime_wasi::p2::add_to_linker_sync(&mut linker)
             .map_err(|e| Error::setup_wasmtime("cannot add WASI to the linker", e))?;
+        #[cfg(unix)]
+        crate::readdir::shadow(&mut linker)
+            .map_err(|e| Error::setup_wasmtime("cannot define read-directory", e))?;
         let pre = linker
             .instantiate_pre(&component)
             .and_then(AgentMemoryPre::new)

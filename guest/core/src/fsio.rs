@@ -346,9 +346,9 @@ impl Dir {
     /// the names of the entries that the same listing types as directories
     /// (a symbolic link is not one), not starting with `.`, sorted. Callers
     /// still check each file with [`Dir::kind`] or [`Dir::read_head`], which
-    /// also refuse hard-linked files. In the sandbox the host looks at every
-    /// entry of a listing (a `statx` each), so a notes folder of thousands
-    /// is listed once, not once for notes and again for topic folders.
+    /// also refuse hard-linked files. wasmtime-wasi's own listing (the Python
+    /// host's) stats every entry, so a notes folder of thousands is listed
+    /// once, not once for notes and again for topic folders.
     pub fn md_and_subdir_names(&self) -> io::Result<(Vec<String>, Vec<String>)> {
         let is_md = |name: &str, t| name.ends_with(".md") && t == EntryType::File;
         let entries = self
@@ -360,9 +360,10 @@ impl Dir {
 
     /// The names `keep` accepts, sorted. A listing that fails part-way is
     /// taken again, up to [`LIST_ATTEMPTS`] times, and the names of every
-    /// attempt are kept: in the sandbox the host looks at each entry while
-    /// listing, and an entry renamed away meanwhile (another writer's temp
-    /// file) ends the listing early, which would hide every later file.
+    /// attempt are kept: a host that stats each entry while listing
+    /// (wasmtime-wasi's own) ends the listing early at an entry renamed away
+    /// meanwhile (another writer's temp file), which would hide every later
+    /// file.
     fn names(
         &self,
         keep: impl Fn(&str, EntryType) -> bool,

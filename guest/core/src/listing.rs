@@ -2,9 +2,10 @@
 //! unchanged store stats each file but lists no folder.
 //!
 //! Why: in the sandbox, listing a folder costs a host call per entry, and
-//! wasmtime's WASI layer stats every entry while listing (to type it). With
-//! the listing remembered, a warm search makes one stat per file instead of
-//! two, and no per-entry calls.
+//! wasmtime-wasi's own listing (the Python host's) stats every entry to type
+//! it; the Rust and Node hosts type entries from the listing. With the
+//! listing remembered, a warm search makes one stat per file and no
+//! per-entry calls.
 //!
 //! Why it is sound: a folder's set of names changes only by creating,
 //! removing or renaming an entry in it, and each of those sets the folder's
