@@ -15,6 +15,11 @@
 //! the stream opens, `.` and `..` are left out, a name that is not UTF-8 is an
 //! `illegal-byte-sequence` entry, a file descriptor is `not-directory`, and a
 //! handle the table does not hold traps.
+//!
+//! The cause is upstream's, and so is the lasting fix: once wasmtime-wasi
+//! types entries from the listing, this module can go. Until then the Python
+//! host, which links wasmtime-wasi through wasmtime-py, still stats each
+//! entry.
 
 use cap_primitives::fs::{FileType, FileTypeExt};
 use wasmtime::component::{Linker, Resource, ResourceType};
