@@ -14,9 +14,11 @@ use anyhow::{Context as _, Result, bail};
 use chrono::{DateTime, FixedOffset, TimeDelta};
 use clap::{Parser, Subcommand, ValueEnum};
 
+mod hook;
 mod mcp;
 mod recall;
 mod serve;
+mod setup;
 mod travel;
 
 const DEMO_MARKER: &str = ".agent-memory-demo";
@@ -331,6 +333,46 @@ enum Command {
         #[arg(long, value_name = "NAME", default_value = "full", value_parser = parse_tool_set)]
         tools: ToolSet,
     },
+    /// Answer an agent's hook: the event's JSON on stdin, the agent's JSON on
+    /// stdout (see docs/agents.md)
+    ///
+    /// The project is the event's cwd (its git root), the history source
+    /// `<agent>/<session id>`. Memory off or empty: exit 0, nothing printed. A
+    /// malformed event or a memory error: a message on stderr, exit 1 (a
+    /// non-blocking error for the agent).
+    Hook {
+        /// The agent whose hook protocol to speak
+        #[arg(value_enum)]
+        agent: hook::Agent,
+        /// The event it runs the hook for
+        #[arg(value_enum)]
+        event: hook::Event,
+    },
+    /// Wire the memory into an agent's own configuration: hooks and the MCP
+    /// server for Claude Code, the MCP server for Codex (see docs/agents.md)
+    ///
+    /// Merged with what the files hold (other hooks and servers stay); a second run
+    /// changes nothing; each changed file is backed up beside it
+    /// (`<file>.agent-memory-backup`); `--remove` takes out exactly what setup adds.
+    Setup {
+        /// The agent
+        #[arg(value_enum)]
+        agent: setup::Agent,
+        /// The project's files (shared with the team: .claude/settings.json and
+        /// .mcp.json, .codex/config.toml) instead of your user's; the project is
+        /// --project, else the current directory's git root
+        #[arg(long, conflicts_with = "user")]
+        in_project: bool,
+        /// Your user's files, for every project (the default)
+        #[arg(long)]
+        user: bool,
+        /// Show the changes as a diff; write nothing
+        #[arg(long)]
+        dry_run: bool,
+        /// Take out what setup added
+        #[arg(long)]
+        remove: bool,
+    },
     /// Open the memory in a browser: the context block as injected, the notes of
     /// both scopes, search, editing, history and undo, the secret scan
     ///
@@ -482,6 +524,30 @@ fn is_broken_pipe(error: &anyhow::Error) -> bool {
 }
 
 fn run(cli: Cli) -> Result<()> {
+    // Setup edits the agents' files only: no component to load.
+    if let Command::Setup {
+        agent,
+        in_project,
+        user: _,
+        dry_run,
+        remove,
+    } = cli.command
+    {
+        let scope = if in_project {
+            setup::Scope::Project
+        } else {
+            setup::Scope::User
+        };
+        let (project, _) = project_path(cli.project, None)?;
+        let request = setup::Request {
+            agent,
+            scope,
+            dry_run,
+            remove,
+            program: setup::program(scope),
+        };
+        return setup::run(&request, &setup::Places::from_env(project)?);
+    }
     let runtime = Runtime::shared()?;
     let now = cli.now.and_then(|now| now.0);
     match cli.command {
@@ -506,6 +572,15 @@ fn run(cli: Cli) -> Result<()> {
                 other => other,
             };
             let choice = agent_memory::resolve_root(explicit)?;
+            // A hook does nothing while memory is off, whatever its event.
+            if choice.disabled.is_some() && matches!(command, Command::Hook { .. }) {
+                return Ok(());
+            }
+            // A hook's event names the project (its cwd) and the session.
+            let hook = match &command {
+                Command::Hook { agent, event } => Some(hook::read(*agent, *event)?),
+                _ => None,
+            };
             // A source's own project, unless --project says otherwise.
             let source_dir = match &command {
                 Command::Import {
@@ -519,7 +594,7 @@ fn run(cli: Cli) -> Result<()> {
                     Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
                     _ => PathBuf::from("."),
                 }),
-                _ => None,
+                _ => hook.as_ref().map(|input| input.cwd.clone()),
             };
             let (project, files) = project_path(cli.project, source_dir)?;
             if let Some(disabled) = &choice.disabled {
@@ -544,7 +619,10 @@ fn run(cli: Cli) -> Result<()> {
             if let Some(now) = now {
                 options = options.now(now);
             }
-            if let Some(source) = cli.source {
+            if let Some(source) = cli
+                .source
+                .or_else(|| hook.as_ref().map(hook::Input::source_label))
+            {
                 options = options.source(source);
             }
             if let Some(Gate(review)) = &cli.review {
@@ -628,6 +706,9 @@ fn run(cli: Cli) -> Result<()> {
                 return serve::run(runtime, options, unmarked, status, port, open);
             }
             let mut memory = runtime.open(options)?;
+            if let Some(input) = &hook {
+                return hook::respond(&mut memory, input);
+            }
             // Loading the model is most of a search process's time: only
             // the commands that search (and status, which reports it) pay
             // for it, and a one-shot search only when its words are weak
@@ -961,6 +1042,8 @@ fn run_on(memory: &mut Memory, command: Command, scope: Scope, deferred: bool) -
         | Command::Import { .. }
         | Command::Export { .. }
         | Command::Edit { .. }
+        | Command::Hook { .. }
+        | Command::Setup { .. }
         | Command::Serve { .. } => {
             unreachable!("handled before or right after opening a memory")
         }
@@ -1065,6 +1148,10 @@ fn status_head(choice: &RootChoice, project: &Path) -> String {
     out.push_str(&format!(
         "store:    {files} memory files, {bytes} bytes (every project)\n"
     ));
+    if let Ok(places) = setup::Places::from_env(project.to_path_buf()) {
+        out.push_str("agents:\n");
+        out.push_str(&setup::status_lines(&places));
+    }
     out
 }
 

@@ -99,16 +99,318 @@ fn arguments_text(arguments: Option<JsonObject>) -> String {
     }
 }
 
-/// Copies stdin to `sink` line by line through [`pass_raw_arguments`].
-async fn filter_stdin(sink: tokio::io::DuplexStream) -> std::io::Result<()> {
+/// The largest message the server reads: a line past it is discarded unread
+/// and answered with an invalid-request error.
+const MAX_MESSAGE_BYTES: usize = 4 << 20;
+
+/// The requests this server answers; any other is `-32601` (method not
+/// found) with this list, before it reaches the protocol library.
+const OFFERED: [&str; 10] = [
+    "initialize",
+    "ping",
+    "tools/list",
+    "tools/call",
+    "resources/list",
+    "resources/templates/list",
+    "resources/read",
+    "prompts/list",
+    "prompts/get",
+    "server/discover",
+];
+
+/// The `_meta` key by which a request of the session-less protocol
+/// (2026-07-28, no `initialize`) names its version.
+const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+
+/// What the stdio gate does with one line from the client.
+#[derive(Debug, PartialEq)]
+enum Gate {
+    /// Hand it to the protocol library (tool-call arguments as raw text).
+    Forward(String),
+    /// Answer it here with this JSON-RPC message.
+    Answer(serde_json::Value),
+    /// Nothing: an empty line, or a notification this server has no use for.
+    Drop,
+}
+
+/// The JSON-RPC error answer to `id` (null when the message had none).
+fn error_answer(id: serde_json::Value, code: i32, message: String) -> Gate {
+    Gate::Answer(serde_json::json!({
+        "jsonrpc": "2.0",
+        "id": id,
+        "error": { "code": code, "message": message },
+    }))
+}
+
+/// Checks each line from the client before the protocol library sees it,
+/// and answers what the library would drop or choke on, as JSON-RPC 2.0
+/// and MCP say: invalid JSON (`-32700`), a batch or a message that is not a
+/// request (`-32600`; MCP has no batches since 2025-06-18), a request before
+/// `initialize` (`-32600`), a method this server does not offer (`-32601`),
+/// `initialize` without its parameters (`-32602`). The connection stays
+/// open through each of them.
+#[derive(Debug, Default)]
+struct Gatekeeper {
+    /// `initialize` was forwarded.
+    initialized: bool,
+}
+
+impl Gatekeeper {
+    fn gate(&mut self, line: &[u8]) -> Gate {
+        use serde_json::Value;
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        if line.iter().all(u8::is_ascii_whitespace) {
+            return Gate::Drop;
+        }
+        let Ok(text) = std::str::from_utf8(line) else {
+            return error_answer(
+                Value::Null,
+                -32700,
+                "Parse error: the message is not UTF-8; send one JSON-RPC message per line".into(),
+            );
+        };
+        let message: Value = match serde_json::from_str(text) {
+            Ok(message) => message,
+            Err(e) => {
+                return error_answer(
+                    Value::Null,
+                    -32700,
+                    format!(
+                        "Parse error: the message is not valid JSON ({e}); send one JSON-RPC message per line"
+                    ),
+                );
+            }
+        };
+        let object = match message {
+            Value::Object(object) => object,
+            Value::Array(_) => {
+                return error_answer(
+                    Value::Null,
+                    -32600,
+                    "Invalid Request: a batch (JSON array); MCP has no batches since 2025-06-18: send each message on its own line".into(),
+                );
+            }
+            _ => {
+                return error_answer(
+                    Value::Null,
+                    -32600,
+                    "Invalid Request: a JSON-RPC message is a JSON object".into(),
+                );
+            }
+        };
+        let id = match object.get("id") {
+            Some(id @ (Value::String(_) | Value::Number(_))) => Some(id.clone()),
+            None => None,
+            Some(_) => {
+                return error_answer(
+                    Value::Null,
+                    -32600,
+                    "Invalid Request: `id` must be a string or a number".into(),
+                );
+            }
+        };
+        let answer_id = id.clone().unwrap_or(Value::Null);
+        if object.get("jsonrpc") != Some(&Value::from("2.0")) {
+            return error_answer(
+                answer_id,
+                -32600,
+                "Invalid Request: `jsonrpc` must be \"2.0\"".into(),
+            );
+        }
+        let method = match object.get("method") {
+            Some(Value::String(method)) => method.as_str(),
+            Some(_) => {
+                return error_answer(
+                    answer_id,
+                    -32600,
+                    "Invalid Request: `method` must be a string".into(),
+                );
+            }
+            // A response to a request of the server's.
+            None if id.is_some()
+                && (object.contains_key("result") || object.contains_key("error")) =>
+            {
+                return Gate::Forward(text.to_string());
+            }
+            None => {
+                return error_answer(
+                    answer_id,
+                    -32600,
+                    "Invalid Request: a request needs a `method`".into(),
+                );
+            }
+        };
+        let Some(id) = id else {
+            // A notification: never answered. Before `initialize` the
+            // library has no session to give it to.
+            return if self.initialized && method.starts_with("notifications/") {
+                Gate::Forward(text.to_string())
+            } else {
+                Gate::Drop
+            };
+        };
+        if !OFFERED.contains(&method) {
+            return error_answer(
+                id,
+                -32601,
+                format!(
+                    "Method not found: `{method}` is not offered by this server; it offers {}",
+                    OFFERED.join(", ")
+                ),
+            );
+        }
+        let session_less = object
+            .get("params")
+            .and_then(|p| p.get("_meta"))
+            .and_then(|m| m.get(META_PROTOCOL_VERSION))
+            .is_some();
+        match method {
+            "initialize" => {
+                let params = object.get("params");
+                let valid = params
+                    .and_then(|p| p.get("protocolVersion"))
+                    .is_some_and(Value::is_string)
+                    && params
+                        .and_then(|p| p.get("capabilities"))
+                        .is_some_and(Value::is_object)
+                    && params
+                        .and_then(|p| p.get("clientInfo"))
+                        .is_some_and(|c| c.get("name").is_some_and(Value::is_string));
+                if !valid {
+                    return error_answer(
+                        id,
+                        -32602,
+                        "Invalid params: `initialize` needs `protocolVersion` (a string), `capabilities` (an object) and `clientInfo` with a `name`".into(),
+                    );
+                }
+                self.initialized = true;
+            }
+            "ping" if !self.initialized => {
+                return Gate::Answer(serde_json::json!({"jsonrpc": "2.0", "id": id, "result": {}}));
+            }
+            "server/discover" => {}
+            _ if !self.initialized && !session_less => {
+                return error_answer(
+                    id,
+                    -32600,
+                    format!(
+                        "Invalid Request: `{method}` before `initialize`: start the session with `initialize` and `notifications/initialized` (MCP lifecycle), or name the protocol version in `params._meta[\"{META_PROTOCOL_VERSION}\"]` (MCP 2026-07-28); nothing was run"
+                    ),
+                );
+            }
+            _ => {}
+        }
+        Gate::Forward(pass_raw_arguments(text))
+    }
+}
+
+/// Reads stdin line by line through the [`Gatekeeper`]: forwards to `sink`,
+/// answers through `answers`. A line over [`MAX_MESSAGE_BYTES`] is
+/// discarded as it arrives, never held whole.
+async fn filter_stdin(
+    sink: tokio::io::DuplexStream,
+    answers: tokio::sync::mpsc::UnboundedSender<Vec<u8>>,
+) -> std::io::Result<()> {
     use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
-    let mut lines = BufReader::new(tokio::io::stdin()).lines();
+    let mut input = BufReader::new(tokio::io::stdin());
     let mut sink = sink;
-    while let Some(line) = lines.next_line().await? {
-        sink.write_all(pass_raw_arguments(&line).as_bytes()).await?;
-        sink.write_all(b"\n").await?;
+    let mut gate = Gatekeeper::default();
+    let mut line = Vec::new();
+    let mut oversized = false;
+    loop {
+        let buffer = input.fill_buf().await?;
+        if buffer.is_empty() {
+            break;
+        }
+        let (chunk, ends) = match buffer.iter().position(|&b| b == b'\n') {
+            Some(at) => (&buffer[..at], at + 1),
+            None => (buffer, buffer.len()),
+        };
+        let complete = ends > chunk.len();
+        if !oversized {
+            if line.len() + chunk.len() > MAX_MESSAGE_BYTES {
+                oversized = true;
+                line = Vec::new();
+            } else {
+                line.extend_from_slice(chunk);
+            }
+        }
+        input.consume(ends);
+        if !complete {
+            continue;
+        }
+        let verdict = if oversized {
+            error_answer(
+                serde_json::Value::Null,
+                -32600,
+                format!(
+                    "Invalid Request: the message is over {} MiB, this server's limit; it was not read",
+                    MAX_MESSAGE_BYTES >> 20
+                ),
+            )
+        } else {
+            gate.gate(&line)
+        };
+        oversized = false;
+        line.clear();
+        match verdict {
+            Gate::Forward(text) => {
+                sink.write_all(text.as_bytes()).await?;
+                sink.write_all(b"\n").await?;
+            }
+            Gate::Answer(answer) => {
+                let mut bytes = answer.to_string().into_bytes();
+                bytes.push(b'\n');
+                if answers.send(bytes).is_err() {
+                    break;
+                }
+            }
+            Gate::Drop => {}
+        }
     }
     sink.shutdown().await
+}
+
+/// Writes every line to stdout, from the protocol library (`library`) and
+/// from the gate (`answers`), one whole line at a time.
+async fn write_stdout(
+    library: tokio::io::DuplexStream,
+    mut answers: tokio::sync::mpsc::UnboundedReceiver<Vec<u8>>,
+) -> std::io::Result<()> {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    let mut stdout = tokio::io::stdout();
+    let mut library = BufReader::new(library);
+    let mut line = Vec::new();
+    let mut library_open = true;
+    loop {
+        tokio::select! {
+            read = library.read_until(b'\n', &mut line), if library_open => {
+                if read? == 0 {
+                    library_open = false;
+                } else {
+                    stdout.write_all(&line).await?;
+                    stdout.flush().await?;
+                    line.clear();
+                }
+            }
+            answer = answers.recv() => match answer {
+                Some(answer) => {
+                    stdout.write_all(&answer).await?;
+                    stdout.flush().await?;
+                }
+                None if library_open => {
+                    // The gate is done; drain the library.
+                    while library.read_until(b'\n', &mut line).await? > 0 {
+                        stdout.write_all(&line).await?;
+                        line.clear();
+                    }
+                    stdout.flush().await?;
+                    return Ok(());
+                }
+                None => return Ok(()),
+            },
+        }
+    }
 }
 
 /// What the server serves: an open memory, or the answer that memory is off.
@@ -128,16 +430,25 @@ pub fn serve(backend: Backend, tools: ToolSet) -> Result<()> {
         .context("cannot start the async runtime for the MCP server")?;
     runtime.block_on(async move {
         let (filtered, sink) = tokio::io::duplex(1 << 16);
-        tokio::spawn(filter_stdin(sink));
-        let service = server
-            .serve((filtered, tokio::io::stdout()))
+        let (library_out, library_lines) = tokio::io::duplex(1 << 16);
+        let (answers, answered) = tokio::sync::mpsc::unbounded_channel();
+        tokio::spawn(filter_stdin(sink, answers));
+        let writer = tokio::spawn(write_stdout(library_lines, answered));
+        let outcome = match server.serve((filtered, library_out)).await {
+            Ok(service) => service
+                .waiting()
+                .await
+                .map(drop)
+                .context("the MCP server stopped abnormally"),
+            Err(e) => Err(e).context("the MCP handshake on stdin/stdout failed"),
+        };
+        // What the gate answered reaches the client even when the session
+        // never started.
+        writer
             .await
-            .context("the MCP handshake on stdin/stdout failed")?;
-        service
-            .waiting()
-            .await
-            .context("the MCP server stopped abnormally")?;
-        Ok(())
+            .context("the MCP server's output task failed")?
+            .context("cannot write to stdout")?;
+        outcome
     })
 }
 
@@ -397,6 +708,76 @@ fn describe(error: &Error) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn code(gate: Gate) -> (serde_json::Value, i64, String) {
+        let Gate::Answer(answer) = gate else {
+            panic!("expected an answer, got {gate:?}");
+        };
+        (
+            answer["id"].clone(),
+            answer["error"]["code"].as_i64().unwrap(),
+            answer["error"]["message"].as_str().unwrap().to_string(),
+        )
+    }
+
+    #[test]
+    fn the_gate_answers_what_json_rpc_and_mcp_say() {
+        let mut gate = Gatekeeper::default();
+        let (id, c, _) = code(gate.gate(b"{not json"));
+        assert_eq!((id, c), (serde_json::Value::Null, -32700));
+        assert_eq!(code(gate.gate(b"[]")).1, -32600);
+        assert_eq!(code(gate.gate(b"42")).1, -32600);
+        assert_eq!(
+            code(gate.gate(br#"{"jsonrpc":"1.0","id":1,"method":"ping"}"#)).1,
+            -32600
+        );
+        let (id, c, message) =
+            code(gate.gate(br#"{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{"name":"memory_read","arguments":{}}}"#));
+        assert_eq!((id, c), (serde_json::json!("a"), -32600));
+        assert!(
+            message.contains("`tools/call` before `initialize`"),
+            "{message}"
+        );
+        assert_eq!(
+            gate.gate(br#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#),
+            Gate::Answer(serde_json::json!({"jsonrpc":"2.0","id":2,"result":{}}))
+        );
+        assert_eq!(
+            gate.gate(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#),
+            Gate::Drop
+        );
+        assert_eq!(
+            code(gate.gate(br#"{"jsonrpc":"2.0","id":3,"method":"initialize","params":{}}"#)).1,
+            -32602
+        );
+        let initialize = r#"{"jsonrpc":"2.0","id":4,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+        assert_eq!(
+            gate.gate(initialize.as_bytes()),
+            Gate::Forward(initialize.to_string())
+        );
+        let (_, c, message) = code(gate.gate(
+            br#"{"jsonrpc":"2.0","id":5,"method":"resources/subscribe","params":{"uri":"x"}}"#,
+        ));
+        assert_eq!(c, -32601);
+        assert!(
+            message.contains("`resources/subscribe` is not offered")
+                && message.contains("tools/call"),
+            "{message}"
+        );
+        let list = r#"{"jsonrpc":"2.0","id":6,"method":"tools/list"}"#;
+        assert_eq!(gate.gate(list.as_bytes()), Gate::Forward(list.to_string()));
+        let cancel =
+            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":6}}"#;
+        assert_eq!(
+            gate.gate(cancel.as_bytes()),
+            Gate::Forward(cancel.to_string())
+        );
+        assert_eq!(
+            gate.gate(br#"{"jsonrpc":"2.0","method":"x/unknown"}"#),
+            Gate::Drop
+        );
+        assert_eq!(gate.gate(b"  \r"), Gate::Drop);
+    }
 
     #[test]
     fn tool_call_arguments_travel_as_raw_text() {
