@@ -332,6 +332,20 @@ enum Command {
         /// Which tools to offer: seed, full or anthropic
         #[arg(long, value_name = "NAME", default_value = "full", value_parser = parse_tool_set)]
         tools: ToolSet,
+        /// Serve over MCP's Streamable HTTP transport at /mcp instead of stdio; the
+        /// first line printed is the URL and the `Authorization: Bearer` header to send
+        #[arg(long)]
+        http: bool,
+        /// The port on 127.0.0.1; 0 picks a free one
+        #[arg(long, value_name = "N", default_value_t = 0, requires = "http")]
+        port: u16,
+        /// Listen on this address instead of 127.0.0.1 (anyone who reaches it and has
+        /// the token reads and changes your memory); needs --token-file
+        #[arg(long, value_name = "ADDR", requires_all = ["http", "token_file"], conflicts_with = "port")]
+        listen: Option<std::net::SocketAddr>,
+        /// A file holding the token clients must send (at least 32 characters)
+        #[arg(long, value_name = "PATH", requires = "http")]
+        token_file: Option<PathBuf>,
     },
     /// Answer an agent's hook: the event's JSON on stdin, the agent's JSON on
     /// stdout (see docs/agents.md)
@@ -602,8 +616,24 @@ fn run(cli: Cli) -> Result<()> {
                     // What an agent sees: no block, and a plain answer.
                     Command::Context => Ok(()),
                     Command::Call { .. } => print_text(&disabled.tool_reply()),
-                    Command::Mcp { tools } => {
-                        mcp::serve(mcp::Backend::Disabled(runtime, disabled.clone()), tools)
+                    Command::Mcp {
+                        tools,
+                        http,
+                        port,
+                        listen,
+                        token_file,
+                    } => {
+                        let backend = mcp::Backend::Disabled(runtime, disabled.clone());
+                        if http {
+                            let options = mcp::HttpOptions {
+                                port,
+                                listen,
+                                token_file,
+                            };
+                            mcp::serve_http(backend, tools, options)
+                        } else {
+                            mcp::serve(backend, tools)
+                        }
                     }
                     Command::Status => status_disabled(&choice, &project),
                     _ => bail!(
@@ -729,7 +759,25 @@ fn run(cli: Cli) -> Result<()> {
             }
             match command {
                 Command::Index { in_component } => recall::index(&mut memory, in_component),
-                Command::Mcp { tools } => mcp::serve(mcp::Backend::Memory(Box::new(memory)), tools),
+                Command::Mcp {
+                    tools,
+                    http,
+                    port,
+                    listen,
+                    token_file,
+                } => {
+                    let backend = mcp::Backend::Memory(Box::new(memory));
+                    if http {
+                        let options = mcp::HttpOptions {
+                            port,
+                            listen,
+                            token_file,
+                        };
+                        mcp::serve_http(backend, tools, options)
+                    } else {
+                        mcp::serve(backend, tools)
+                    }
+                }
                 Command::Status => status(&mut memory, &choice),
                 Command::Import { dry_run, from } => {
                     // The team store, when there is one, takes codescout's

@@ -452,6 +452,111 @@ pub fn serve(backend: Backend, tools: ToolSet) -> Result<()> {
     })
 }
 
+/// Where `agent-memory mcp --http` listens, and with which token.
+pub struct HttpOptions {
+    /// The port on 127.0.0.1; 0 picks a free one.
+    pub port: u16,
+    /// Another address (`--listen`), which needs `token_file`.
+    pub listen: Option<std::net::SocketAddr>,
+    /// A file holding the token (`--token-file`).
+    pub token_file: Option<std::path::PathBuf>,
+}
+
+/// The shortest token a token file may hold.
+const MIN_TOKEN_CHARS: usize = 32;
+
+/// The token from `path`: its text, trimmed; at least
+/// [`MIN_TOKEN_CHARS`] visible ASCII characters.
+fn token_from_file(path: &std::path::Path) -> Result<String> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read the token file `{}`", path.display()))?;
+    let token = text.trim();
+    if token.len() < MIN_TOKEN_CHARS || !token.bytes().all(|b| b.is_ascii_graphic()) {
+        anyhow::bail!(
+            "the token file `{}` must hold one token of at least {MIN_TOKEN_CHARS} visible ASCII characters (e.g. `openssl rand -hex 24`)",
+            path.display()
+        );
+    }
+    Ok(token.to_string())
+}
+
+/// Serves `backend` over MCP's Streamable HTTP transport at `/mcp` until
+/// Ctrl-C (or SIGTERM): on 127.0.0.1 with a fresh random token unless
+/// `--listen` and `--token-file` say otherwise. Every request passes the
+/// dashboard's guard first (`Host`, then `Authorization: Bearer`, and no
+/// `Origin`). Every session shares the one memory, so every change goes
+/// through its one pipeline, one at a time.
+pub fn serve_http(backend: Backend, tools: ToolSet, http: HttpOptions) -> Result<()> {
+    use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+    use rmcp::transport::streamable_http_server::{
+        StreamableHttpServerConfig, StreamableHttpService,
+    };
+    let server = MemoryServer::new(backend, tools)?;
+    let token = match &http.token_file {
+        Some(path) => token_from_file(path)?,
+        None => crate::serve::random_token()?,
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime for the MCP server")?;
+    runtime.block_on(async move {
+        let address = http.listen.unwrap_or(std::net::SocketAddr::from((
+            std::net::Ipv4Addr::LOCALHOST,
+            http.port,
+        )));
+        let listener = tokio::net::TcpListener::bind(address)
+            .await
+            .with_context(|| format!("cannot listen on {address}"))?;
+        let local = listener.local_addr()?;
+        let hosts = match http.listen {
+            Some(_) => vec![local.to_string()],
+            None => Vec::new(),
+        };
+        let guard = std::sync::Arc::new(crate::serve::Guard::with_token(
+            local.port(),
+            hosts,
+            token.clone(),
+        ));
+        let stop = crate::serve::stop_signal().context("cannot catch Ctrl-C")?;
+        let cancel = tokio_util::sync::CancellationToken::new();
+        // The guard checks Host (and refuses any Origin) before rmcp sees
+        // a request.
+        let config = StreamableHttpServerConfig::default()
+            .disable_allowed_hosts()
+            // One JSON answer per request: the server sends nothing else
+            // while a request runs.
+            .with_json_response(true)
+            .with_cancellation_token(cancel.clone());
+        let service = StreamableHttpService::new(
+            move || Ok(server.clone()),
+            LocalSessionManager::default().into(),
+            config,
+        );
+        let router = axum::Router::new().nest_service("/mcp", service).layer(
+            axum::middleware::from_fn_with_state(guard, crate::serve::check_bearer),
+        );
+        // The first line is the contract: scripts and tests read it.
+        crate::print_text(&format!("http://{local}/mcp Authorization: Bearer {token}"))?;
+        if http.listen.is_some() {
+            eprintln!(
+                "agent-memory: WARNING: serving MCP on {local}, not only this machine's loopback: \
+                 anyone who can reach it and has the token reads and changes your memory"
+            );
+        }
+        eprintln!("agent-memory: serving MCP over HTTP on {local}; Ctrl-C stops it");
+        axum::serve(listener, router)
+            .with_graceful_shutdown(async move {
+                stop.await;
+                cancel.cancel();
+            })
+            .await
+            .context("the MCP HTTP server failed")?;
+        eprintln!("agent-memory: MCP server stopped");
+        Ok(())
+    })
+}
+
 #[derive(Clone)]
 struct MemoryServer {
     /// `None` while memory is turned off.

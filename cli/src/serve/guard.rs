@@ -19,18 +19,36 @@ pub const CHANGE_HEADER: &str = "x-agent-memory";
 /// The server's address and its secret.
 pub struct Guard {
     port: u16,
+    /// What `Host` may say: the server's own authorities.
+    hosts: Vec<String>,
     token: String,
+}
+
+/// A fresh random token: 24 bytes as 48 hex digits.
+pub fn random_token() -> Result<String> {
+    let mut bytes = [0u8; 24];
+    getrandom::fill(&mut bytes)
+        .map_err(|e| anyhow::anyhow!("{e}"))
+        .context("cannot draw a random token for the server")?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
 
 impl Guard {
     /// A guard for a server on 127.0.0.1:`port` with a fresh random token.
     pub fn new(port: u16) -> Result<Self> {
-        let mut bytes = [0u8; 24];
-        getrandom::fill(&mut bytes)
-            .map_err(|e| anyhow::anyhow!("{e}"))
-            .context("cannot draw a random token for the dashboard")?;
-        let token = bytes.iter().map(|b| format!("{b:02x}")).collect();
-        Ok(Guard { port, token })
+        Ok(Guard::with_token(port, Vec::new(), random_token()?))
+    }
+
+    /// A guard for a server on `port` that answers `127.0.0.1:port`,
+    /// `localhost:port` and the other authorities in `hosts`, with `token`.
+    pub fn with_token(port: u16, hosts: Vec<String>, token: String) -> Self {
+        let mut all = vec![format!("127.0.0.1:{port}"), format!("localhost:{port}")];
+        all.extend(hosts);
+        Guard {
+            port,
+            hosts: all,
+            token,
+        }
     }
 
     /// The URL to open: the first line `serve` prints.
@@ -46,7 +64,7 @@ impl Guard {
 
     /// The server's own authorities: what `Host` may say.
     fn own_host(&self, host: &str) -> bool {
-        host == format!("127.0.0.1:{}", self.port) || host == format!("localhost:{}", self.port)
+        self.hosts.iter().any(|own| own == host)
     }
 
     /// Whether `origin` is this server's.
@@ -117,6 +135,46 @@ fn secure(headers: &mut HeaderMap) {
     for (name, value) in fixed {
         headers.insert(name, HeaderValue::from_static(value));
     }
+}
+
+/// The guard layer of `agent-memory mcp --http`: the `Host` check, then
+/// the token as `Authorization: Bearer`; a request that carries an `Origin`
+/// comes from a browser page, which this server never answers (no CORS).
+pub async fn check_bearer(
+    State(guard): State<Arc<Guard>>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let headers = request.headers();
+    let host = headers.get(header::HOST).and_then(|h| h.to_str().ok());
+    if !host.is_some_and(|h| guard.own_host(h)) {
+        return refuse(
+            StatusCode::FORBIDDEN,
+            "wrong-host",
+            "this server answers only requests for its own address",
+        );
+    }
+    if headers.contains_key(header::ORIGIN) {
+        return refuse(
+            StatusCode::FORBIDDEN,
+            "cross-origin",
+            "this server answers MCP clients, not web pages (the request has an Origin)",
+        );
+    }
+    let bearer = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|h| h.to_str().ok())
+        .and_then(|h| h.strip_prefix("Bearer "));
+    if !bearer.is_some_and(|t| guard.is_token(t)) {
+        return refuse(
+            StatusCode::UNAUTHORIZED,
+            "no-token",
+            "missing or wrong token: send `Authorization: Bearer <token>` with the token `agent-memory mcp --http` printed",
+        );
+    }
+    let mut response = next.run(request).await;
+    secure(response.headers_mut());
+    response
 }
 
 /// The guard layer.

@@ -15,7 +15,7 @@ use axum::routing::{get, post};
 mod api;
 mod guard;
 
-pub use guard::Guard;
+pub use guard::{Guard, check_bearer, random_token};
 
 /// What the overview's status panel shows that the memory does not know.
 #[derive(Debug, Clone, serde::Serialize)]
@@ -184,7 +184,7 @@ pub fn run(
 /// returns: a Ctrl-C right after the URL is printed must stop the server
 /// cleanly, not kill it.
 #[cfg(unix)]
-fn stop_signal() -> std::io::Result<impl std::future::Future<Output = ()>> {
+pub fn stop_signal() -> std::io::Result<impl std::future::Future<Output = ()>> {
     use tokio::signal::unix::{SignalKind, signal};
     let mut interrupt = signal(SignalKind::interrupt())?;
     let mut terminate = signal(SignalKind::terminate())?;
@@ -199,7 +199,7 @@ fn stop_signal() -> std::io::Result<impl std::future::Future<Output = ()>> {
 
 /// Resolves on Ctrl-C.
 #[cfg(not(unix))]
-fn stop_signal() -> std::io::Result<impl std::future::Future<Output = ()>> {
+pub fn stop_signal() -> std::io::Result<impl std::future::Future<Output = ()>> {
     let ctrl_c = tokio::signal::windows::ctrl_c()?;
     Ok(async move {
         let mut ctrl_c = ctrl_c;
