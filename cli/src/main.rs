@@ -323,11 +323,11 @@ enum Command {
         #[command(subcommand)]
         action: Option<SnapshotAction>,
     },
-    /// Serve the memory tools to an MCP client over stdio
+    /// Serve the memory tools to an MCP client over stdio, or over HTTP with --http
     ///
     /// Also offers the context block as the resource memory://context and as the prompt
     /// `memory`. Configure it as a stdio server, e.g. `claude mcp add agent-memory --
-    /// agent-memory mcp`.
+    /// agent-memory mcp`, or run `agent-memory setup claude-code`.
     Mcp {
         /// Which tools to offer: seed, full or anthropic
         #[arg(long, value_name = "NAME", default_value = "full", value_parser = parse_tool_set)]
