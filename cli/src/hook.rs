@@ -106,6 +106,12 @@ struct ClaudeCodeEvent {
     compact_summary: Option<String>,
 }
 
+/// Reads and drops the event on stdin (memory is off): the agent's write
+/// of it then never meets a closed pipe.
+pub fn discard() {
+    let _ = io::copy(&mut io::stdin().take(MAX_EVENT_BYTES), &mut io::sink());
+}
+
 /// Reads the event from stdin.
 ///
 /// # Errors

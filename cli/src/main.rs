@@ -588,6 +588,7 @@ fn run(cli: Cli) -> Result<()> {
             let choice = agent_memory::resolve_root(explicit)?;
             // A hook does nothing while memory is off, whatever its event.
             if choice.disabled.is_some() && matches!(command, Command::Hook { .. }) {
+                hook::discard();
                 return Ok(());
             }
             // A hook's event names the project (its cwd) and the session.

@@ -84,6 +84,9 @@ fn message(body: &str) -> serde_json::Value {
     serde_json::from_str(json).unwrap_or_else(|e| panic!("{e}: {body}"))
 }
 
+/// A request's extra headers.
+type Headers<'a> = &'a [(&'a str, &'a str)];
+
 const WRITE: &str = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"memory_write","arguments":{"target":"long_term","content":"- REFUSED"}}}"#;
 
 #[test]
@@ -128,7 +131,7 @@ fn refused_requests_change_nothing_and_the_token_holder_is_served() {
     let evil_host = format!("evil.example:{port}");
     let own_origin = format!("http://127.0.0.1:{port}");
 
-    let refusals: [(&[(&str, &str)], u16, &str); 4] = [
+    let refusals: [(Headers, u16, &str); 4] = [
         (&[], 401, "no-token"),
         (&[("Authorization", "Bearer wrong")], 401, "no-token"),
         (

@@ -385,7 +385,7 @@ fn a_file_of_another_user_is_refused_and_untouched() {
     use std::os::unix::fs::MetadataExt as _;
     let setup = Setup::new();
     setup.put(&setup.settings(), SETTINGS);
-    let mine = fs::metadata(&setup.settings()).unwrap().uid();
+    let mine = fs::metadata(setup.settings()).unwrap().uid();
     let other = if mine == 65534 { 65533 } else { 65534 };
     // Giving a file away needs root; CI runs the tests as root.
     std::os::unix::fs::chown(setup.settings(), Some(other), None)
