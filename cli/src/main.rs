@@ -15,6 +15,7 @@ use chrono::{DateTime, FixedOffset, TimeDelta};
 use clap::{Parser, Subcommand, ValueEnum};
 
 mod mcp;
+mod model;
 mod recall;
 mod serve;
 mod travel;
@@ -218,6 +219,11 @@ enum Command {
         /// Python and Node hosts do, instead of natively on every core
         #[arg(long)]
         in_component: bool,
+    },
+    /// The embedding model of semantic recall: install, status, remove
+    Model {
+        #[command(subcommand)]
+        action: model::Action,
     },
     /// Search MEMORY.md, the project's notes and daily logs
     Search {
@@ -482,6 +488,9 @@ fn is_broken_pipe(error: &anyhow::Error) -> bool {
 }
 
 fn run(cli: Cli) -> Result<()> {
+    if let Command::Model { action } = cli.command {
+        return model::run(action);
+    }
     let runtime = Runtime::shared()?;
     let now = cli.now.and_then(|now| now.0);
     match cli.command {
@@ -833,7 +842,8 @@ fn run_on(memory: &mut Memory, command: Command, scope: Scope, deferred: bool) -
                     memory.render_search(&results, Some(max))?
                 }
             };
-            print_text(&text)
+            print_text(&text)?;
+            recall::tell_why_off(memory, &text)
         }
         Command::Read { source, name } => {
             let mut arguments = serde_json::Map::new();
@@ -954,6 +964,7 @@ fn run_on(memory: &mut Memory, command: Command, scope: Scope, deferred: bool) -
             action: Some(SnapshotAction::Apply),
         } => print_text(&memory.apply_snapshot()?.message),
         Command::Demo
+        | Command::Model { .. }
         | Command::Tools { .. }
         | Command::Mcp { .. }
         | Command::Status
