@@ -224,10 +224,10 @@ fn semantic_off_is_todays_ranking_exactly() {
             "{q}"
         );
         // The same text; where meaning would have decided, a line under
-        // the summary says why it did not.
+        // the summary says that recall is off (why is the status's).
         let plain_text = plain.search_rendered(q, SearchMode::Ranked, 2000).unwrap();
         let off_text = off.search_rendered(q, SearchMode::Ranked, 2000).unwrap();
-        let note = "semantic: off (turned off by the host)\n";
+        let note = "semantic recall is off\n";
         match q.contains("city") {
             true => assert_eq!(off_text.replacen(note, "", 1), plain_text, "{q}"),
             false => assert_eq!(off_text, plain_text, "{q}"),
@@ -491,9 +491,7 @@ fn a_hosted_model_ranks_as_the_model_itself_with_the_hosts_vectors() {
     let rendered = m.search_rendered(Q, SearchMode::Ranked, 4000).unwrap();
     assert_eq!(
         rendered.lines().nth(1),
-        Some(
-            "semantic: off (no vector was given for this query, and model `fake-a` embeds in the host only)"
-        )
+        Some("semantic recall is off")
     );
     assert_eq!(paths(&m, Q), lexical);
     // With it, the ranking is the one the model gives inside.
@@ -678,7 +676,7 @@ fn a_search_chunks_a_bounded_share_and_a_waiting_file_once() {
     let first = m.search_rendered(Q, SearchMode::Ranked, 4000).unwrap();
     assert_eq!(
         first.lines().nth(1),
-        Some("semantic: indexing 0% (run `agent-memory index` to finish)")
+        Some("semantic: indexing 0%")
     );
     assert_eq!(e.chunked(), ["marker-0", "marker-1"]);
     paths(&m, Q);
@@ -759,7 +757,7 @@ fn a_search_catches_up_a_few_chunks_and_leaves_a_build_to_index() {
         rendered.lines().nth(1),
         Some(
             format!(
-                "semantic: indexing {}%, 1 chunk to go (run `agent-memory index` to finish)",
+                "semantic: indexing {}%, 1 chunk to go",
                 status.percent()
             )
             .as_str()
@@ -827,5 +825,5 @@ fn a_change_appends_to_the_log_and_a_cut_record_costs_only_itself() {
 /// cut into chunks, so the count is exact.
 fn to_go(n: usize) -> String {
     let s = if n == 1 { "" } else { "s" };
-    format!("semantic: indexing 0%, {n} chunk{s} to go (run `agent-memory index` to finish)")
+    format!("semantic: indexing 0%, {n} chunk{s} to go")
 }
