@@ -28,6 +28,7 @@ mod indexed;
 mod journal;
 mod lifecycle;
 mod semantic;
+mod similar;
 mod team;
 mod top;
 mod versions;

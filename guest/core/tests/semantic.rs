@@ -827,3 +827,80 @@ fn to_go(n: usize) -> String {
     let s = if n == 1 { "" } else { "s" };
     format!("semantic: indexing 0%, {n} chunk{s} to go")
 }
+
+/// The real weights, or `None` (skipped, saying how to get them; a failure
+/// with `AGENT_MEMORY_REQUIRE_WEIGHTS=1`).
+fn real_minilm() -> Option<Arc<agent_memory_core::MiniLm>> {
+    let path = std::env::var_os("AGENT_MEMORY_EMBED_WEIGHTS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../../embed/weights/all-minilm-l6-v2.int8.safetensors")
+        });
+    let Ok(bytes) = fs::read(&path) else {
+        assert!(
+            std::env::var_os("AGENT_MEMORY_REQUIRE_WEIGHTS").is_none_or(|v| v != "1"),
+            "AGENT_MEMORY_REQUIRE_WEIGHTS=1 but no weights at {}",
+            path.display()
+        );
+        eprintln!("skipped: no weights at {}; run `agent-memory model install`", path.display());
+        return None;
+    };
+    Some(Arc::new(agent_memory_core::MiniLm::from_vec(bytes).unwrap()))
+}
+
+/// A write that restates a line of MEMORY.md in other words is told which
+/// line, in its receipt; a line on the same topic that says something else
+/// is not; and without a model nothing is looked at.
+#[test]
+fn a_restatement_by_meaning_is_named_in_the_receipt() {
+    let Some(model) = real_minilm() else {
+        return;
+    };
+    let s = Store::new();
+    let plain = s.open();
+    plain
+        .write(
+            WriteTarget::LongTerm,
+            "# Project\n\n- The user prefers tabs over spaces.\n- Deploys go through make deploy-staging.\n- Alice owns the billing service.\n",
+            WriteMode::Overwrite,
+            None,
+        )
+        .unwrap();
+    let mut m = s.open();
+    m.set_embedder(model);
+    assert_eq!(m.index_vectors(None, &mut |_, _| {}).unwrap().percent(), 100);
+
+    let receipt = m
+        .write(
+            WriteTarget::Note,
+            "To deploy, run make deploy-staging.\n",
+            WriteMode::Append,
+            Some("release"),
+        )
+        .unwrap();
+    let notice =
+        "similar to MEMORY.md:4 \"Deploys go through make deploy-staging.\"; edit it instead?";
+    assert_eq!(receipt.warnings, [notice], "{}", receipt.message);
+    assert!(receipt.message.contains(&format!("\n{notice}")), "{}", receipt.message);
+
+    for related in [
+        "Deploy logs are kept in the #deploys Slack channel.\n",
+        "The user is allergic to peanuts and eats no nuts.\n",
+    ] {
+        let receipt = m
+            .write(WriteTarget::Note, related, WriteMode::Append, Some("misc"))
+            .unwrap();
+        assert!(receipt.warnings.is_empty(), "{related}: {:?}", receipt.warnings);
+    }
+    // Off, the same restatement writes without a notice.
+    let receipt = plain
+        .write(
+            WriteTarget::Scratchpad,
+            "To deploy, run make deploy-staging.\n",
+            WriteMode::Append,
+            None,
+        )
+        .unwrap();
+    assert!(receipt.warnings.is_empty(), "{:?}", receipt.warnings);
+}

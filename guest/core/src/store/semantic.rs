@@ -370,7 +370,7 @@ impl Memory {
     /// The cache of `e`'s model, or an empty one when the file is missing,
     /// damaged or of another model. A file of an older layout is written
     /// again in the current one (if the store's lock is free).
-    fn load_vectors(&self, e: &dyn Embed) -> Cache {
+    pub(super) fn load_vectors(&self, e: &dyn Embed) -> Cache {
         let path = self.abs(&self.vectors_rel(e.model_id()));
         let Some(mut cache) = fs::read(&path)
             .ok()
