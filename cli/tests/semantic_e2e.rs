@@ -152,7 +152,11 @@ fn missing_or_damaged_weights_turn_recall_off_and_fail_nothing() {
         assert_success(&out, &["index"]);
         let (text, hits) = env.hits(&[]);
         assert_eq!(hits, ["testing.md  [matched: run]"], "{text}");
-        assert_eq!(text.lines().nth(1), Some("semantic recall is off"), "{text}");
+        assert_eq!(
+            text.lines().nth(1),
+            Some("semantic recall is off"),
+            "{text}"
+        );
         let out = env.run(&["search", QUESTION]);
         assert!(stderr(&out).starts_with(why), "{}", stderr(&out));
     }

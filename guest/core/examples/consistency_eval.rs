@@ -29,7 +29,10 @@ fn main() {
     let text = std::fs::read_to_string(pairs).expect("pairs");
     let mut seen = std::collections::HashMap::<String, usize>::new();
     let mut half = Vec::new();
-    for line in text.lines().filter(|l| !l.starts_with('#') && !l.is_empty()) {
+    for line in text
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.is_empty())
+    {
         let mut fields = line.split('\t');
         let (label, old, new) = (
             fields.next().unwrap().to_owned(),
@@ -61,7 +64,9 @@ fn main() {
         if holdout { "holdout" } else { "tune" },
         half.len()
     );
-    println!("threshold  precision  recall  (restatement, update recall; related, unrelated flagged)");
+    println!(
+        "threshold  precision  recall  (restatement, update recall; related, unrelated flagged)"
+    );
     for t in thresholds {
         let told = |p: &Pair| p.cosine.is_some_and(|c| c >= t);
         let wanted = |p: &Pair| p.label == "restatement" || p.label == "update";
@@ -78,7 +83,11 @@ fn main() {
         let (unr, unrn) = by("unrelated");
         println!(
             "{t:.3}      {:.3}      {:.3}   ({r}/{rn}, {u}/{un}; {rel}/{reln}, {unr}/{unrn})",
-            if tp + fp == 0 { 1.0 } else { tp as f64 / (tp + fp) as f64 },
+            if tp + fp == 0 {
+                1.0
+            } else {
+                tp as f64 / (tp + fp) as f64
+            },
             tp as f64 / pos.max(1) as f64,
         );
     }

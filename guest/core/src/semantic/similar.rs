@@ -26,6 +26,9 @@ pub const CANDIDATE_CHUNKS: usize = 3;
 pub const MAX_CANDIDATE_LINES: usize = 12;
 /// Added lines checked per change.
 pub const MAX_ADDED_LINES: usize = 4;
+/// Lines of MEMORY.md and the notes the consolidation plan compares by meaning, in that
+/// order (each embedded once: a few seconds at most in the component).
+pub const MAX_PLAN_LINES: usize = 200;
 /// Words a comparable line has at least.
 pub const MIN_WORDS: usize = 4;
 /// Bytes a comparable line has at most: longer ones are paragraphs, not facts.
@@ -109,7 +112,10 @@ mod tests {
             comparable("- [ ] Deploys go through make deploy-staging"),
             Some("Deploys go through make deploy-staging")
         );
-        assert_eq!(comparable("12. Use pnpm, never npm."), Some("Use pnpm, never npm."));
+        assert_eq!(
+            comparable("12. Use pnpm, never npm."),
+            Some("Use pnpm, never npm.")
+        );
         assert_eq!(comparable("## Deploys go through make"), None);
         assert_eq!(comparable("- prefers tabs"), None);
         assert_eq!(comparable(&"word ".repeat(100)), None);

@@ -10,8 +10,8 @@ use super::Memory;
 use crate::limits::MAX_SEARCH_FILE_BYTES;
 use crate::semantic::cache::Key;
 use crate::semantic::similar::{
-    CANDIDATE_CHUNKS, CHUNK_FLOOR, MAX_ADDED_LINES, MAX_CANDIDATE_LINES, SIMILAR_COSINE, Similar,
-    comparable, cosine, is_daily,
+    CANDIDATE_CHUNKS, CHUNK_FLOOR, MAX_ADDED_LINES, MAX_CANDIDATE_LINES, MAX_PLAN_LINES,
+    SIMILAR_COSINE, Similar, comparable, cosine, is_daily,
 };
 
 impl Memory {
@@ -25,7 +25,10 @@ impl Memory {
         let lines: Vec<(&str, &str)> = added
             .iter()
             .filter(|(path, _)| !is_daily(path))
-            .flat_map(|(path, text)| text.lines().filter_map(|l| Some((path.as_str(), comparable(l)?))))
+            .flat_map(|(path, text)| {
+                text.lines()
+                    .filter_map(|l| Some((path.as_str(), comparable(l)?)))
+            })
             .take(MAX_ADDED_LINES)
             .collect();
         if lines.is_empty() || !self.abs(&self.vectors_rel(e.model_id())).exists() {
@@ -95,6 +98,52 @@ impl Memory {
             found.extend(best);
         }
         found
+    }
+
+    /// Pairs of lines of `texts` (store path, text: MEMORY.md and the notes) that state
+    /// the same fact by meaning, as `path:line` places, for the consolidation plan: the
+    /// first [`MAX_PLAN_LINES`] comparable lines, each pair at a cosine of at least
+    /// [`SIMILAR_COSINE`], closest first. Pairs in `known` (places already listed as
+    /// lexical repeats) are left out. Empty when the model does not embed here.
+    pub(super) fn restatements(
+        &self,
+        texts: &[(String, String)],
+        known: &[Vec<String>],
+    ) -> Vec<(f32, String, String)> {
+        let Some(e) = self.semantic.embedder.clone() else {
+            return Vec::new();
+        };
+        let mut lines: Vec<(String, Vec<f32>)> = Vec::new();
+        'files: for (path, text) in texts {
+            for (n, line) in text.lines().enumerate() {
+                let Some(fact) = comparable(line) else {
+                    continue;
+                };
+                if lines.len() == MAX_PLAN_LINES {
+                    break 'files;
+                }
+                let Some(v) = e.embed(fact) else {
+                    return Vec::new();
+                };
+                lines.push((format!("{path}:{}", n + 1), v));
+            }
+        }
+        let listed = |a: &str, b: &str| {
+            known
+                .iter()
+                .any(|c| c.iter().any(|p| p == a) && c.iter().any(|p| p == b))
+        };
+        let mut pairs = Vec::new();
+        for (i, (a, va)) in lines.iter().enumerate() {
+            for (b, vb) in &lines[i + 1..] {
+                let c = cosine(va, vb);
+                if c >= SIMILAR_COSINE && !listed(a, b) {
+                    pairs.push((c, a.clone(), b.clone()));
+                }
+            }
+        }
+        pairs.sort_by(|x, y| y.0.total_cmp(&x.0));
+        pairs
     }
 
     /// The text of the store file `path`, unless it is missing, not text or larger than a
