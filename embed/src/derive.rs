@@ -300,10 +300,9 @@ fn derive(
                 *w = f32::from_le_bytes(b.try_into().expect("4 bytes"));
             }
             let max = group.iter().fold(0f32, |m, w| m.max(w.abs()));
-            let scale = match max / 127.0 {
-                s if s == 0.0 => 1.0,
-                s => s,
-            };
+            let scale = max / 127.0;
+            // An all-zero group, as numpy's `scale[scale == 0] = 1.0`.
+            let scale = if scale == 0.0 { 1.0 } else { scale };
             scales.extend_from_slice(&scale.to_le_bytes());
             q.extend(
                 group

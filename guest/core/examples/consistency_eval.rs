@@ -42,7 +42,7 @@ fn main() {
         let n = seen.entry(label.clone()).or_default();
         *n += 1;
         // Pairs 1, 3, 5, … of each label tune; 2, 4, 6, … are the holdout.
-        if (*n % 2 == 0) != holdout {
+        if n.is_multiple_of(2) != holdout {
             continue;
         }
         let cosine = match (comparable(old), comparable(new)) {
