@@ -16,6 +16,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 
 mod hook;
 mod mcp;
+mod model;
 mod recall;
 mod serve;
 mod setup;
@@ -220,6 +221,11 @@ enum Command {
         /// Python and Node hosts do, instead of natively on every core
         #[arg(long)]
         in_component: bool,
+    },
+    /// The embedding model of semantic recall: install, status, remove
+    Model {
+        #[command(subcommand)]
+        action: model::Action,
     },
     /// Search MEMORY.md, the project's notes and daily logs
     Search {
@@ -561,6 +567,9 @@ fn run(cli: Cli) -> Result<()> {
             program: setup::program(scope),
         };
         return setup::run(&request, &setup::Places::from_env(project)?);
+    }
+    if let Command::Model { action } = cli.command {
+        return model::run(action);
     }
     let runtime = Runtime::shared()?;
     let now = cli.now.and_then(|now| now.0);
@@ -963,7 +972,8 @@ fn run_on(memory: &mut Memory, command: Command, scope: Scope, deferred: bool) -
                     memory.render_search(&results, Some(max))?
                 }
             };
-            print_text(&text)
+            print_text(&text)?;
+            recall::tell_why_off(memory, &text)
         }
         Command::Read { source, name } => {
             let mut arguments = serde_json::Map::new();
@@ -1084,6 +1094,7 @@ fn run_on(memory: &mut Memory, command: Command, scope: Scope, deferred: bool) -
             action: Some(SnapshotAction::Apply),
         } => print_text(&memory.apply_snapshot()?.message),
         Command::Demo
+        | Command::Model { .. }
         | Command::Tools { .. }
         | Command::Mcp { .. }
         | Command::Status

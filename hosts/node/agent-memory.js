@@ -183,6 +183,10 @@ function receipt(r) {
 // Why recall is off in a search made before the model is loaded: the CLI's
 // words, so a search's note reads the same in every host.
 const DEFERRED = 'the model is loaded when a query needs it';
+// The line a search reply carries where meaning would have decided and
+// recall is off (`agent_memory_vocab::SEMANTIC_OFF_NOTE`): never the reason,
+// which is the person's.
+const OFF_NOTE = 'semantic recall is off';
 
 // Whether ranked results made without the model may differ from a loaded
 // model's: meaning decides only when the lexical evidence is weak, and with
@@ -198,9 +202,10 @@ function resultsNeedModel(r) {
 }
 
 // Whether a `memory_search` reply made without the model says meaning would
-// have decided: its second line is `semantic: off (<DEFERRED>)`.
+// have decided: its second line is OFF_NOTE (asked only of a reply made while
+// the model was deferred, the one reason it was off).
 function replyNeedsModel(reply) {
-  return typeof reply === 'string' && reply.split('\n', 2)[1] === `semantic: off (${DEFERRED})`;
+  return typeof reply === 'string' && reply.split('\n', 2)[1] === OFF_NOTE;
 }
 
 function searchResults(r) {

@@ -8,6 +8,12 @@
 #![deny(missing_docs)]
 #![no_std]
 
+/// The line a search result carries, under its summary, where meaning would
+/// have decided and semantic recall is off. A model reads it, so it gives no
+/// reason, path or command (the person's status says why); hosts that load
+/// the model only when a query needs it look for it.
+pub const SEMANTIC_OFF_NOTE: &str = "semantic recall is off";
+
 /// What kind of failure an operation hit: the cases of the WIT
 /// `error-kind`, plus [`ErrorKind::Other`] for a kind this crate does not
 /// know (a newer component's), whose name the error carries.

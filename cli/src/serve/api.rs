@@ -338,6 +338,7 @@ fn overview_of(stores: &mut Stores, status: &super::Status) -> Result<Value, Err
             "config": status.config,
             "memory": "on",
             "secrets": status.secrets,
+            "semantic": status.semantic,
             "project": personal.project().display().to_string(),
             "slug": personal.project_slug(),
             "project_dir": personal.project_dir(),

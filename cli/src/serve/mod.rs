@@ -24,6 +24,9 @@ pub struct Status {
     rule: String,
     config: Option<String>,
     secrets: &'static str,
+    /// Whether the model of semantic recall is installed, and how to
+    /// install it: the dashboard is for the person.
+    semantic: String,
 }
 
 impl Status {
@@ -33,6 +36,7 @@ impl Status {
             rule: crate::rule_text(choice),
             config: choice.config_file.as_ref().map(|f| f.display().to_string()),
             secrets: secrets.tool_word(),
+            semantic: crate::recall::model_line(),
         }
     }
 }

@@ -17,6 +17,7 @@
 
 pub(crate) mod cache;
 pub mod fuse;
+pub mod similar;
 
 use std::fmt;
 use std::sync::Arc;
@@ -53,6 +54,23 @@ pub trait Embed: Send + Sync {
     fn embed(&self, text: &str) -> Option<Vec<f32>>;
 }
 
+/// What a search result says where meaning would have decided and semantic
+/// recall is off. A model reads it, so it gives no reason, path or command:
+/// why recall is off, and how to turn it on, are for the person
+/// ([`SemanticStatus::line`], `agent-memory status`).
+pub const OFF_NOTE: &str = agent_memory_vocab::SEMANTIC_OFF_NOTE;
+
+/// What a search result says while vectors are missing: `semantic: indexing
+/// 40%`, and how many chunks are left once every file is chunked. No
+/// command: building them is the host's or the person's (`agent-memory index`).
+pub(crate) fn indexing_note(percent: usize, left: Option<usize>) -> String {
+    match left {
+        Some(1) => format!("semantic: indexing {percent}%, 1 chunk to go"),
+        Some(n) => format!("semantic: indexing {percent}%, {n} chunks to go"),
+        None => format!("semantic: indexing {percent}%"),
+    }
+}
+
 /// all-MiniLM-L6-v2 from the derived int8 weights file
 /// (`embed/scripts/derive.py`), run in plain Rust.
 pub struct MiniLm {
@@ -69,7 +87,7 @@ impl MiniLm {
     ///
     /// # Errors
     /// [`ErrorKind::InvalidOptions`] when the bytes are not a weights file
-    /// this build reads, saying to derive the file again.
+    /// this build reads, saying to install the file again.
     pub fn from_bytes(bytes: &[u8]) -> Result<MiniLm> {
         MiniLm::load(bytes.to_vec(), Layout::Panels)
     }
@@ -91,7 +109,7 @@ impl MiniLm {
             Error::new(
                 ErrorKind::InvalidOptions,
                 format!(
-                    "failed to load the embedding weights: {e}; derive them again with `python3 embed/scripts/derive.py`"
+                    "failed to load the embedding weights: {e}; install them again (`agent-memory model install`)"
                 ),
             )
         })?;

@@ -28,6 +28,7 @@ mod indexed;
 mod journal;
 mod lifecycle;
 mod semantic;
+mod similar;
 mod team;
 mod top;
 mod versions;
@@ -1184,7 +1185,7 @@ impl Memory {
             .off
             .as_ref()
             .filter(|_| terms.iter().any(|(_, count)| *count == 0))
-            .map(|why| format!("semantic: off ({why})"));
+            .map(|_| crate::semantic::OFF_NOTE.to_owned());
         let rendered = crate::search::render_hits(&terms, total, &mut next, max_bytes);
         Ok(semantic::with_note(rendered, note))
     }

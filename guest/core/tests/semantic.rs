@@ -224,10 +224,10 @@ fn semantic_off_is_todays_ranking_exactly() {
             "{q}"
         );
         // The same text; where meaning would have decided, a line under
-        // the summary says why it did not.
+        // the summary says that recall is off (why is the status's).
         let plain_text = plain.search_rendered(q, SearchMode::Ranked, 2000).unwrap();
         let off_text = off.search_rendered(q, SearchMode::Ranked, 2000).unwrap();
-        let note = "semantic: off (turned off by the host)\n";
+        let note = "semantic recall is off\n";
         match q.contains("city") {
             true => assert_eq!(off_text.replacen(note, "", 1), plain_text, "{q}"),
             false => assert_eq!(off_text, plain_text, "{q}"),
@@ -489,12 +489,7 @@ fn a_hosted_model_ranks_as_the_model_itself_with_the_hosts_vectors() {
         .collect();
     m.add_vectors("fake-a", vectors).unwrap();
     let rendered = m.search_rendered(Q, SearchMode::Ranked, 4000).unwrap();
-    assert_eq!(
-        rendered.lines().nth(1),
-        Some(
-            "semantic: off (no vector was given for this query, and model `fake-a` embeds in the host only)"
-        )
-    );
+    assert_eq!(rendered.lines().nth(1), Some("semantic recall is off"));
     assert_eq!(paths(&m, Q), lexical);
     // With it, the ranking is the one the model gives inside.
     let text = query_text(Q).unwrap();
@@ -676,10 +671,7 @@ fn a_search_chunks_a_bounded_share_and_a_waiting_file_once() {
     // 500 KB of notes: each search chunks about 256 KB more of them (and
     // every small note), embeds nothing (its budget is 0) and says so.
     let first = m.search_rendered(Q, SearchMode::Ranked, 4000).unwrap();
-    assert_eq!(
-        first.lines().nth(1),
-        Some("semantic: indexing 0% (run `agent-memory index` to finish)")
-    );
+    assert_eq!(first.lines().nth(1), Some("semantic: indexing 0%"));
     assert_eq!(e.chunked(), ["marker-0", "marker-1"]);
     paths(&m, Q);
     assert_eq!(e.chunked(), ["marker-2", "marker-3"]);
@@ -757,13 +749,7 @@ fn a_search_catches_up_a_few_chunks_and_leaves_a_build_to_index() {
     assert_eq!(status.chunks, chunks + 1);
     assert_eq!(
         rendered.lines().nth(1),
-        Some(
-            format!(
-                "semantic: indexing {}%, 1 chunk to go (run `agent-memory index` to finish)",
-                status.percent()
-            )
-            .as_str()
-        )
+        Some(format!("semantic: indexing {}%, 1 chunk to go", status.percent()).as_str())
     );
 }
 
@@ -827,5 +813,133 @@ fn a_change_appends_to_the_log_and_a_cut_record_costs_only_itself() {
 /// cut into chunks, so the count is exact.
 fn to_go(n: usize) -> String {
     let s = if n == 1 { "" } else { "s" };
-    format!("semantic: indexing 0%, {n} chunk{s} to go (run `agent-memory index` to finish)")
+    format!("semantic: indexing 0%, {n} chunk{s} to go")
+}
+
+/// The real weights, or `None` (skipped, saying how to get them; a failure
+/// with `AGENT_MEMORY_REQUIRE_WEIGHTS=1`).
+fn real_minilm() -> Option<Arc<agent_memory_core::MiniLm>> {
+    let path = std::env::var_os("AGENT_MEMORY_EMBED_WEIGHTS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../../embed/weights/all-minilm-l6-v2.int8.safetensors")
+        });
+    let Ok(bytes) = fs::read(&path) else {
+        assert!(
+            std::env::var_os("AGENT_MEMORY_REQUIRE_WEIGHTS").is_none_or(|v| v != "1"),
+            "AGENT_MEMORY_REQUIRE_WEIGHTS=1 but no weights at {}",
+            path.display()
+        );
+        eprintln!(
+            "skipped: no weights at {}; run `agent-memory model install`",
+            path.display()
+        );
+        return None;
+    };
+    Some(Arc::new(
+        agent_memory_core::MiniLm::from_vec(bytes).unwrap(),
+    ))
+}
+
+/// A write that restates a line of MEMORY.md in other words is told which
+/// line, in its receipt; a line on the same topic that says something else
+/// is not; and without a model nothing is looked at.
+#[test]
+fn a_restatement_by_meaning_is_named_in_the_receipt() {
+    let Some(model) = real_minilm() else {
+        return;
+    };
+    let s = Store::new();
+    let plain = s.open();
+    plain
+        .write(
+            WriteTarget::LongTerm,
+            "# Project\n\n- The user prefers tabs over spaces.\n- Deploys go through make deploy-staging.\n- Alice owns the billing service.\n",
+            WriteMode::Overwrite,
+            None,
+        )
+        .unwrap();
+    let mut m = s.open();
+    m.set_embedder(model);
+    assert_eq!(
+        m.index_vectors(None, &mut |_, _| {}).unwrap().percent(),
+        100
+    );
+
+    let receipt = m
+        .write(
+            WriteTarget::Note,
+            "To deploy, run make deploy-staging.\n",
+            WriteMode::Append,
+            Some("release"),
+        )
+        .unwrap();
+    let notice =
+        "similar to MEMORY.md:4 \"Deploys go through make deploy-staging.\"; edit it instead?";
+    assert_eq!(receipt.warnings, [notice], "{}", receipt.message);
+    assert!(
+        receipt.message.contains(&format!("\n{notice}")),
+        "{}",
+        receipt.message
+    );
+
+    for related in [
+        "Deploy logs are kept in the #deploys Slack channel.\n",
+        "The user is allergic to peanuts and eats no nuts.\n",
+    ] {
+        let receipt = m
+            .write(WriteTarget::Note, related, WriteMode::Append, Some("misc"))
+            .unwrap();
+        assert!(
+            receipt.warnings.is_empty(),
+            "{related}: {:?}",
+            receipt.warnings
+        );
+    }
+    // The consolidation plan lists the pair by meaning (the lexical rule
+    // sees two different lines), and not the related line.
+    let plan = m.consolidation_plan().unwrap();
+    let section = plan
+        .split("\n\n")
+        .find(|s| s.starts_with("## Probably the same fact in other words"))
+        .unwrap_or_else(|| panic!("{plan}"));
+    let notes = receipt_path(&m, "release");
+    let line = fs::read_to_string(s.root.join(&notes))
+        .unwrap()
+        .lines()
+        .position(|l| l == "To deploy, run make deploy-staging.")
+        .unwrap()
+        + 1;
+    assert_eq!(
+        section.lines().skip(2).collect::<Vec<_>>(),
+        [format!("- MEMORY.md:4; {notes}:{line}")],
+        "{plan}"
+    );
+    assert!(
+        !s.open()
+            .consolidation_plan()
+            .unwrap()
+            .contains("by meaning")
+    );
+    // Off, the same restatement writes without a notice.
+    let receipt = plain
+        .write(
+            WriteTarget::Scratchpad,
+            "To deploy, run make deploy-staging.\n",
+            WriteMode::Append,
+            None,
+        )
+        .unwrap();
+    assert!(receipt.warnings.is_empty(), "{:?}", receipt.warnings);
+}
+
+/// The store path of the note `name`.
+fn receipt_path(m: &Memory, name: &str) -> String {
+    m.list_files()
+        .unwrap()
+        .into_iter()
+        .map(|f| f.path)
+        .find(|p| p.ends_with(&format!("/notes/{name}.md")))
+        .unwrap()
 }

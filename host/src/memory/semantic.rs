@@ -116,7 +116,7 @@ impl NativeModel {
     ///
     /// # Errors
     /// [`Error::Setup`] when the file cannot be read or is not a weights
-    /// file this build reads (derive it again).
+    /// file this build reads (install it again).
     pub fn open(path: &std::path::Path) -> Result<NativeModel, Error> {
         let file = std::fs::File::open(path).map_err(|e| {
             Error::setup(
@@ -136,7 +136,7 @@ impl NativeModel {
         let embedder = agent_memory_embed::Embedder::in_place(Box::new(map)).map_err(|e| {
             Error::setup(
                 format!(
-                    "cannot load the weights file `{}` natively; derive it again with `python3 embed/scripts/derive.py`",
+                    "cannot load the weights file `{}` natively; install it again with `agent-memory model install`",
                     path.display()
                 ),
                 e,

@@ -285,6 +285,7 @@ async function overview() {
         <dt>team</dt><dd>${s.team_dir ? esc(s.team_dir) : '<span class="muted">none</span>'}</dd>
         <dt>anchors</dt><dd>${s.anchors ? esc(s.anchors) : '<span class="muted">off (no project directory)</span>'}</dd>
         <dt>secrets</dt><dd>${esc(s.secrets)}</dd>
+        <dt>semantic</dt><dd>${esc(s.semantic)}</dd>
         <dt>today</dt><dd>${esc(s.today)}</dd>
       </dl></section>
     <section class="panel" aria-labelledby="h-budget"><h2 id="h-budget">Budget</h2>

@@ -169,6 +169,9 @@ pub(crate) struct Committed {
     /// Near-duplicates of what was added, with the store-relative path of
     /// their file.
     pub(crate) duplicates: Vec<(String, dupes::Duplicate)>,
+    /// Added lines that mean what an older line means, by the stored
+    /// vectors (`store/similar.rs`): the receipt's `similar to …` notices.
+    pub(crate) similar: Vec<crate::semantic::similar::Similar>,
     /// History's warnings.
     pub(crate) history: Vec<String>,
     /// How full the injected memory is now.
@@ -182,6 +185,7 @@ impl Committed {
     pub(crate) fn warnings(&self) -> Vec<String> {
         let mut all = self.redactions.clone();
         all.extend(self.duplicate_lines());
+        all.extend(self.similar.iter().map(|s| s.notice()));
         all.extend(self.history.iter().cloned());
         all
     }
@@ -222,6 +226,10 @@ impl Committed {
         if !self.duplicates.is_empty() {
             message.push('\n');
             message.push_str(&dupes::lines_text(&self.duplicate_lines()));
+        }
+        for s in &self.similar {
+            message.push('\n');
+            message.push_str(&s.notice());
         }
         for w in &self.history {
             message.push_str(" (warning: ");
@@ -430,6 +438,7 @@ impl Memory {
                 written: Vec::new(),
                 redactions,
                 duplicates: Vec::new(),
+                similar: Vec::new(),
                 history: Vec::new(),
                 budget: self.budget_after(&focus, 0..0),
                 changed: false,
@@ -496,6 +505,19 @@ impl Memory {
         if !touched.is_empty() {
             self.vectors_after_change(lock, &touched);
         }
+        let added: Vec<(String, String)> = checked
+            .iter()
+            .filter(|c| !c.same)
+            .filter_map(|c| match &c.step {
+                Step::Put { rel, bytes, added } => Some((
+                    rel.path(),
+                    String::from_utf8_lossy(bytes.get(added.clone())?).into_owned(),
+                )),
+                Step::Append { rel, text } => Some((rel.path(), text.clone())),
+                _ => None,
+            })
+            .collect();
+        let similar = self.similar_after_change(&added);
         // 7. The receipt.
         let range = match checked.first().map(|c| &c.step) {
             Some(Step::Put { .. } | Step::Append { .. }) => written[0].clone(),
@@ -506,6 +528,7 @@ impl Memory {
             written,
             redactions,
             duplicates,
+            similar,
             history: history_warnings,
             budget: self.budget_after(&focus, range),
         })

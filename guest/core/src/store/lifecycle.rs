@@ -197,6 +197,17 @@ impl Memory {
             }
             more(&mut out, clusters.len());
         }
+        // The same fact in other words, with semantic recall on.
+        let restated = self.restatements(&texts, &clusters);
+        if !restated.is_empty() {
+            out.push_str(
+                "\n\n## Probably the same fact in other words (by meaning)\nKeep one, or keep the newer if one updates the other:",
+            );
+            for (_, a, b) in restated.iter().take(MAX_LISTED) {
+                let _ = write!(out, "\n- {a}; {b}");
+            }
+            more(&mut out, restated.len());
+        }
 
         // Stale notes.
         let stale: Vec<&crate::FileInfo> = files.iter().filter(|f| !f.stale.is_empty()).collect();

@@ -370,7 +370,7 @@ impl Memory {
     /// The cache of `e`'s model, or an empty one when the file is missing,
     /// damaged or of another model. A file of an older layout is written
     /// again in the current one (if the store's lock is free).
-    fn load_vectors(&self, e: &dyn Embed) -> Cache {
+    pub(super) fn load_vectors(&self, e: &dyn Embed) -> Cache {
         let path = self.abs(&self.vectors_rel(e.model_id()));
         let Some(mut cache) = fs::read(&path)
             .ok()
@@ -675,10 +675,11 @@ impl Memory {
             lexical = fuse::recency_first(query, lexical);
         }
         let Some(e) = self.semantic.embedder.clone() else {
-            // Where meaning would have decided, say why it did not.
+            // Where meaning would have decided, say that it is off (not
+            // why: the reason is the person's, in the status).
             let note = match &self.semantic.off {
-                Some(why) if fuse::weak(query, &lexical, has_dates(), &params) => {
-                    Some(format!("semantic: off ({why})"))
+                Some(_) if fuse::weak(query, &lexical, has_dates(), &params) => {
+                    Some(semantic::OFF_NOTE.to_owned())
                 }
                 _ => None,
             };
@@ -718,15 +719,8 @@ impl Memory {
                 // The count is exact (the status's) once every file is
                 // chunked: a host holding the model can embed that few
                 // and search again.
-                let left = match (survey.unread, status.chunks - status.ready) {
-                    (0, 1) => ", 1 chunk to go".to_owned(),
-                    (0, n) => format!(", {n} chunks to go"),
-                    _ => String::new(),
-                };
-                let note = format!(
-                    "semantic: indexing {percent}%{left} (run `agent-memory index` to finish)"
-                );
-                return (lexical, Some(note));
+                let left = (survey.unread == 0).then(|| status.chunks - status.ready);
+                return (lexical, Some(semantic::indexing_note(percent, left)));
             }
         } else if survey.settled {
             // A file chunked again (changed, or recorded while it could
@@ -735,11 +729,9 @@ impl Memory {
         }
         let given = self.semantic.queries.get(query).cloned();
         let Some(q) = given.or_else(|| e.embed(query)) else {
-            let note = format!(
-                "semantic: off (no vector was given for this query, and model `{}` embeds in the host only)",
-                e.model_id()
-            );
-            return (lexical, Some(note));
+            // No vector was given for this query, and the model embeds in
+            // the host only: the host's to fix, not the model's.
+            return (lexical, Some(semantic::OFF_NOTE.to_owned()));
         };
         let mut scored: Vec<Scored> = Vec::with_capacity(survey.files.len());
         let mut metas = std::collections::HashMap::new();

@@ -145,6 +145,10 @@ WEIGHTS_FILE = _semantic.WEIGHTS_FILE
 # Why recall is off in a search made before the model is loaded: the CLI's
 # words, so a search's note reads the same in every host.
 _DEFERRED = "the model is loaded when a query needs it"
+# The line a search reply carries where meaning would have decided and
+# recall is off (`agent_memory_vocab::SEMANTIC_OFF_NOTE`): never the reason,
+# which is the person's.
+_OFF_NOTE = "semantic recall is off"
 
 #: Chunks :meth:`Memory.index_vectors` embeds per call of the component:
 #: about 2 s each round in wasmtime, so progress moves and no call nears
@@ -676,9 +680,10 @@ def _results_need_model(results: Any) -> bool:
 
 def _reply_needs_model(reply: Any) -> bool:
     """Whether a ``memory_search`` reply made without the model says meaning
-    would have decided: its second line is ``semantic: off (<_DEFERRED>)``."""
+    would have decided: its second line is :data:`_OFF_NOTE` (asked only of a
+    reply made while the model was deferred, the one reason it was off)."""
     lines = reply.split("\n", 2) if isinstance(reply, str) else []
-    return len(lines) > 1 and lines[1] == f"semantic: off ({_DEFERRED})"
+    return len(lines) > 1 and lines[1] == _OFF_NOTE
 
 
 def _version(record: Any) -> Version:
