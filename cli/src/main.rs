@@ -41,8 +41,9 @@ struct Cli {
     /// The project whose scratchpad, logs and notes to use [default: the
     /// current directory's git root (shared by all its worktrees), else the
     /// current directory]. Its files (or, by default, those of the current
-    /// checkout) are preopened read-only for staleness anchors
-    #[arg(long, global = true, value_name = "DIR")]
+    /// checkout) are preopened read-only for staleness anchors. Given without
+    /// DIR it names the default project (`setup --project`: the project's files)
+    #[arg(long, global = true, value_name = "DIR", num_args = 0..=1, default_missing_value = "")]
     project: Option<PathBuf>,
 
     /// The project's team memory, shared through git (tools take
@@ -378,12 +379,10 @@ enum Command {
         /// The agent
         #[arg(value_enum)]
         agent: setup::Agent,
-        /// The project's files (shared with the team: .claude/settings.json and
-        /// .mcp.json, .codex/config.toml) instead of your user's; the project is
-        /// --project, else the current directory's git root
-        #[arg(long, conflicts_with = "user")]
-        in_project: bool,
-        /// Your user's files, for every project (the default)
+        /// Your user's files, for every project (the default); `--project [DIR]`
+        /// writes the project's files instead (shared with the team:
+        /// .claude/settings.json and .mcp.json, .codex/config.toml), for DIR or
+        /// the current directory's git root
         #[arg(long)]
         user: bool,
         /// Show the changes as a diff; write nothing
@@ -543,17 +542,25 @@ fn is_broken_pipe(error: &anyhow::Error) -> bool {
         .is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe)
 }
 
-fn run(cli: Cli) -> Result<()> {
+fn run(mut cli: Cli) -> Result<()> {
+    // `--project` with no DIR names the default project: for `setup`, the
+    // project's files rather than the user's.
+    let project_given = cli.project.is_some();
+    cli.project = cli.project.filter(|dir| !dir.as_os_str().is_empty());
     // Setup edits the agents' files only: no component to load.
     if let Command::Setup {
         agent,
-        in_project,
-        user: _,
+        user,
         dry_run,
         remove,
     } = cli.command
     {
-        let scope = if in_project {
+        if user && project_given {
+            bail!(
+                "`setup` takes --user (your files, the default) or --project (the project's files), not both"
+            );
+        }
+        let scope = if project_given {
             setup::Scope::Project
         } else {
             setup::Scope::User

@@ -256,7 +256,7 @@ fn claude_code_on_a_fresh_home_creates_the_files_and_remove_deletes_them() {
 #[test]
 fn claude_code_in_the_project_uses_the_shared_files_and_the_program_by_name() {
     let setup = Setup::new();
-    setup.ok(&["setup", "claude-code", "--in-project"]);
+    setup.ok(&["setup", "claude-code", "--project"]);
     let settings = json(&setup.project().join(".claude/settings.json"));
     assert_eq!(
         settings["hooks"]["SessionStart"][0]["hooks"][0]["command"],
