@@ -1,10 +1,13 @@
-//! The review gate: with it on for a scope, the model's tool calls that
-//! would change that scope's memory wait in a queue until the user
+//! The review gate's queue: with the gate on for a scope, the model's tool
+//! calls that would change that scope's memory wait here until the user
 //! approves or rejects them. A queued call is checked like a real one when
 //! it is queued (a call that would fail is refused at once) and again when
 //! it is approved; until then it is never injected or searched: it lives
 //! under the personal root's `.store/review/<project>/`, one file per call,
-//! which no listing, search or block reads.
+//! which no listing, search or block reads. Running a call (its dry run
+//! when queued and listed, and the approval) is the tools' part
+//! (`tools.rs`), which calls down into this queue; the queue never calls
+//! the tools.
 //!
 //! Text a queued call would store is guarded when it is queued: under
 //! `block` a secret refuses the call, under `redact` the queue keeps the
@@ -67,20 +70,20 @@ const MAX_DIFF_LINES: usize = 120;
 
 /// One queue file.
 #[derive(Debug, Serialize, Deserialize)]
-struct Entry {
-    id: u64,
-    time: i64,
-    offset: i32,
-    source: String,
-    scope: String,
-    tool: String,
+pub(crate) struct Entry {
+    pub(crate) id: u64,
+    pub(crate) time: i64,
+    pub(crate) offset: i32,
+    pub(crate) source: String,
+    pub(crate) scope: String,
+    pub(crate) tool: String,
     /// `None` once decided.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    arguments: Option<String>,
+    pub(crate) arguments: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    decision: Option<Decision>,
+    pub(crate) decision: Option<Decision>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    outcome: Option<String>,
+    pub(crate) outcome: Option<String>,
 }
 
 impl Memory {
@@ -89,11 +92,10 @@ impl Memory {
         format!("{REVIEW_DIR}/{}", self.slug())
     }
 
-    /// Queue a model's tool call for review instead of running it: checked
-    /// first by a dry run, its text guarded. Returns the text for the
-    /// model.
-    pub(crate) fn queue_call(&self, tool: &str, arguments: &str, scope: Scope) -> Result<String> {
-        self.dry_run(|dry| crate::tools::call_ungated(dry, tool, arguments))?;
+    /// Queue a model's tool call for review, its text guarded; the
+    /// caller has checked it by a dry run (`tools::call` does). Returns
+    /// the text for the model.
+    pub(crate) fn enqueue(&self, tool: &str, arguments: &str, scope: Scope) -> Result<String> {
         let mut args: Value = serde_json::from_str(arguments).map_err(|e| {
             Error::new(
                 ErrorKind::InvalidArguments,
@@ -161,69 +163,11 @@ impl Memory {
         Ok(())
     }
 
-    /// The calls waiting for review, oldest first, each with what it would
-    /// change now.
-    ///
-    /// # Errors
-    /// `io` when the queue cannot be read.
-    pub fn pending(&self) -> Result<Vec<Pending>> {
-        let mut out = Vec::new();
-        for e in self.queue_entries()? {
-            let (Some(arguments), None) = (e.arguments, e.decision) else {
-                continue;
-            };
-            let scope = Scope::from_tool_word(&e.scope).unwrap_or_default();
-            let diff =
-                match self.dry_run(|dry| crate::tools::call_ungated(dry, &e.tool, &arguments)) {
-                    Ok(previews) => render_diff(&previews),
-                    Err(err) => format!("would fail now: {}", err.message()),
-                };
-            out.push(Pending {
-                id: format!("p{}", e.id),
-                time_unix: e.time,
-                utc_offset_minutes: e.offset,
-                source: e.source,
-                scope,
-                tool: e.tool,
-                arguments,
-                diff,
-            });
-        }
-        Ok(out)
-    }
-
-    /// Apply the queued call `id`, checked again as any change is. Returns
-    /// the tool's answer.
-    ///
-    /// # Errors
-    /// `not-found` for an id that was never queued; `invalid-arguments`
-    /// for one already decided or not of the form `p12`; the call's own
-    /// error when it fails now (it then stays queued).
-    pub fn approve(&self, id: &str) -> Result<String> {
-        let lock = self.lock()?;
-        let mut entry = self.open_entry(id)?;
-        let arguments = entry.arguments.take().unwrap_or_default();
-        drop(lock);
-        let outcome = crate::tools::call_ungated(self, &entry.tool, &arguments).map_err(|e| {
-            Error::new(
-                e.kind(),
-                format!(
-                    "{id} was not applied and stays queued: {}. Reject it, or change the memory and approve it again",
-                    e.message()
-                ),
-            )
-        })?;
-        let lock = self.lock()?;
-        entry.decision = Some(Decision::Approved);
-        entry.outcome = outcome.lines().next().map(str::to_string);
-        self.save_entry(&entry, &lock)?;
-        Ok(outcome)
-    }
-
     /// Drop the queued call `id` and its text.
     ///
     /// # Errors
-    /// As [`Memory::approve`], less the call's own.
+    /// `not-found` for an id that was never queued; `invalid-arguments`
+    /// for one already decided or not of the form `p12`.
     pub fn reject(&self, id: &str) -> Result<String> {
         let lock = self.lock()?;
         let mut entry = self.open_entry(id)?;
@@ -237,7 +181,7 @@ impl Memory {
     }
 
     /// The undecided entry `id`, or why not.
-    fn open_entry(&self, id: &str) -> Result<Entry> {
+    pub(crate) fn open_entry(&self, id: &str) -> Result<Entry> {
         let n = id
             .strip_prefix('p')
             .filter(|d| !d.is_empty() && d.len() <= 19 && d.bytes().all(|b| b.is_ascii_digit()))
@@ -273,7 +217,7 @@ impl Memory {
 
     /// Every queue file of this project, by id. Unreadable files are
     /// skipped.
-    fn queue_entries(&self) -> Result<Vec<Entry>> {
+    pub(crate) fn queue_entries(&self) -> Result<Vec<Entry>> {
         let dir = self.review_dir();
         let listed = match fs::read_dir(self.abs(&dir)) {
             Ok(listed) => listed,
@@ -295,7 +239,7 @@ impl Memory {
     }
 
     /// Write `entry` atomically.
-    fn save_entry(&self, entry: &Entry, lock: &fsio::LockGuard) -> Result<()> {
+    pub(crate) fn save_entry(&self, entry: &Entry, lock: &fsio::LockGuard) -> Result<()> {
         let dir = self.review_dir();
         fs::create_dir_all(self.abs(&dir)).map_err(|e| Error::io("create directory", &dir, &e))?;
         let bytes = serde_json::to_vec(entry)

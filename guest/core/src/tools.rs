@@ -6,6 +6,7 @@ use serde_json::{Map, Value, json};
 use crate::args::{invalid, opt_str, parse_object, req_str, type_name};
 use crate::error::{Error, ErrorKind, Result};
 use crate::rank::SearchMode;
+use crate::review::{Decision, Pending};
 use crate::store::{
     Memory, ReadSource, WriteMode, WriteTarget, search_mode, write_mode, write_target,
 };
@@ -929,15 +930,82 @@ pub fn call(memory: &Memory, name: &str, arguments: &str) -> Result<String> {
     let parsed = parse(name, arguments)?;
     match changed_scope(&parsed) {
         Some(scope) if memory.review_gate().gates(scope) => {
-            memory.queue_call(name, arguments, scope)
+            // Checked as if it ran (a call that would fail fails now),
+            // then queued.
+            memory.dry_run(|dry| call_ungated(dry, name, arguments))?;
+            memory.enqueue(name, arguments, scope)
         }
         _ => run(memory, parsed),
     }
 }
 
 /// [`call`] past the review gate: what approving a queued call runs.
-pub(crate) fn call_ungated(memory: &Memory, name: &str, arguments: &str) -> Result<String> {
+fn call_ungated(memory: &Memory, name: &str, arguments: &str) -> Result<String> {
     run(memory, parse(name, arguments)?)
+}
+
+/// The review gate's side that runs calls: listing the queue with what
+/// each call would change now, and approving one. The queue itself is
+/// `review.rs`.
+impl Memory {
+    /// The calls waiting for review, oldest first, each with what it would
+    /// change now.
+    ///
+    /// # Errors
+    /// `io` when the queue cannot be read.
+    pub fn pending(&self) -> Result<Vec<Pending>> {
+        let mut out = Vec::new();
+        for e in self.queue_entries()? {
+            let (Some(arguments), None) = (e.arguments, e.decision) else {
+                continue;
+            };
+            let scope = Scope::from_tool_word(&e.scope).unwrap_or_default();
+            let diff = match self.dry_run(|dry| call_ungated(dry, &e.tool, &arguments)) {
+                Ok(previews) => crate::review::render_diff(&previews),
+                Err(err) => format!("would fail now: {}", err.message()),
+            };
+            out.push(Pending {
+                id: format!("p{}", e.id),
+                time_unix: e.time,
+                utc_offset_minutes: e.offset,
+                source: e.source,
+                scope,
+                tool: e.tool,
+                arguments,
+                diff,
+            });
+        }
+        Ok(out)
+    }
+
+    /// Apply the queued call `id`, checked again as any change is. Returns
+    /// the tool's answer. That the entry is still pending, the call's
+    /// change and the decision are one critical section under the store's
+    /// lock: of two approvals at once, one applies the call and the other
+    /// finds it decided.
+    ///
+    /// # Errors
+    /// `not-found` for an id that was never queued; `invalid-arguments`
+    /// for one already decided or not of the form `p12`; the call's own
+    /// error when it fails now (it then stays queued).
+    pub fn approve(&self, id: &str) -> Result<String> {
+        let lock = self.lock()?;
+        let mut entry = self.open_entry(id)?;
+        let arguments = entry.arguments.take().unwrap_or_default();
+        let outcome = call_ungated(&self.under(&lock), &entry.tool, &arguments).map_err(|e| {
+            Error::new(
+                e.kind(),
+                format!(
+                    "{id} was not applied and stays queued: {}. Reject it, or change the memory and approve it again",
+                    e.message()
+                ),
+            )
+        })?;
+        entry.decision = Some(Decision::Approved);
+        entry.outcome = outcome.lines().next().map(str::to_string);
+        self.save_entry(&entry, &lock)?;
+        Ok(outcome)
+    }
 }
 
 /// Execute a parsed call.
