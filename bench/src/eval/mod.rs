@@ -367,8 +367,11 @@ pub fn systems(root: &Path, setting: &Setting) -> Result<Vec<Box<dyn System>>> {
         Box::new(Literal::open(root, setting)?),
         Box::new(Bm25System::open(root, setting)?),
     ];
-    if let Some(semantic) = semantic::Semantic::open(root, setting)? {
-        out.insert(1, Box::new(semantic));
+    for (i, semantic) in semantic::Semantic::open_all(root, setting)?
+        .into_iter()
+        .enumerate()
+    {
+        out.insert(1 + i, Box::new(semantic));
     }
     Ok(out)
 }
