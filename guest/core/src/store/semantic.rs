@@ -119,7 +119,7 @@ impl Memory {
         self.semantic.off = Some(why.into());
     }
 
-    /// Missing chunks a search whose words are weak evidence embeds before
+    /// Missing chunks a search whose words do not decide embeds before
     /// it answers (default [`DEFAULT_SEARCH_BUDGET`]); with more missing, it
     /// embeds none, answers lexically and says how far indexing is.
     pub fn set_search_embed_budget(&mut self, chunks: usize) {
