@@ -614,6 +614,23 @@ mod tests {
     }
 
     #[test]
+    fn a_best_hit_holding_most_of_the_idf_mass_can_keep_its_place() {
+        // With meaning deciding alone, `a.md` would be fourth; holding 60%
+        // of the idf mass with `keep_share` 0.5, it stays first and meaning
+        // orders the rest.
+        let (lex, mut evidence, semantic) = four();
+        evidence[0].idf_share = 0.6;
+        let p = Params {
+            keep_share: 0.5,
+            keep_top: 1,
+            ..knobs()
+        };
+        let (out, fusion) = fuse(lex, &evidence, &semantic, 0.0, &p, &mut made);
+        assert_eq!(order(&out), ["a.md", "region.md", "d.md", "c.md", "b.md"]);
+        assert_eq!(fusion.by_meaning, 1);
+    }
+
+    #[test]
     fn fusion_never_crosses_the_rankings_tiers() {
         // A log in the asked-for week (tier 0) stays above a closer file
         // of any other tier, and a file joining by meaning goes with them.
