@@ -202,7 +202,7 @@ fn a_search_catches_up_a_few_chunks_and_leaves_many_to_index() {
     assert!(status().contains("18 chunks, 0% indexed"), "{}", status());
 
     // Built, then two notes written: a search embeds their two chunks
-    // and answers by meaning, the new notes among the rest.
+    // and fuses words and meaning over every note.
     assert_success(&env.run(&["index"]), &["index"]);
     env.write_note(
         "dr-site",
