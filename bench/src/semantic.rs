@@ -249,7 +249,7 @@ pub fn run(plan: &Plan) -> Result<()> {
         ("strong words, lexical", STRONG_QUERY),
     ] {
         let (_, text, _) = run_child(cli("on").arg("search").arg(query))?;
-        let by_meaning = text.contains("ordered by meaning");
+        let by_meaning = text.contains("matched by meaning");
         let load = load_average();
         let (mut on, mut off) = (Vec::new(), Vec::new());
         let (mut on_cpu, mut off_cpu) = (Vec::new(), Vec::new());

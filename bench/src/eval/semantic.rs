@@ -2,8 +2,8 @@
 //! system, present when the derived MiniLM weights are found
 //! (`AGENT_MEMORY_WEIGHTS`, else `embed/weights/` of this tree).
 //!
-//! `AGENT_MEMORY_FUSION` overrides the gate for tuning, e.g.
-//! `missing=1,coverage=0.34,lexical=0.1`: tune on `*-tune` sets only.
+//! `AGENT_MEMORY_FUSION` overrides the fusion's knobs for tuning, e.g.
+//! `base=0.2,share=0.5,margin=0.3,floor=0.3`: tune on `*-tune` sets only.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
@@ -40,27 +40,48 @@ pub fn model() -> Result<Option<Arc<core::MiniLm>>> {
     Ok(MODEL.get_or_init(|| Some(m)).clone())
 }
 
-/// The fusion knobs: the defaults, or `AGENT_MEMORY_FUSION`'s.
-pub fn params() -> Result<Params> {
-    let mut p = Params::default();
-    let Ok(spec) = std::env::var("AGENT_MEMORY_FUSION") else {
-        return Ok(p);
+/// The fusion knobs, each with the system's name: the defaults as
+/// `ranked+semantic`, or each of `AGENT_MEMORY_FUSION`'s settings (several
+/// separated by `;`, each its own system named by its setting, to compare
+/// them in one run over vectors built once).
+pub fn params() -> Result<Vec<(String, Params)>> {
+    let Ok(specs) = std::env::var("AGENT_MEMORY_FUSION") else {
+        return Ok(vec![("ranked+semantic".to_owned(), Params::default())]);
     };
+    let specs: Vec<&str> = specs.split(';').filter(|s| !s.is_empty()).collect();
+    specs
+        .iter()
+        .map(|spec| {
+            let name = match specs.len() {
+                1 => "ranked+semantic".to_owned(),
+                _ => format!("sem[{spec}]"),
+            };
+            Ok((name, parse(spec)?))
+        })
+        .collect()
+}
+
+/// One `key=value,…` setting over the defaults.
+fn parse(spec: &str) -> Result<Params> {
+    let mut p = Params::default();
     for kv in spec.split(',').filter(|s| !s.is_empty()) {
         let (k, v) = kv
             .split_once('=')
             .with_context(|| format!("AGENT_MEMORY_FUSION item `{kv}` is not key=value"))?;
         match k {
-            "missing" => p.gate_missing = v == "1",
-            "share" => p.min_missing_share = v.parse()?,
-            "coverage" => p.gate_coverage = v.parse()?,
-            "strong" => p.strong_coverage = v.parse()?,
+            "base" => p.base = v.parse()?,
+            "share" => p.share = v.parse()?,
+            "margin" => p.margin = v.parse()?,
+            "full" => p.full_stands = v == "1",
+            "dates" => p.dates_stand = v == "1",
+            "stand" => p.stand_at = v.parse()?,
+            "keepshare" => p.keep_share = v.parse()?,
             "keep" => p.keep_top = v.parse()?,
-            "lexical" => p.lexical_weight = v.parse()?,
+            "floor" => p.floor = v.parse()?,
             "extra" => p.max_meaning_only = v.parse()?,
             _ => {
                 bail!(
-                    "AGENT_MEMORY_FUSION: unknown key `{k}` (missing, share, coverage, strong, keep, lexical, extra)"
+                    "AGENT_MEMORY_FUSION: unknown key `{k}` (base, share, margin, full, dates, stand, keepshare, keep, floor, extra)"
                 )
             }
         }
@@ -71,20 +92,35 @@ pub fn params() -> Result<Params> {
 /// Ranked search with the model, vectors built before the first question.
 pub struct Semantic {
     memory: core::Memory,
+    name: String,
 }
 
 impl Semantic {
-    /// `None` when no weights are found.
+    /// One system per fusion setting ([`params`]); none when no weights
+    /// are found.
     ///
     /// # Errors
     /// As [`open_store`], or when the weights cannot be loaded.
-    pub fn open(root: &Path, setting: &Setting) -> Result<Option<Semantic>> {
+    pub fn open_all(root: &Path, setting: &Setting) -> Result<Vec<Semantic>> {
         let Some(model) = model()? else {
-            return Ok(None);
+            return Ok(Vec::new());
         };
+        params()?
+            .into_iter()
+            .map(|(name, params)| Semantic::open(root, setting, model.clone(), name, params))
+            .collect()
+    }
+
+    fn open(
+        root: &Path,
+        setting: &Setting,
+        model: Arc<core::MiniLm>,
+        name: String,
+        params: Params,
+    ) -> Result<Semantic> {
         let mut memory = open_store(root, setting)?;
         memory.set_embedder(model);
-        memory.set_fusion(params()?);
+        memory.set_fusion(params);
         let status = memory.index_vectors(None, &mut |done, total| {
             if done % 200 == 0 || done == total {
                 eprintln!("semantic: embedded {done}/{total} chunks");
@@ -93,13 +129,13 @@ impl Semantic {
         if status.percent() < 100 {
             bail!("vectors incomplete after indexing: {}", status.line());
         }
-        Ok(Some(Semantic { memory }))
+        Ok(Semantic { memory, name })
     }
 }
 
 impl System for Semantic {
     fn name(&self) -> &str {
-        "ranked+semantic"
+        &self.name
     }
 
     fn search(&mut self, query: &str) -> Result<Vec<String>> {

@@ -134,6 +134,7 @@ fn the_holdout_sets_are_unchanged() {
         (sibling("eval-c"), HOLDOUT_C_SHA256),
         (sibling("eval-d"), HOLDOUT_D_SHA256),
         (sibling("eval-e"), HOLDOUT_E_SHA256),
+        (sibling("eval-conv"), HOLDOUT_CONV_SHA256),
     ] {
         let bytes = fs::read(dir.join("questions-holdout.json")).unwrap();
         let text: Vec<u8> = bytes.into_iter().filter(|&b| b != b'\r').collect();
@@ -150,6 +151,8 @@ const HOLDOUT_B_SHA256: &str = "6f09440f2119251b20f1ef33f0cd617edbc2eca6de5f4978
 const HOLDOUT_C_SHA256: &str = "e009d53a611758dfa7ad1281627b1fc5a9aab388183189f31f216c84174c968f";
 const HOLDOUT_D_SHA256: &str = "4874cb9e159f408a379fdc197d219b0339ae8b63bfc5c131109634b4029f9bcb";
 const HOLDOUT_E_SHA256: &str = "29ced4f09c90479c92d9584d2493275e96434734ed4d04e33670a77748f8bd2a";
+const HOLDOUT_CONV_SHA256: &str =
+    "eeb5886965537ec4b86866e687d375b726bc23222cb4df6e8be567cde7c4265e";
 
 /// The five sets' `paraphrase-holdout` and `recency-holdout` files (issue 23)
 /// are frozen the same way: set, file, sha256 without CRs.

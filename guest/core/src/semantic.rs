@@ -8,9 +8,10 @@
 //!   per chunk of about 64 word-pieces, content-hashed and tagged by the
 //!   model's id, so a change embeds only the chunks whose text changed and
 //!   vectors of two models never mix.
-//! - [`fuse`]: when the lexical evidence is weak (a query word no file
-//!   holds, or a best hit that matches few of the query's words), files are
-//!   ranked by meaning; otherwise the lexical order stands untouched.
+//! - [`fuse`]: the lexical and semantic scores fused per query, the
+//!   lexical weight set by how decisive the words are; where they decide
+//!   (every word in the best hit, quotes, known identifiers, time words),
+//!   the lexical order stands untouched and nothing is read for meaning.
 //!
 //! The store side (walking the files, the change pipeline's hook, search)
 //! is in `store/semantic.rs`.

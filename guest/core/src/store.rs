@@ -1211,8 +1211,8 @@ impl Memory {
         // The ranker sees each distinct word once, in query order: a query
         // of millions of repeats must cost what its few words cost.
         let distinct = query_text(query)?;
-        let results = self.search_ranked(&distinct)?;
-        let (results, _) = self.semantic_fuse(&distinct, results);
+        let (results, evidence) = self.search_ranked_evidence(&distinct)?;
+        let (results, _) = self.semantic_fuse(&distinct, results, &evidence);
         Ok(self.mark_hits(results))
     }
 
@@ -1237,7 +1237,8 @@ impl Memory {
         let distinct = query_text(query)?;
         if self.semantic.embedder.is_some() || crate::semantic::fuse::asks_recency(&distinct) {
             // Fusion may reorder any hit: the whole list is settled first.
-            let (results, note) = self.semantic_fuse(&distinct, self.search_ranked(&distinct)?);
+            let (results, evidence) = self.search_ranked_evidence(&distinct)?;
+            let (results, note) = self.semantic_fuse(&distinct, results, &evidence);
             let rendered = self.mark_hits(results).render(max_bytes);
             return Ok(semantic::with_note(rendered, note));
         }

@@ -1,7 +1,8 @@
 //! Semantic recall on the store, with a fake embedder: vectors are a cache
 //! (rebuilt after damage, re-embedded only where the text changed, kept
-//! apart per model), fusion only when the words are weak evidence, and no
-//! model means today's ranking exactly.
+//! apart per model), fusion where the words are not decisive, a floor on
+//! closeness for files joining by meaning, and no model means today's
+//! ranking exactly.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -178,6 +179,39 @@ fn a_paraphrase_is_found_by_meaning_and_marked() {
         "{rendered}"
     );
     assert!(rendered.contains("matched by meaning"), "{rendered}");
+}
+
+#[test]
+fn a_file_far_in_meaning_does_not_join() {
+    let s = Store::new();
+    let e = Fake::new("fake-a");
+    let m = s.with(&e);
+    m.index_vectors(None, &mut |_, _| {}).unwrap();
+    // `infra.md` is close (hosts, Frankfurt) and `release.md` holds `run`;
+    // the team and the flags are far in meaning and hold no word.
+    let found = paths(&m, "which city do the servers run in");
+    let names: Vec<&str> = found
+        .iter()
+        .map(|p| p.rsplit('/').next().unwrap())
+        .collect();
+    assert_eq!(names, ["infra.md", "release.md"]);
+}
+
+#[test]
+fn a_search_with_nothing_close_says_so() {
+    let s = Store::new();
+    let e = Fake::new("fake-a");
+    let m = s.with(&e);
+    m.index_vectors(None, &mut |_, _| {}).unwrap();
+    let rendered = m
+        .search_rendered("postgres database", SearchMode::Ranked, 4000)
+        .unwrap();
+    assert_eq!(
+        rendered.lines().nth(1),
+        Some("semantic: no file is close in meaning to the query"),
+        "{rendered}"
+    );
+    assert!(!rendered.contains("[matched:"), "{rendered}");
 }
 
 #[test]

@@ -1278,6 +1278,7 @@ impl Ranker {
             best: None,
             all: false,
             tok: Tokenizer::default(),
+            given: Vec::new(),
             ranker: self,
         }
     }
@@ -1493,6 +1494,25 @@ pub struct Ordered {
     /// and again for its lines.
     all: bool,
     tok: Tokenizer,
+    /// The evidence of each hit given out, in order.
+    given: Vec<Evidence>,
+}
+
+/// What the ranking knows of a hit beyond its text: what fusion with
+/// meaning weighs ([`crate::semantic::fuse`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Evidence {
+    /// A lower tier always comes first: 0 for a dated file in a time
+    /// range holding half the query's words, 3 for any other match (see
+    /// the module's documentation).
+    pub tier: u8,
+    /// The final score: BM25F with proximity, the file's prior and a
+    /// name's weight.
+    pub score: f64,
+    /// The share of the query's idf mass (over its own words, a related
+    /// form counting for the word it stands for) that the hit holds: 1 when
+    /// it holds every word, near 0 when it holds only words most files hold.
+    pub idf_share: f64,
 }
 
 /// How much re-read text [`Ordered`] holds for hits whose lines are not
@@ -1525,21 +1545,60 @@ impl Ordered {
             best: None,
             all: false,
             tok: Tokenizer::default(),
+            given: Vec::new(),
         }
     }
 
     /// Every hit, in order, as results: each candidate re-read through
     /// `read`.
-    pub fn results(mut self, read: &mut dyn FnMut(&FileMeta) -> Option<String>) -> SearchResults {
+    pub fn results(self, read: &mut dyn FnMut(&FileMeta) -> Option<String>) -> SearchResults {
+        self.results_with_evidence(read).0
+    }
+
+    /// [`Ordered::results`], with each hit's [`Evidence`] in the same order.
+    pub fn results_with_evidence(
+        mut self,
+        read: &mut dyn FnMut(&FileMeta) -> Option<String>,
+    ) -> (SearchResults, Vec<Evidence>) {
         self.all = true;
         let mut hits = Vec::new();
         while let Some(hit) = self.next_hit(read) {
             hits.push(hit);
         }
-        SearchResults {
+        let results = SearchResults {
             terms: self.terms,
             hits,
+        };
+        (results, self.given)
+    }
+
+    /// The share of the query's idf mass that the terms in `matched` (bit
+    /// per term) carry. A join or a related form adds no weight of its
+    /// own; a related form held counts for the word it stands for.
+    fn idf_share(&self, matched: u64) -> f64 {
+        let terms = &self.ranker.plan.terms;
+        let idf = |t: &Term| {
+            t.tokens
+                .iter()
+                .filter_map(|&k| self.idf.get(usize::from(k)))
+                .fold(0.0f64, |a, &b| a.max(b))
+        };
+        let (mut total, mut held) = (0.0, 0.0);
+        for (i, t) in terms.iter().enumerate() {
+            if t.joined || t.origin.is_some() {
+                continue;
+            }
+            let w = idf(t);
+            total += w;
+            let related = terms
+                .iter()
+                .enumerate()
+                .any(|(j, r)| r.origin == Some(i as u16) && matched & 1 << j != 0);
+            if matched & 1 << i != 0 || related {
+                held += w;
+            }
         }
+        if total > 0.0 { held / total } else { 0.0 }
     }
 
     /// The paths of every file that may be a hit.
@@ -1575,6 +1634,11 @@ impl Ordered {
                 if beats {
                     self.best = None;
                     let (s, settled) = self.ready.swap_remove(b);
+                    self.given.push(Evidence {
+                        tier: s.tier,
+                        score: s.score,
+                        idf_share: self.idf_share(s.matched),
+                    });
                     return Some(match settled {
                         Settled::Hit(hit) => hit,
                         Settled::Text(text, proximity) => {

@@ -33,7 +33,9 @@ use crate::fsio::{self, LockPolicy, Sig};
 use crate::index::{self, Corrupt, Entry, Fresh, Index, RACY_NS};
 use crate::limits::MAX_SEARCH_FILE_BYTES;
 use crate::listing::{Listings, now_ns};
-use crate::rank::{CorpusStats, FIELDS, FileStats, Ordered, Ranker, TermStats, file_date};
+use crate::rank::{
+    CorpusStats, Evidence, FIELDS, FileStats, Ordered, Ranker, TermStats, file_date,
+};
 use crate::search::{FileMeta, SearchResults};
 
 /// Where indexes live, store-relative: hidden, so never listed, searched
@@ -76,11 +78,6 @@ impl Memory {
         format!("{INDEX_DIR}/{}.dirs", self.slug)
     }
 
-    /// Ranked search through the index; see the module documentation.
-    pub(super) fn search_ranked(&self, query: &str) -> Result<SearchResults> {
-        Ok(self.drain(self.search_ranked_order(query)?))
-    }
-
     /// Ranked search through the index up to phase one: the hits then come
     /// one at a time, in order, from [`Ordered::next_hit`] with a
     /// [`HitReader`].
@@ -94,6 +91,18 @@ impl Memory {
                 Err(Corrupt) => self.ranked_unindexed_order(query),
             },
         }
+    }
+
+    /// Ranked search through the index (see the module documentation),
+    /// with each hit's [`Evidence`] in the same order: what fusion with
+    /// meaning weighs.
+    pub(super) fn search_ranked_evidence(
+        &self,
+        query: &str,
+    ) -> Result<(SearchResults, Vec<Evidence>)> {
+        let ordered = self.search_ranked_order(query)?;
+        let mut reader = HitReader::default();
+        Ok(ordered.results_with_evidence(&mut |m| reader.read(self, m)))
     }
 
     /// Every hit of `ordered`, as results.

@@ -20,10 +20,10 @@ use crate::fsio::{self, LockGuard, LockPolicy};
 use crate::index::RACY_NS;
 use crate::limits::MAX_SEARCH_FILE_BYTES;
 use crate::listing::{Listings, now_ns};
-use crate::rank::Ranker;
+use crate::rank::{Evidence, Ranker};
 use crate::search::{FileMeta, SearchHit, SearchResults, render_windows};
 use crate::semantic::cache::{self, Cache, FileChunks, Key};
-use crate::semantic::fuse::{self, BY_MEANING, Params, Scored};
+use crate::semantic::fuse::{self, BY_MEANING, Fusion, Params, Scored};
 use crate::semantic::{self, DEFAULT_SEARCH_BUDGET, Embed, PendingChunks, SemanticStatus};
 
 /// Where vectors live, store-relative: hidden, never listed or searched.
@@ -119,7 +119,7 @@ impl Memory {
         self.semantic.off = Some(why.into());
     }
 
-    /// Missing chunks a search whose words are weak evidence embeds before
+    /// Missing chunks a search whose words do not decide embeds before
     /// it answers (default [`DEFAULT_SEARCH_BUDGET`]); with more missing, it
     /// embeds none, answers lexically and says how far indexing is.
     pub fn set_search_embed_budget(&mut self, chunks: usize) {
@@ -656,39 +656,40 @@ impl Memory {
             .collect()
     }
 
-    /// Ranked results fused with meaning when the lexical evidence is weak,
+    /// Ranked results (`lexical`, with each hit's `evidence`) fused with
+    /// meaning where it can change the order ([`fuse::lexical_weight`]),
     /// and the note the summary carries (`semantic: indexing 40%`, `2 files
-    /// matched by meaning`, or why semantic recall is off, when the words
-    /// were weak evidence). Without a model, `lexical` comes back exactly.
+    /// matched by meaning`, that no file is close in meaning, or why
+    /// semantic recall is off, where meaning would have counted). Without
+    /// a model, `lexical` comes back exactly.
     pub(super) fn semantic_fuse(
         &self,
         query: &str,
         mut lexical: SearchResults,
+        evidence: &[Evidence],
     ) -> (SearchResults, Option<String>) {
         let params = self.semantic.params;
-        let has_dates = || {
-            Ranker::new(query, self.today())
-                .date_ranges()
-                .next()
-                .is_some()
-        };
-        if self.semantic.recency && !has_dates() {
+        let has_dates = Ranker::new(query, self.today())
+            .date_ranges()
+            .next()
+            .is_some();
+        // A request for the newest entry keeps the order it asks for.
+        let recency = self.semantic.recency && !has_dates && fuse::asks_recency(query);
+        if recency {
             lexical = fuse::recency_first(query, lexical);
         }
+        let weight = fuse::lexical_weight(query, &lexical, evidence, recency, has_dates, &params);
         let Some(e) = self.semantic.embedder.clone() else {
-            // Where meaning would have decided, say that it is off (not
+            // Where meaning would have counted, say that it is off (not
             // why: the reason is the person's, in the status).
             let note = match &self.semantic.off {
-                Some(_) if fuse::weak(query, &lexical, has_dates(), &params) => {
-                    Some(semantic::OFF_NOTE.to_owned())
-                }
+                Some(_) if weight < params.stand_at => Some(semantic::OFF_NOTE.to_owned()),
                 _ => None,
             };
             return (lexical, note);
         };
-        let has_dates = has_dates();
-        // Strong words stand as they are: nothing is read for meaning.
-        if !fuse::weak(query, &lexical, has_dates, &params) {
+        // Decisive words stand as they are: nothing is read for meaning.
+        if weight >= params.stand_at {
             return (lexical, None);
         }
         let mut cache = self.load_vectors(e.as_ref());
@@ -764,16 +765,21 @@ impl Memory {
                 is_memory_md: meta.is_memory_md,
             })
         };
-        let fused = fuse::fuse(query, lexical, &scored, true, &params, &mut make_hit);
-        let by_meaning = fused
-            .hits
-            .iter()
-            .filter(|h| h.matched_terms.iter().any(|t| t == BY_MEANING))
-            .count();
-        let note = format!(
-            "semantic: the query's words are weak evidence here, so files are ordered by meaning; {by_meaning} matched by meaning, not by their words (marked {BY_MEANING})"
-        );
-        (fused, Some(note))
+        let (fused, fusion) =
+            fuse::fuse(lexical, evidence, &scored, weight, &params, &mut make_hit);
+        let note = match fusion {
+            Fusion { close: false, .. } => {
+                Some("semantic: no file is close in meaning to the query".to_owned())
+            }
+            Fusion { by_meaning: 0, .. } => None,
+            Fusion { by_meaning: 1, .. } => Some(format!(
+                "semantic: 1 file matched by meaning, not by its words (marked {BY_MEANING})"
+            )),
+            Fusion { by_meaning, .. } => Some(format!(
+                "semantic: {by_meaning} files matched by meaning, not by their words (marked {BY_MEANING})"
+            )),
+        };
+        (fused, note)
     }
 
     /// Step 6 of a change, for vectors: when semantic recall is on and the
