@@ -14,6 +14,7 @@ use anyhow::{Context as _, Result, bail};
 use chrono::{DateTime, FixedOffset, TimeDelta};
 use clap::{Parser, Subcommand, ValueEnum};
 
+mod errors;
 mod mcp;
 mod recall;
 mod serve;
@@ -469,7 +470,7 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) if is_broken_pipe(&error) => ExitCode::SUCCESS,
         Err(error) => {
-            eprintln!("error: {error:#}");
+            eprintln!("error: {}", errors::describe(&error));
             ExitCode::FAILURE
         }
     }
@@ -627,6 +628,7 @@ fn run(cli: Cli) -> Result<()> {
                 let status = serve::Status::new(&choice, cli.secrets);
                 return serve::run(runtime, options, unmarked, status, port, open);
             }
+            errors::name_root(&choice.root);
             let mut memory = runtime.open(options)?;
             // Loading the model is most of a search process's time: only
             // the commands that search (and status, which reports it) pay

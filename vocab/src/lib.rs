@@ -8,6 +8,11 @@
 #![deny(missing_docs)]
 #![no_std]
 
+#[cfg(feature = "std")]
+mod os;
+#[cfg(feature = "std")]
+pub use os::{os_advice, os_cause};
+
 /// What kind of failure an operation hit: the cases of the WIT
 /// `error-kind`, plus [`ErrorKind::Other`] for a kind this crate does not
 /// know (a newer component's), whose name the error carries.
