@@ -43,9 +43,37 @@ pub(crate) fn describe(error: &anyhow::Error) -> String {
         .downcast_ref::<agent_memory::Error>()
         .is_some_and(|e| e.kind() == Some(agent_memory::ErrorKind::Io));
     if memory_io && let Some(root) = ROOT.get() {
-        text.push_str(&format!("\nthe memory root is `{}`", root.display()));
+        // wasmtime-wasi 48 has no error code for EROFS and hands the
+        // component an I/O error instead: say what the file system is.
+        if read_only(root) && !text.contains("read-only file system") {
+            text.push_str(&format!(
+                "\nthe memory root `{}` is on a read-only file system; choose a writable root",
+                root.display()
+            ));
+        } else {
+            text.push_str(&format!("\nthe memory root is `{}`", root.display()));
+        }
     }
     text
+}
+
+/// Is `path` on a file system mounted read-only?
+#[cfg(unix)]
+fn read_only(path: &std::path::Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let Ok(c_path) = std::ffi::CString::new(path.as_os_str().as_bytes()) else {
+        return false;
+    };
+    // SAFETY: `statvfs` is plain old data, so all-zero is a valid value.
+    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    // SAFETY: `c_path` is NUL-terminated and `st` is a valid, writable statvfs.
+    let rc = unsafe { libc::statvfs(c_path.as_ptr(), &mut st) };
+    rc == 0 && st.f_flag & libc::ST_RDONLY != 0
+}
+
+#[cfg(not(unix))]
+fn read_only(_: &std::path::Path) -> bool {
+    false
 }
 
 #[cfg(all(test, unix))]

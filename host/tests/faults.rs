@@ -39,8 +39,17 @@ use chrono::DateTime;
 
 const NOW: &str = "2026-05-30T09:15:00+02:00";
 const PROJECT: &str = "/work/src/fault-app";
-/// Calls failed per change and fault unless the sweep is full.
-const SAMPLE: usize = 12;
+/// Calls failed per change and fault unless the sweep is full
+/// (`AGENT_MEMORY_FAULT_SAMPLE=N` for another number).
+const SAMPLE: usize = 6;
+
+fn sample() -> usize {
+    std::env::var("AGENT_MEMORY_FAULT_SAMPLE")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .filter(|&n: &usize| n >= 2)
+        .unwrap_or(SAMPLE)
+}
 
 /// A store to start from: the memory root and the project's team folder,
 /// both under `dir`, copied afresh for every run.
@@ -473,11 +482,12 @@ fn cause(fault: Fault, fired: &str) -> &'static str {
 /// The calls of a sweep: all of `1..=total`, or `SAMPLE` of them spread
 /// evenly, first and last included.
 fn picks(total: u64, full: bool) -> Vec<u64> {
-    if full || total as usize <= SAMPLE {
+    let sample = sample();
+    if full || total as usize <= sample {
         return (1..=total).collect();
     }
-    let mut picks: Vec<u64> = (0..SAMPLE)
-        .map(|i| 1 + (i as u64 * (total - 1)) / (SAMPLE as u64 - 1))
+    let mut picks: Vec<u64> = (0..sample)
+        .map(|i| 1 + (i as u64 * (total - 1)) / (sample as u64 - 1))
         .collect();
     picks.dedup();
     picks
