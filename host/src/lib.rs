@@ -50,7 +50,7 @@ mod types;
 
 pub use agent_memory_vocab::{os_advice, os_cause};
 pub use error::{Error, ErrorKind, Limit, MemoryError};
-pub use memory::Memory;
+pub use memory::{Memory, base_sha256};
 pub use memory::{NativeModel, SemanticStatus};
 pub use options::{DEFAULT_CALL_TIMEOUT, DEFAULT_MAX_MEMORY_BYTES, OpenOptions, TEAM_DIR_NAME};
 pub use project::{default_root, detect_checkout, detect_project};
