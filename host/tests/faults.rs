@@ -281,6 +281,14 @@ fn cases() -> Vec<Case> {
             change: |m, id| m.restore(id).map(drop),
         },
         Case {
+            kind: "undo",
+            objects: false,
+            options: same,
+            setup: base,
+            prepare: nothing,
+            change: |m, _| m.undo(None).map(drop),
+        },
+        Case {
             kind: "import",
             objects: false,
             options: same,
