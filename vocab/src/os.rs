@@ -34,7 +34,7 @@ pub fn os_cause(error: &io::Error) -> Cow<'static, str> {
         K::AlreadyExists => "it already exists",
         K::DirectoryNotEmpty => "the directory is not empty",
         K::FileTooLarge => "the file is too large",
-        K::InvalidFilename => "the name is not valid here",
+        K::InvalidFilename => "the name is too long or not valid here",
         K::TooManyLinks => "too many links",
         K::CrossesDevices => "it would cross file systems",
         K::ResourceBusy => "the file is busy",
@@ -116,7 +116,10 @@ mod tests {
         assert_eq!(cause(libc::EIO), "I/O error");
         assert_eq!(cause(libc::ENOENT), "no such file or directory");
         assert_eq!(cause(libc::ENOTDIR), "not a directory");
-        assert_eq!(cause(libc::ENAMETOOLONG), "file name too long");
+        assert_eq!(
+            cause(libc::ENAMETOOLONG),
+            "the name is too long or not valid here"
+        );
         assert_eq!(
             os_cause(&io::Error::other("the write lock was lost")),
             "the write lock was lost"
