@@ -14,6 +14,7 @@ use anyhow::{Context as _, Result, bail};
 use chrono::{DateTime, FixedOffset, TimeDelta};
 use clap::{Parser, Subcommand, ValueEnum};
 
+mod errors;
 mod hook;
 mod mcp;
 mod model;
@@ -530,7 +531,7 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) if is_broken_pipe(&error) => ExitCode::SUCCESS,
         Err(error) => {
-            eprintln!("error: {error:#}");
+            eprintln!("error: {}", errors::describe(&error));
             ExitCode::FAILURE
         }
     }
@@ -752,6 +753,7 @@ fn run(mut cli: Cli) -> Result<()> {
                 let status = serve::Status::new(&choice, cli.secrets);
                 return serve::run(runtime, options, unmarked, status, port, open);
             }
+            errors::name_root(&choice.root);
             let mut memory = runtime.open(options)?;
             if let Some(input) = &hook {
                 return hook::respond(&mut memory, input);

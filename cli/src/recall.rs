@@ -82,12 +82,14 @@ pub fn setup(memory: &mut Memory, on: bool) -> Result<()> {
             memory.disable_semantic("no model installed; run `agent-memory model install`")?;
         }
         Err(e) if weights_from_env() => memory.disable_semantic(&format!(
-            "cannot read the weights at `{}`, named by {ENV_WEIGHTS} ({e})",
-            path.display()
+            "cannot read the weights at `{}`, named by {ENV_WEIGHTS} ({})",
+            path.display(),
+            agent_memory::os_cause(&e)
         ))?,
         Err(e) => memory.disable_semantic(&format!(
-            "cannot read the weights at `{}` ({e}); run `agent-memory model install`",
-            path.display()
+            "cannot read the weights at `{}` ({}); run `agent-memory model install`",
+            path.display(),
+            agent_memory::os_cause(&e)
         ))?,
     }
     Ok(())

@@ -11,7 +11,7 @@ use std::fs;
 use std::io::{self, IsTerminal, Read, Write};
 use std::path::{Component, Path, PathBuf};
 
-use agent_memory::{Error, ImportOutcome, Memory, ReadSource, WriteTarget};
+use agent_memory::{Error, ImportOutcome, Memory, ReadSource, WriteTarget, os_cause};
 use anyhow::{Context as _, Result, bail};
 
 /// Deepest folder nesting an import walks into.
@@ -227,7 +227,7 @@ fn walk(
         Err(e) => {
             entries.push(Entry {
                 source: rel_of(dir),
-                plan: Err(format!("cannot list it ({e})")),
+                plan: Err(format!("cannot list it ({})", os_cause(&e))),
             });
             return;
         }
@@ -255,7 +255,7 @@ fn walk(
         let meta = match fs::symlink_metadata(&path) {
             Ok(meta) => meta,
             Err(e) => {
-                entries.push(skip(&format!("cannot inspect it ({e})")));
+                entries.push(skip(&format!("cannot inspect it ({})", os_cause(&e))));
                 continue;
             }
         };
@@ -299,10 +299,10 @@ fn read_text(path: &Path, follow: bool, max_bytes: u64) -> Result<String, String
     let _ = follow;
     let file = options
         .open(path)
-        .map_err(|e| format!("cannot open it ({e})"))?;
+        .map_err(|e| format!("cannot open it ({})", os_cause(&e)))?;
     let meta = file
         .metadata()
-        .map_err(|e| format!("cannot inspect it ({e})"))?;
+        .map_err(|e| format!("cannot inspect it ({})", os_cause(&e)))?;
     if !meta.is_file() {
         return Err("not a regular file (a FIFO, socket, device or folder); not read".into());
     }
@@ -315,7 +315,7 @@ fn read_text(path: &Path, follow: bool, max_bytes: u64) -> Result<String, String
     let mut bytes = Vec::new();
     file.take(max_bytes + 1)
         .read_to_end(&mut bytes)
-        .map_err(|e| format!("cannot read it ({e})"))?;
+        .map_err(|e| format!("cannot read it ({})", os_cause(&e)))?;
     if bytes.len() as u64 > max_bytes {
         return Err(format!(
             "too large: it grew past the {max_bytes}-byte write cap while being read"

@@ -18,6 +18,9 @@ pub(crate) struct HostState {
     pub(crate) wasi: WasiCtx,
     pub(crate) table: ResourceTable,
     pub(crate) limits: crate::runtime::Limits,
+    /// The calls to count and fail, in test builds (`faults.rs`).
+    #[cfg(all(feature = "faults", unix))]
+    pub(crate) faults: Option<std::sync::Arc<crate::faults::Faults>>,
 }
 
 impl WasiView for HostState {

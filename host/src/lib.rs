@@ -37,6 +37,8 @@ mod bindings;
 mod cache;
 mod engine_config;
 mod error;
+#[cfg(all(feature = "faults", unix))]
+pub mod faults;
 mod memory;
 mod options;
 mod project;
@@ -46,6 +48,7 @@ mod root;
 mod runtime;
 mod types;
 
+pub use agent_memory_vocab::{os_advice, os_cause};
 pub use error::{Error, ErrorKind, Limit, MemoryError};
 pub use memory::{Memory, base_sha256};
 pub use memory::{NativeModel, SemanticStatus};

@@ -1026,7 +1026,14 @@ impl Group {
             max_memory.unwrap_or(crate::DEFAULT_MAX_MEMORY_BYTES),
             timeout.unwrap_or(crate::DEFAULT_CALL_TIMEOUT),
         );
-        self.live = Some(Instance::new(&self.pre, wasi.build(), limits)?);
+        #[allow(unused_mut)]
+        let mut instance = Instance::new(&self.pre, wasi.build(), limits)?;
+        #[cfg(all(feature = "faults", unix))]
+        {
+            instance.store.data_mut().faults =
+                self.members.iter().find_map(|m| m.options.faults.clone());
+        }
+        self.live = Some(instance);
         Ok(())
     }
 

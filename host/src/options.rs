@@ -57,6 +57,8 @@ pub struct OpenOptions {
     pub(crate) team_dir: Option<PathBuf>,
     pub(crate) scope: crate::Scope,
     pub(crate) review: Vec<crate::Scope>,
+    #[cfg(all(feature = "faults", unix))]
+    pub(crate) faults: Option<std::sync::Arc<crate::faults::Faults>>,
 }
 
 /// The team directory's name in a project: `<project root>/.agent-memory`.
@@ -94,6 +96,8 @@ impl OpenOptions {
             team_dir: None,
             scope: crate::Scope::Personal,
             review: Vec::new(),
+            #[cfg(all(feature = "faults", unix))]
+            faults: None,
         }
     }
 
@@ -270,6 +274,15 @@ impl OpenOptions {
     /// (it only does so when it panics). Default `false`: no stdio at all.
     pub fn inherit_stderr(mut self, inherit: bool) -> Self {
         self.inherit_stderr = inherit;
+        self
+    }
+
+    /// Count the filesystem calls the component makes for this memory and
+    /// fail the one `faults` is armed for (tests only: the `faults`
+    /// feature; see [`crate::faults`]).
+    #[cfg(all(feature = "faults", unix))]
+    pub fn faults(mut self, faults: std::sync::Arc<crate::faults::Faults>) -> Self {
+        self.faults = Some(faults);
         self
     }
 

@@ -403,7 +403,12 @@ fn read_small(path: &Path) -> Result<String, ConfigRead> {
     let meta = match fs::metadata(path) {
         Ok(meta) => meta,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(ConfigRead::Missing),
-        Err(e) => return Err(ConfigRead::Failed(format!("cannot read it ({e})"))),
+        Err(e) => {
+            return Err(ConfigRead::Failed(format!(
+                "cannot read it ({})",
+                agent_memory_vocab::os_cause(&e)
+            )));
+        }
     };
     if !meta.is_file() {
         return Err(ConfigRead::Failed("it is not a regular file".into()));
@@ -417,7 +422,12 @@ fn read_small(path: &Path) -> Result<String, ConfigRead> {
     let mut bytes = Vec::new();
     fs::File::open(path)
         .and_then(|f| f.take(MAX_CONFIG_BYTES + 1).read_to_end(&mut bytes))
-        .map_err(|e| ConfigRead::Failed(format!("cannot read it ({e})")))?;
+        .map_err(|e| {
+            ConfigRead::Failed(format!(
+                "cannot read it ({})",
+                agent_memory_vocab::os_cause(&e)
+            ))
+        })?;
     String::from_utf8(bytes).map_err(|_| ConfigRead::Failed("it is not valid UTF-8".into()))
 }
 

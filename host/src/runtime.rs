@@ -129,6 +129,8 @@ impl Instance {
             wasi,
             table: ResourceTable::new(),
             limits,
+            #[cfg(all(feature = "faults", unix))]
+            faults: None,
         };
         let mut store = Store::new(pre.engine(), state);
         store.limiter(|state| &mut state.limits);
@@ -359,6 +361,10 @@ impl Runtime {
         #[cfg(unix)]
         crate::readdir::shadow(&mut linker)
             .map_err(|e| Error::setup_wasmtime("cannot define read-directory", e))?;
+        #[cfg(all(feature = "faults", unix))]
+        crate::faults::shadow(&mut linker).map_err(|e| {
+            Error::setup_wasmtime("cannot define the fault-injecting filesystem", e)
+        })?;
         let pre = linker
             .instantiate_pre(&component)
             .and_then(AgentMemoryPre::new)

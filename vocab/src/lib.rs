@@ -8,6 +8,11 @@
 #![deny(missing_docs)]
 #![no_std]
 
+#[cfg(feature = "std")]
+mod os;
+#[cfg(feature = "std")]
+pub use os::{os_advice, os_cause};
+
 /// The line a search result carries, under its summary, where meaning would
 /// have decided and semantic recall is off. A model reads it, so it gives no
 /// reason, path or command (the person's status says why); hosts that load

@@ -227,7 +227,8 @@ fn open_browser(url: &str) {
         .spawn()
     {
         eprintln!(
-            "agent-memory: cannot run `{opener}` to open the browser ({e}); open the URL above"
+            "agent-memory: cannot run `{opener}` to open the browser ({}); open the URL above",
+            agent_memory::os_cause(&e)
         );
     }
 }

@@ -88,7 +88,7 @@ use serde_json::{Map, Value};
 
 use crate::args::{parse_object, req_str, type_name};
 use crate::dupes;
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{Error, ErrorKind, Result, os_cause};
 use crate::fsio::Kind;
 use crate::history::Operation;
 use crate::names::{MAX_NOTE_SEGMENTS, check_segment, note_name};
@@ -874,9 +874,10 @@ fn walk_tree(
     if depth > MAX_TREE_DEPTH {
         return Err(format!("is more than {MAX_TREE_DEPTH} levels deep"));
     }
-    let entries = fs::read_dir(memory.abs(dir)).map_err(|e| format!("cannot be listed ({e})"))?;
+    let entries = fs::read_dir(memory.abs(dir))
+        .map_err(|e| format!("cannot be listed ({})", os_cause(&e)))?;
     for e in entries {
-        let e = e.map_err(|e| format!("cannot be listed ({e})"))?;
+        let e = e.map_err(|e| format!("cannot be listed ({})", os_cause(&e)))?;
         if files.len() + dirs.len() >= MAX_TREE_ENTRIES {
             return Err(format!("holds more than {MAX_TREE_ENTRIES} entries"));
         }

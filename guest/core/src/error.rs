@@ -3,6 +3,7 @@
 use std::fmt;
 
 pub use agent_memory_vocab::ErrorKind;
+pub(crate) use agent_memory_vocab::{os_advice, os_cause};
 
 /// A failed operation: a matchable kind and a message naming the offending
 /// value or store-relative path.
@@ -21,8 +22,11 @@ impl Error {
         }
     }
 
-    /// An I/O failure while doing `op` on the store-relative `path`. A
-    /// writer that lost the store's lock gets [`ErrorKind::Busy`].
+    /// An I/O failure while doing `op` on the store-relative `path`, its
+    /// cause in words ([`os_cause`]: `the disk is full`, `I/O error`,
+    /// `read-only file system`, `permission denied`), never an OS error
+    /// number, and what to do when there is something. A writer that lost
+    /// the store's lock gets [`ErrorKind::Busy`].
     pub fn io(op: &str, path: &str, err: &std::io::Error) -> Self {
         if is_lock_lost(err) {
             return Error::new(
@@ -36,18 +40,12 @@ impl Error {
             }
             _ => ErrorKind::Io,
         };
-        if matches!(
-            err.kind(),
-            std::io::ErrorKind::StorageFull | std::io::ErrorKind::QuotaExceeded
-        ) {
-            return Error::new(
-                kind,
-                format!(
-                    "failed to {op} `{path}`: the disk is full ({err}); nothing was changed. Free some space and try again"
-                ),
-            );
-        }
-        Error::new(kind, format!("failed to {op} `{path}`: {err}"))
+        let cause = os_cause(err);
+        let message = match os_advice(err) {
+            Some(advice) => format!("failed to {op} `{path}`: {cause}; {advice}"),
+            None => format!("failed to {op} `{path}`: {cause}"),
+        };
+        Error::new(kind, message)
     }
 
     /// The same error with `what` (the part of a request that failed, e.g.

@@ -1012,10 +1012,18 @@ impl LockGuard {
     /// guard's token. Writers call it just before they replace or extend a
     /// file, so a holder that lost its lease (a suspended process) never
     /// overwrites the work of the writer that took the lock after it.
+    ///
+    /// A lock file that cannot be read is not a lost lock: that error is
+    /// returned as it is (an I/O error says so, not that another writer
+    /// broke the lock). One that is gone, or holds another token, is lost.
     pub fn check(&self) -> io::Result<()> {
         match fs::read_to_string(&self.path) {
             Ok(content) if content.starts_with(&self.token) => Ok(()),
-            _ => Err(io::Error::other(crate::error::LockLost)),
+            Ok(_) => Err(io::Error::other(crate::error::LockLost)),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                Err(io::Error::other(crate::error::LockLost))
+            }
+            Err(e) => Err(e),
         }
     }
 
@@ -1199,6 +1207,25 @@ mod tests {
             .filter(|n| n != LOCK_FILE)
             .collect();
         assert_eq!(names, ["f.md"], "no temp file left");
+    }
+
+    #[test]
+    fn a_lock_that_cannot_be_read_is_an_error_not_a_lost_lock() {
+        // Found by the fault sweep (host/tests/faults.rs): an I/O error
+        // reading the lock file was reported as "another writer broke it".
+        let dir = tempfile::tempdir().unwrap();
+        let guard = lock(dir.path(), LockPolicy::default()).unwrap();
+        let path = dir.path().join(LOCK_FILE);
+        fs::remove_file(&path).unwrap();
+        fs::create_dir(&path).unwrap();
+        let err = guard.check().unwrap_err();
+        assert!(!crate::error::is_lock_lost(&err), "{err}");
+        fs::remove_dir(&path).unwrap();
+        let err = guard.check().unwrap_err();
+        assert!(
+            crate::error::is_lock_lost(&err),
+            "a missing lock is lost: {err}"
+        );
     }
 
     #[test]

@@ -119,7 +119,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{Error, ErrorKind, Result, os_cause};
 use crate::fsio::{self, Kind, LockGuard};
 use crate::time::{Clock, MAX_OFFSET_MINUTES};
 
@@ -841,7 +841,7 @@ impl History {
                     tail = (from > 0).then_some(len - from);
                     match self.hash_file(path, from, len) {
                         Ok(sha) => Ok((Some(len), Some(sha), true, None)),
-                        Err(e) => Err(format!("reading it failed: {e}")),
+                        Err(e) => Err(format!("reading it failed: {}", os_cause(&e))),
                     }
                 }
                 Prior::PrefixUnread(len) | Prior::TooLarge(len) => Err(too_large(len)),
@@ -919,8 +919,9 @@ impl History {
                 *index = Index::default();
                 let paths: Vec<&str> = prepared.iter().map(|(item, _, _)| item.path).collect();
                 recorded.warnings.push(format!(
-                    "history did not save the previous version of {} ({e}); the change was made anyway",
-                    paths.join(", ")
+                    "history did not save the previous version of {} ({}); the change was made anyway",
+                    paths.join(", "),
+                    os_cause(&e)
                 ));
             }
         }
@@ -959,7 +960,10 @@ impl History {
         }
         self.prune_if_due(lock, &mut index).err().map(|e| {
             *index = Index::default();
-            format!("history saved the previous versions but could not prune older versions ({e})")
+            format!(
+                "history saved the previous versions but could not prune older versions ({})",
+                os_cause(&e)
+            )
         })
     }
 
@@ -1615,7 +1619,7 @@ impl History {
     ) -> Result<(String, Option<Vec<u8>>)> {
         let n = parse_version_id(id)?;
         let mut index = self.index();
-        let _ = self.refresh(&mut index);
+        self.refresh_or_error(&mut index)?;
         let (positions, i) = self.find_version(&index, n, &in_view)?;
         let path = index.entries[positions[i]].path.clone();
         let content = self
@@ -1637,7 +1641,7 @@ impl History {
     ) -> Result<Vec<ChangedFile>> {
         let n = parse_version_id(id)?;
         let mut index = self.index();
-        let _ = self.refresh(&mut index);
+        self.refresh_or_error(&mut index)?;
         let (positions, i) = self.find_version(&index, n, &in_view)?;
         let entry = &index.entries[positions[i]];
         let Some(change) = entry.change else {
@@ -1681,6 +1685,16 @@ impl History {
             }
         }
         Ok(out)
+    }
+
+    /// [`History::refresh`] for a lookup of one version: a journal that
+    /// cannot be read is that error (an I/O error is not an unknown
+    /// version), and forgets what was read of it.
+    fn refresh_or_error(&self, index: &mut Index) -> Result<()> {
+        self.refresh(index).map(drop).map_err(|e| {
+            *index = Index::default();
+            Error::io("read", &format!("{HISTORY_DIR}/{JOURNAL_FILE}"), &e)
+        })
     }
 
     /// The entry with id `n` if it is `in_view` and retention still lists

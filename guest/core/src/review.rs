@@ -224,16 +224,26 @@ impl Memory {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
             Err(e) => return Err(Error::io("list", &dir, &e)),
         };
-        let mut entries: Vec<Entry> = listed
-            .flatten()
-            .filter(|e| {
-                e.file_name()
-                    .to_str()
-                    .is_some_and(|n| n.ends_with(".json") && !n.starts_with('.'))
-            })
-            .filter_map(|e| fs::read(e.path()).ok())
-            .filter_map(|bytes| serde_json::from_slice::<Entry>(&bytes).ok())
-            .collect();
+        let mut entries: Vec<Entry> = Vec::new();
+        for e in listed.flatten() {
+            let Some(name) = e.file_name().to_str().map(str::to_string) else {
+                continue;
+            };
+            if !name.ends_with(".json") || name.starts_with('.') {
+                continue;
+            }
+            // An entry that cannot be read is an error, not a missing entry
+            // (`no queued change p1` for an I/O error misleads); one that is
+            // not an entry's JSON is skipped.
+            let bytes = match fs::read(e.path()) {
+                Ok(bytes) => bytes,
+                Err(err) if err.kind() == std::io::ErrorKind::NotFound => continue,
+                Err(err) => return Err(Error::io("read", &format!("{dir}/{name}"), &err)),
+            };
+            if let Ok(entry) = serde_json::from_slice::<Entry>(&bytes) {
+                entries.push(entry);
+            }
+        }
         entries.sort_by_key(|e| e.id);
         Ok(entries)
     }

@@ -457,7 +457,7 @@ impl Memory {
                     policy.wait.as_millis()
                 ),
             ),
-            fsio::LockError::Io(e) => Error::io("take the write lock", fsio::LOCK_FILE, &e),
+            fsio::LockError::Io(e) => lock_error(&e),
         })?;
         // Broken locks moved aside by a writer that then crashed, and a
         // change of several files it left half applied.
@@ -1570,5 +1570,33 @@ fn scan_name(
                 version: version.map(str::to_string),
             });
         }
+    }
+}
+
+/// Why the store's write lock could not be taken, for a person and a model
+/// alike: a root that refuses new files is named as such, since every
+/// change starts by creating the lock file there.
+fn lock_error(e: &std::io::Error) -> Error {
+    let root = match e.kind() {
+        std::io::ErrorKind::PermissionDenied => {
+            Some("permission denied: the memory root is not writable")
+        }
+        std::io::ErrorKind::ReadOnlyFilesystem => {
+            Some("read-only file system: the memory root is not writable")
+        }
+        std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory => {
+            Some("the memory root is gone or is not a directory")
+        }
+        _ => None,
+    };
+    match root {
+        Some(why) => Error::new(
+            ErrorKind::Io,
+            format!(
+                "failed to take the write lock `{}`: {why}; nothing was changed",
+                fsio::LOCK_FILE
+            ),
+        ),
+        None => Error::io("take the write lock", fsio::LOCK_FILE, e),
     }
 }
