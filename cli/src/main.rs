@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::{self, ExitCode};
 
 use agent_memory::{
-    ClearTarget, Memory, OpenOptions, ReadSource, RootChoice, RootRule, Runtime, Scope, SearchMode,
+    Audience, ClearTarget, Memory, OpenOptions, ReadSource, RootChoice, RootRule, Runtime, Scope, SearchMode,
     SecretPolicy, ToolSet, WriteMode, WriteTarget,
 };
 use anyhow::{Context as _, Result, bail};
@@ -18,6 +18,7 @@ mod mcp;
 mod recall;
 mod serve;
 mod travel;
+mod verbs;
 
 const DEMO_MARKER: &str = ".agent-memory-demo";
 const DEMO_PROJECT: &str = "/demo/my-app";
@@ -177,6 +178,7 @@ enum ClearWhat {
     /// The project's scratchpad, daily logs and notes (team: its notes)
     Project,
     /// MEMORY.md
+    #[value(name = "long_term", alias = "long-term")]
     LongTerm,
     /// Both
     All,
@@ -186,8 +188,8 @@ enum ClearWhat {
 enum Command {
     /// Run a tool call (memory_write, memory_read, memory_search, memory_edit,
     /// memory_delete, memory_rename, memory_history, memory_restore,
-    /// memory_refresh, memory)
-    /// and print the text the model would get
+    /// memory_refresh, memory_batch, memory_consolidate, memory) and print
+    /// the text the model would get
     Call {
         /// The tool's name
         tool: String,
@@ -204,7 +206,8 @@ enum Command {
         prompt: bool,
         /// seed (memory_write, memory_read, memory_search), full (and
         /// memory_edit, memory_delete, memory_rename, memory_history,
-        /// memory_restore, memory_refresh) or anthropic (memory)
+        /// memory_restore, memory_refresh, memory_batch, memory_consolidate)
+        /// or anthropic (memory)
         #[arg(long, value_name = "NAME", default_value = "full", value_parser = parse_tool_set)]
         set: ToolSet,
     },
@@ -231,10 +234,11 @@ enum Command {
         #[arg(long, value_name = "MODE", default_value = "ranked", value_parser = parse_search_mode)]
         mode: SearchMode,
     },
-    /// Read a memory file, or list them (as the memory_read tool does)
+    /// Read a memory file, or list them
     Read {
-        /// long_term, scratchpad, daily, note or list
-        source: String,
+        /// Which file, or `list` for all of them
+        #[arg(value_name = "SOURCE")]
+        what: verbs::Source,
         /// The note's name, or YYYY-MM-DD for a daily log (default today)
         name: Option<String>,
     },
@@ -251,6 +255,10 @@ enum Command {
         /// Replace the file instead of appending
         #[arg(long)]
         overwrite: bool,
+        /// Keep the first 64 KiB (the write cap) of longer content instead
+        /// of refusing it
+        #[arg(long)]
+        truncate: bool,
     },
     /// Edit a memory file in $VISUAL / $EDITOR (default vi); saved only if changed
     Edit {
@@ -272,6 +280,29 @@ enum Command {
     /// Put back the version before the most recent change of this project
     /// (itself recorded: a second undo redoes)
     Undo,
+    /// Put a memory file back to a recorded version (an id from `history`,
+    /// like v13); a deleted note comes back. Recorded too, so `undo` takes
+    /// it back
+    Restore {
+        /// The version id, e.g. v13
+        version: String,
+    },
+    /// Delete a note (nested names too, e.g. ops/deploy); recorded, so
+    /// `undo` or `restore` brings it back
+    Delete {
+        /// The note's name
+        name: String,
+    },
+    /// Rename or move a note, e.g. to file it under a topic (deploy
+    /// ops/deploy); the new name must be free
+    Rename {
+        /// The note's name
+        name: String,
+        /// Its new name
+        new_name: String,
+    },
+    /// List the memory files this project sees, with their sizes
+    List,
     /// List the model's changes waiting for review (with --review on), with
     /// their diffs and source; or decide them
     Review {
@@ -538,6 +569,20 @@ fn run(cli: Cli) -> Result<()> {
                     ),
                 };
             }
+            // A read-only command never creates a root: a mistyped --root
+            // is said, not made.
+            let new_root = !choice.root.exists();
+            if new_root {
+                match command {
+                    Command::Status => return status_missing(&choice, &project),
+                    Command::Context
+                    | Command::Search { .. }
+                    | Command::Read { .. }
+                    | Command::List
+                    | Command::History { .. } => return verbs::no_root(&choice.root),
+                    _ => {}
+                }
+            }
             let mut options = OpenOptions::new(&choice.root, &project)
                 .inherit_stderr(true)
                 .secret_policy(cli.secrets);
@@ -585,12 +630,16 @@ fn run(cli: Cli) -> Result<()> {
                         | Command::Undo
                         | Command::Clear { .. }
                         | Command::Edit { .. }
+                        | Command::Restore { .. }
+                        | Command::Delete { .. }
+                        | Command::Rename { .. }
+                        | Command::List
                 ) {
                     // Bad usage, exit 2, as clap's own refusals.
                     <Cli as clap::CommandFactory>::command()
                         .error(
                             clap::error::ErrorKind::ArgumentConflict,
-                            "--scope team applies to read, write, search, history, undo, clear and edit; drop it here (tool calls take \"scope\":\"team\" in their arguments)",
+                            "--scope team applies to read, write, search, history, undo, clear, edit, restore, delete, rename and list; drop it here (tool calls take \"scope\":\"team\" in their arguments)",
                         )
                         .exit();
                 }
@@ -616,6 +665,17 @@ fn run(cli: Cli) -> Result<()> {
             // project's files. `edit` and the dashboard save through one
             // that does, which re-anchors the note (a write means it is
             // current).
+            // A person reads what these commands print: actions named as
+            // commands. Tool calls, the MCP server, the dashboard and the
+            // text meant for the agent's model keep the model's words.
+            let options = match command {
+                Command::Call { .. }
+                | Command::Mcp { .. }
+                | Command::Serve { .. }
+                | Command::Context
+                | Command::Dream => options,
+                _ => options.audience(Audience::Person),
+            };
             let unmarked = options.clone();
             let options = match files {
                 Some(files) if !matches!(command, Command::Export { .. }) => {
@@ -646,7 +706,7 @@ fn run(cli: Cli) -> Result<()> {
                 }
                 _ => {}
             }
-            match command {
+            let done = match command {
                 Command::Index { in_component } => recall::index(&mut memory, in_component),
                 Command::Mcp { tools } => mcp::serve(mcp::Backend::Memory(Box::new(memory)), tools),
                 Command::Status => status(&mut memory, &choice),
@@ -667,7 +727,11 @@ fn run(cli: Cli) -> Result<()> {
                     edit(&mut memory, &mut unmarked, target, name)
                 }
                 command => run_on(&mut memory, command, cli.scope, deferred),
+            };
+            if new_root && done.is_ok() {
+                verbs::created_root(&choice.root);
             }
+            done
         }
     }
 }
@@ -835,9 +899,9 @@ fn run_on(memory: &mut Memory, command: Command, scope: Scope, deferred: bool) -
             };
             print_text(&text)
         }
-        Command::Read { source, name } => {
+        Command::Read { what, name } => {
             let mut arguments = serde_json::Map::new();
-            arguments.insert("source".into(), source.into());
+            arguments.insert("source".into(), what.tool_word().into());
             if let Some(name) = name {
                 arguments.insert("name".into(), name.into());
             }
@@ -849,8 +913,12 @@ fn run_on(memory: &mut Memory, command: Command, scope: Scope, deferred: bool) -
             content,
             name,
             overwrite,
+            truncate,
         } => {
             let content = arg_or_stdin(content, "the content")?;
+            if !truncate {
+                verbs::refuse_over_cap(memory, &content)?;
+            }
             let mode = if overwrite {
                 WriteMode::Overwrite
             } else {
@@ -882,6 +950,15 @@ fn run_on(memory: &mut Memory, command: Command, scope: Scope, deferred: bool) -
             }
         },
         Command::Review { decide } => review(memory, decide),
+        Command::Restore { version } => print_text(&memory.restore(&version)?.message),
+        Command::Delete { name } => print_text(&memory.delete_note(&name)?.message),
+        Command::Rename { name, new_name } => {
+            print_text(&memory.rename_note(&name, &new_name)?.message)
+        }
+        Command::List => print_text(&memory.call_tool(
+            "memory_read",
+            &scoped(serde_json::json!({ "source": "list" })),
+        )?),
         Command::Dream => print_text(&memory.consolidation_plan()?),
         Command::Clear { what, yes } => {
             let target = match what {
@@ -1099,6 +1176,12 @@ fn store_size(root: &Path) -> (u64, u64) {
 fn status_disabled(choice: &RootChoice, project: &Path) -> Result<()> {
     let mut out = status_head(choice, project);
     out.push_str("context:  none (memory is off)\n");
+    print_text(&out)
+}
+
+fn status_missing(choice: &RootChoice, project: &Path) -> Result<()> {
+    let mut out = status_head(choice, project);
+    out.push_str("context:  none (the root does not exist yet; nothing was created: the first write creates it)\n");
     print_text(&out)
 }
 

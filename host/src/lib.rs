@@ -58,7 +58,7 @@ pub use root::{
 pub use runtime::{CodeOrigin, Runtime};
 pub use types::{BatchChange, BatchReceipt, ClearReceipt, ClearTarget, PendingChange};
 pub use types::{
-    Budget, DeleteReceipt, EditReceipt, FileInfo, ImportOutcome, ImportReceipt, Limits,
+    Audience, Budget, DeleteReceipt, EditReceipt, FileInfo, ImportOutcome, ImportReceipt, Limits,
     PurgeReceipt, Reach, ReadSource, RenameReceipt, Scope, SearchHit, SearchMode, SearchResults,
     SecretPolicy, SnapshotInfo, StoredSecret, TermCount, ToolDefinition, ToolSet, WriteMode,
     WriteReceipt, WriteTarget,

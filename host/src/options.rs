@@ -57,6 +57,7 @@ pub struct OpenOptions {
     pub(crate) team_dir: Option<PathBuf>,
     pub(crate) scope: crate::Scope,
     pub(crate) review: Vec<crate::Scope>,
+    pub(crate) audience: crate::Audience,
 }
 
 /// The team directory's name in a project: `<project root>/.agent-memory`.
@@ -94,7 +95,18 @@ impl OpenOptions {
             team_dir: None,
             scope: crate::Scope::Personal,
             review: Vec::new(),
+            audience: crate::Audience::Model,
         }
+    }
+
+    /// Who reads the memory's messages (receipts, errors, tool texts):
+    /// [`Audience::Model`](crate::Audience::Model) (the default) gets tool
+    /// names (`memory_restore`), [`Audience::Person`](crate::Audience::Person)
+    /// gets `agent-memory` commands, for a command line that prints them.
+    /// Only the wording changes.
+    pub fn audience(mut self, audience: crate::Audience) -> Self {
+        self.audience = audience;
+        self
     }
 
     /// Gives the memory the project's team directory, normally

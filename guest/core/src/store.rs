@@ -102,6 +102,7 @@ impl Options {
 }
 
 use agent_memory_vocab::Scope;
+use crate::words::{self, Act, Audience};
 pub use agent_memory_vocab::{ReadSource, WriteMode, WriteTarget};
 
 /// Which scopes' tool calls wait for review.
@@ -344,6 +345,9 @@ pub struct Memory {
     dry: Option<change::DrySink>,
     /// Semantic recall: the model, or why there is none (see `semantic.rs`).
     semantic: crate::semantic::Semantic,
+    /// Who reads its messages: what they call the actions they point to
+    /// (see [`crate::words`]).
+    audience: Audience,
 }
 
 /// Which store a [`Memory`] is: the personal layout under the root, or the
@@ -411,7 +415,24 @@ impl Memory {
             review: options.review,
             dry: None,
             semantic: Default::default(),
+            audience: Audience::Model,
         })
+    }
+
+    /// Who reads this memory's messages (receipts, errors and the texts of
+    /// tool calls): a model (the default) gets tool names, a person at the
+    /// command line gets commands (see [`crate::words`]).
+    pub fn set_audience(&mut self, audience: Audience) {
+        self.audience = audience;
+        self.history.set_audience(audience);
+        if let Some(team) = &mut self.team {
+            team.set_audience(audience);
+        }
+    }
+
+    /// Who reads this memory's messages.
+    pub fn audience(&self) -> Audience {
+        self.audience
     }
 
     pub(crate) fn side_cache(&self) -> &crate::anchors::SideCache {
@@ -771,7 +792,8 @@ impl Memory {
             text
         } else {
             let marker = format!(
-                "\n…[truncated: showing the first part of {total} bytes; use memory_search to find the rest]"
+                "\n…[truncated: showing the first part of {total} bytes; use {} to find the rest]",
+                words::name(self.audience, Act::Search)
             );
             // The file is larger than the cap: say so even when the part read
             // lost a cut character at its end and would fit on its own.

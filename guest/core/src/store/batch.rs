@@ -7,6 +7,7 @@
 //! can be planned against the store as it is, and names the change that
 //! failed.
 
+use crate::words::{self, Act};
 use super::{Memory, Rel, WriteMode, WriteTarget, curate};
 use crate::args::{MEMORY_DELETE, MEMORY_EDIT, MEMORY_RENAME, MEMORY_WRITE};
 use crate::budget::Budget;
@@ -268,13 +269,15 @@ impl Memory {
             lines.push(format!("{}. {line}", n + 1));
         }
         let mut message = format!(
-            "Applied {} change{} as one{}; restoring any of its versions (memory_history, memory_restore) undoes them all:\n{}",
+            "Applied {} change{} as one{}; restoring any of its versions ({}, {}) undoes them all:\n{}",
             staged.len(),
             if staged.len() == 1 { "" } else { "s" },
             match reason {
                 Some(r) => format!(" ({r})"),
                 None => String::new(),
             },
+            words::name(self.audience, Act::History),
+            words::name(self.audience, Act::Restore(None)),
             lines.join("\n")
         );
         done.finish(&mut message);

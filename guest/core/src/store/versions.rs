@@ -88,6 +88,8 @@ impl Memory {
         let several = files.len() > 1;
         let ((), done) = self
             .change(Operation::Restore, |tx| {
+                // A version comes back byte for byte, as it was recorded.
+                tx.verbatim();
                 tx.focus(&rel_of(&path));
                 for f in &files {
                     let rel = rel_of(&f.path);
