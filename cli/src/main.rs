@@ -939,15 +939,9 @@ fn run_on(memory: &mut Memory, command: Command, scope: Scope, deferred: bool) -
             });
             print_text(&memory.call_tool("memory_history", &scoped(arguments))?)
         }
-        Command::Undo => match memory.last_change()? {
+        Command::Undo => match memory.undo(None)? {
             None => print_text("Nothing to undo: no change is recorded for this project."),
-            Some(change) => {
-                let receipt = memory.restore(&change.id)?;
-                print_text(&format!(
-                    "Undid the last change ({} of {}): {}",
-                    change.operation, change.path, receipt.message
-                ))
-            }
+            Some(receipt) => print_text(&receipt.message),
         },
         Command::Review { decide } => review(memory, decide),
         Command::Restore { version } => print_text(&memory.restore(&version)?.message),
@@ -1265,19 +1259,19 @@ fn edit(
         return print_text("No changes; nothing was written.");
     }
     // Someone (an agent, another editor) may have changed the file while the
-    // editor was open: writing back would silently drop their change.
-    let now = unmarked
-        .read(target.read_source(), name)?
-        .unwrap_or_default();
-    if now != original {
-        let recovery = keep_edit(target, &edited)?;
-        bail!(
-            "the file changed while the editor was open; nothing was written. Your edited text is kept in `{}` (readable only by you): run `agent-memory edit` again and merge it in",
-            recovery.display()
-        );
+    // editor was open: the library writes only if it still holds `original`.
+    let base = agent_memory::base_sha256(&original);
+    match memory.write_if_unchanged(target.write_target(), &edited, name, &base) {
+        Ok(receipt) => print_text(&receipt.message),
+        Err(agent_memory::Error::Memory(e)) if e.kind() == agent_memory::ErrorKind::Conflict => {
+            let recovery = keep_edit(target, &edited)?;
+            bail!(
+                "the file changed while the editor was open; nothing was written. Your edited text is kept in `{}` (readable only by you): run `agent-memory edit` again and merge it in",
+                recovery.display()
+            );
+        }
+        Err(e) => Err(e.into()),
     }
-    let receipt = memory.write(target.write_target(), &edited, WriteMode::Overwrite, name)?;
-    print_text(&receipt.message)
 }
 
 /// Keeps an edit that could not be saved in a new file of the temp
@@ -1440,8 +1434,8 @@ fn demo(
     writeln!(out, "{}", edited.trim_end())?;
     let history = memory.call_tool("memory_history", r#"{"target":"note","name":"deployment"}"#)?;
     writeln!(out, "{}", history.trim_end())?;
-    if let Some(change) = memory.last_change()? {
-        writeln!(out, "{}", memory.restore(&change.id)?.message)?;
+    if let Some(undone) = memory.undo(None)? {
+        writeln!(out, "{}", undone.message)?;
     }
 
     step(&mut out, "10. A secret is refused, never stored")?;

@@ -47,7 +47,7 @@ mod runtime;
 mod types;
 
 pub use error::{Error, ErrorKind, Limit, MemoryError};
-pub use memory::Memory;
+pub use memory::{Memory, base_sha256};
 pub use memory::{NativeModel, SemanticStatus};
 pub use options::{DEFAULT_CALL_TIMEOUT, DEFAULT_MAX_MEMORY_BYTES, OpenOptions, TEAM_DIR_NAME};
 pub use project::{default_root, detect_checkout, detect_project};

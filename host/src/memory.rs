@@ -457,8 +457,54 @@ impl Memory {
         .map_err(domain)
     }
 
-    /// The most recent change this project can see, for an undo: restore
-    /// its [`Version::id`]. `None` when nothing was recorded.
+    /// Undoes the most recent change this project can see: finds it and
+    /// restores its version under the store's lock, as one change, so two
+    /// undos at once end as one after the other would (the second undoes
+    /// the first's restore). With `expected` (an id from
+    /// [`last_change`](Self::last_change)) it undoes only while that is
+    /// still the last change. `None` when nothing was recorded and nothing
+    /// was expected.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Memory`] with kind `Conflict` when `expected` is no longer
+    /// the last change (nothing was changed); `NotFound` for an `expected`
+    /// that is not a version id; then as [`restore`](Self::restore).
+    pub fn undo(&mut self, expected: Option<&str>) -> Result<Option<WriteReceipt>, Error> {
+        self.call("undo", |store, b, h| {
+            b.memory().call_undo(store, h, expected)
+        })?
+        .map(|r| r.map(Into::into))
+        .map_err(domain)
+    }
+
+    /// Overwrites a file with `content` only while its bytes still hash
+    /// (SHA-256, lowercase hex: [`base_sha256`]) to `base_sha256`, the text
+    /// an editor started from; a missing file hashes as the empty text. The check
+    /// and the write are one change under the store's lock.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Memory`] with kind `Conflict` when the file changed since
+    /// (nothing was written), `InvalidArguments` for a `base_sha256` that is
+    /// not 64 lowercase hex digits; then as [`write`](Self::write).
+    pub fn write_if_unchanged(
+        &mut self,
+        target: WriteTarget,
+        content: &str,
+        name: Option<&str>,
+        base_sha256: &str,
+    ) -> Result<WriteReceipt, Error> {
+        self.call("write-if-unchanged", |store, b, h| {
+            b.memory()
+                .call_write_if_unchanged(store, h, target.into(), content, name, base_sha256)
+        })?
+        .map(Into::into)
+        .map_err(domain)
+    }
+
+    /// The most recent change this project can see: what
+    /// [`undo`](Self::undo) would undo. `None` when nothing was recorded.
     ///
     /// # Errors
     ///
@@ -1244,6 +1290,13 @@ fn prepare_project_dir(dir: &Path) -> Result<PathBuf, Error> {
 
 fn domain(error: wit::Error) -> Error {
     Error::Memory(MemoryError::from(error))
+}
+
+/// The digest [`Memory::write_if_unchanged`] compares a file with: SHA-256
+/// of the text's UTF-8 bytes, 64 lowercase hex digits.
+pub fn base_sha256(text: &str) -> String {
+    use sha2::{Digest, Sha256};
+    format!("{:x}", Sha256::digest(text.as_bytes()))
 }
 
 #[cfg(test)]

@@ -426,6 +426,7 @@ export declare class Memory implements Disposable {
   info(): MemoryInfo;
   limits(): Limits;
   write(target: WriteTarget | 'long_term', content: string, mode?: WriteMode, name?: string | null): WriteReceipt;
+  writeIfUnchanged(target: WriteTarget | 'long_term', content: string, baseSha256: string, name?: string | null): WriteReceipt;
   read(source: ReadSource | 'long_term', name?: string | null): string | null;
   listFiles(): FileInfo[];
   appendDaily(heading: string, body: string): WriteReceipt;
@@ -438,6 +439,7 @@ export declare class Memory implements Disposable {
   history(source: ReadSource | 'long_term', name?: string | null, limit?: number | null): Version[];
   restore(version: string): WriteReceipt;
   lastChange(): Version | null;
+  undo(expected?: string | null): WriteReceipt | null;
   readVersion(version: string): string | null;
   consolidationPlan(): string;
   pendingChanges(): PendingChange[];

@@ -14,7 +14,7 @@
 //     const block = memory.contextBlock();        // for the system prompt, or null
 //     const tools = memory.toolDefinitions();     // the 'full' tool set, for the model
 //     const reply = memory.callTool('memory_search', { query: 'tabs' });
-//     memory.restore(memory.lastChange().id);     // undo the write
+//     memory.undo();                              // undo the write
 //
 // Every change is recorded in the memory's history first (`history`,
 // `restore`, `lastChange`). Text that looks like a credential is refused
@@ -775,6 +775,20 @@ export class Memory {
   }
 
   /**
+   * `write` with `overwrite`, only while the file still holds the text an
+   * editor started from: its bytes must hash to `baseSha256` (SHA-256 of
+   * the base text, 64 lowercase hex digits; a missing file hashes as `''`).
+   * The check and the write are one change under the store's lock.
+   * @throws {MemoryError} `conflict` (the file changed since; nothing was
+   *   written), `invalid-arguments` (not 64 lowercase hex digits), then
+   *   those of `write`
+   */
+  writeIfUnchanged(target, content, baseSha256, name = undefined) {
+    const t = word(target, WRITE_TARGETS, 'invalid-target', 'write target');
+    return receipt(this.#call('writeIfUnchanged', t, content, name ?? undefined, baseSha256));
+  }
+
+  /**
    * A memory file's text, or `null` when it does not exist. `daily` takes
    * `name` = `YYYY-MM-DD` (default today); `note` needs `name`.
    */
@@ -916,7 +930,12 @@ export class Memory {
     return this.#call('pendingChanges').map((p) => ({ ...p, timeUnix: Number(p.timeUnix) }));
   }
 
-  /** Apply the queued call `id` (checked again); returns the tool's answer. */
+  /**
+   * Apply the queued call `id` (checked again); returns the tool's answer.
+   * That it is still pending, its change and the decision are one step
+   * under the store's lock: of two approvals at once one applies it, the
+   * other finds it decided.
+   */
   approve(id) {
     return this.#call('approve', id);
   }
@@ -934,10 +953,25 @@ export class Memory {
     return this.#call('clear', word(what, ['project', 'long-term', 'all'], 'invalid-target', 'clear target')).removed;
   }
 
-  /** The most recent change this project can see, or `null`: restore its `id` to undo it. */
+  /** The most recent change this project can see, or `null`: what `undo` would undo. */
   lastChange() {
     const v = this.#call('lastChange');
     return v === undefined || v === null ? null : version(v);
+  }
+
+  /**
+   * Undo the most recent change this project can see: found and restored
+   * under the store's lock, as one change, so two undos at once end as one
+   * after the other would. With `expected` (an id from `lastChange`) it
+   * undoes only while that is still the last change. `null` when nothing
+   * was recorded.
+   * @throws {MemoryError} `conflict` (`expected` is no longer the last
+   *   change; nothing was changed), `not-found` (`expected` is not a version
+   *   id), then those of `restore`
+   */
+  undo(expected = undefined) {
+    const r = this.#call('undo', expected ?? undefined);
+    return r === undefined || r === null ? null : receipt(r);
   }
 
   /**

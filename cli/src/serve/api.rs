@@ -583,22 +583,26 @@ pub async fn save(State(app): State<Arc<App>>, Json(save): Json<Save>) -> ApiRes
                     pair.anchored.today()
                 )));
             }
-            // The CLI `edit` check: someone (an agent, another tab) may have
-            // changed the file since the page loaded it.
-            let current = pair.plain.read(source, name)?.unwrap_or_default();
-            if current != save.base {
-                return Err(ApiError::Changed {
-                    current,
-                    yours: save.text,
-                });
-            }
-            if current == save.text {
+            if save.base == save.text {
                 return Ok(json!({ "message": "No changes; nothing was written." }));
             }
-            let receipt =
-                pair.anchored
-                    .write(target_of(source), &save.text, WriteMode::Overwrite, name)?;
-            Ok(json!({ "message": receipt.message, "path": receipt.path }))
+            // The CLI `edit` check, made by the library under the lock:
+            // someone (an agent, another tab) may have changed the file
+            // since the page loaded it.
+            let base = agent_memory::base_sha256(&save.base);
+            match pair
+                .anchored
+                .write_if_unchanged(target_of(source), &save.text, name, &base)
+            {
+                Ok(receipt) => Ok(json!({ "message": receipt.message, "path": receipt.path })),
+                Err(Error::Memory(e)) if e.kind() == ErrorKind::Conflict => {
+                    Err(ApiError::Changed {
+                        current: pair.plain.read(source, name)?.unwrap_or_default(),
+                        yours: save.text,
+                    })
+                }
+                Err(e) => Err(e.into()),
+            }
         })
         .await?;
     Ok(Json(answer))
@@ -747,26 +751,23 @@ pub async fn reject(State(app): State<Arc<App>>, Json(decision): Json<Decision>)
 #[derive(Debug, Deserialize)]
 pub struct UndoRequest {
     scope: Option<String>,
+    /// The version id of the change the page showed as the last one: the
+    /// undo is refused (409) when another change came after it.
+    expected: Option<String>,
 }
 
+/// Undoes the last change; the library finds and restores it under one
+/// lock.
 pub async fn undo(State(app): State<Arc<App>>, Json(request): Json<UndoRequest>) -> ApiResult {
     let answer = app
         .with_stores(move |stores| -> Result<Value, ApiError> {
             let scope = scope_of(request.scope.as_deref())?;
             let memory = &mut stores.pair(scope)?.anchored;
-            Ok(match memory.last_change()? {
+            Ok(match memory.undo(request.expected.as_deref())? {
                 None => {
                     json!({ "message": "Nothing to undo: no change is recorded for this project." })
                 }
-                Some(change) => {
-                    let receipt = memory.restore(&change.id)?;
-                    json!({
-                        "message": format!(
-                            "Undid the last change ({} of {}): {}",
-                            change.operation, change.path, receipt.message
-                        ),
-                    })
-                }
+                Some(receipt) => json!({ "message": receipt.message, "path": receipt.path }),
             })
         })
         .await?;

@@ -596,6 +596,24 @@ impl store::GuestMemory for Memory {
         self.scoped(|m| m.restore(&version)).map(Into::into)
     }
 
+    fn undo(&self, expected: Option<String>) -> Result<Option<types::WriteReceipt>, types::Error> {
+        self.scoped(|m| m.undo(expected.as_deref()))
+            .map(|r| r.map(Into::into))
+    }
+
+    fn write_if_unchanged(
+        &self,
+        target: types::WriteTarget,
+        content: String,
+        name: Option<String>,
+        base_sha256: String,
+    ) -> Result<types::WriteReceipt, types::Error> {
+        self.scoped(|m| {
+            m.write_if_unchanged(target.into(), &content, name.as_deref(), &base_sha256)
+        })
+        .map(Into::into)
+    }
+
     fn last_change(&self) -> Result<Option<types::Version>, types::Error> {
         self.scoped(|m| m.last_change()).map(|v| v.map(Into::into))
     }

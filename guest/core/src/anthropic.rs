@@ -810,7 +810,7 @@ fn delete(memory: &Memory, path: &str) -> Result<String> {
             format!("The path {path} does not exist"),
         )
     };
-    let (dirs, done) = memory.change(Operation::Delete, |tx| {
+    let ((), done) = memory.change(Operation::Delete, |tx| {
         match place.entry(memory)? {
             Entry::Missing => Err(gone()),
             Entry::File(_) if matches!(loc, Loc::Note(_)) => {
@@ -819,7 +819,7 @@ fn delete(memory: &Memory, path: &str) -> Result<String> {
                     rel: place.store_rel(),
                     prune: false,
                 });
-                Ok(Vec::new())
+                Ok(())
             }
             Entry::Dir(_) if matches!(loc, Loc::Dir(_)) => {
                 // Look at the whole tree before removing anything.
@@ -831,16 +831,26 @@ fn delete(memory: &Memory, path: &str) -> Result<String> {
                         format!("The folder {path} {why}; delete what is inside it first"),
                     )
                 })?;
-                for file in &files {
-                    let rel = crate::store::rel_of(file);
-                    match tx.kind(&rel)? {
+                let mut unlink = Vec::new();
+                for file in files {
+                    let rel = crate::store::rel_of(&file);
+                    let kind = crate::fsio::kind(&memory.abs(&file))
+                        .map_err(|e| crate::Error::io("inspect", &file, &e))?;
+                    match kind {
                         Kind::File(_) => tx.push(Step::Remove { rel, prune: false }),
-                        // Not memory: unlinked with the folder below.
-                        _ => dirs.push(file.clone()),
+                        Kind::Missing => {}
+                        // Not memory (a link, a FIFO): unlinked, never
+                        // followed, with the folders, as the reference's
+                        // recursive delete does.
+                        Kind::Other(_) => unlink.push(file),
                     }
                 }
+                // The folders deepest first (`walk_tree` lists a folder
+                // before its own), as a step of the same change.
                 dirs.insert(0, place.rel.clone());
-                Ok(dirs)
+                dirs.reverse();
+                tx.push(Step::RemoveDir { dirs, unlink });
+                Ok(())
             }
             _ => Err(err(
                 ErrorKind::NotAFile,
@@ -850,21 +860,6 @@ fn delete(memory: &Memory, path: &str) -> Result<String> {
             )),
         }
     })?;
-    // The folders (deepest first: `walk_tree` lists a folder before its
-    // own) and whatever else was in them, now that the notes are recorded
-    // and gone.
-    for dir in dirs.iter().rev() {
-        let abs = memory.abs(dir);
-        let _ = fs::remove_dir(&abs).or_else(|_| fs::remove_file(&abs));
-    }
-    if let Some(dir) = dirs.first()
-        && fs::symlink_metadata(memory.abs(dir)).is_ok()
-    {
-        return Err(err(
-            ErrorKind::Io,
-            format!("The notes in {path} were deleted, but the folder could not be removed"),
-        ));
-    }
     Ok(with_notes(
         format!("Successfully deleted {path}"),
         &done,

@@ -997,11 +997,14 @@ impl Default for LockPolicy {
     }
 }
 
-/// A held write lock; released (the file removed) on drop.
+/// A held write lock; released (the file removed) on drop, unless it is a
+/// [`LockGuard::shared`] copy.
 #[derive(Debug)]
 pub struct LockGuard {
     path: std::path::PathBuf,
     token: String,
+    /// Whether dropping it releases the lock.
+    owned: bool,
 }
 
 impl LockGuard {
@@ -1015,10 +1018,23 @@ impl LockGuard {
             _ => Err(io::Error::other(crate::error::LockLost)),
         }
     }
+
+    /// The same lock, for work that runs inside the holder's: it checks as
+    /// this guard does and never releases the lock (its holder does).
+    pub fn shared(&self) -> LockGuard {
+        LockGuard {
+            path: self.path.clone(),
+            token: self.token.clone(),
+            owned: false,
+        }
+    }
 }
 
 impl Drop for LockGuard {
     fn drop(&mut self) {
+        if !self.owned {
+            return;
+        }
         // Only remove the lock if it is still ours: after a lease expiry
         // another writer may have broken it and taken a new one.
         if let Ok(content) = fs::read_to_string(&self.path)
@@ -1111,7 +1127,13 @@ pub fn lock(root: &Path, policy: LockPolicy) -> Result<LockGuard, LockError> {
     loop {
         let stamp = format!("{token} {}\n", unix_now());
         match create_lock(&path, stamp.as_bytes()) {
-            Ok(()) => return Ok(LockGuard { path, token }),
+            Ok(()) => {
+                return Ok(LockGuard {
+                    path,
+                    token,
+                    owned: true,
+                });
+            }
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
             Err(e) => return Err(LockError::Io(e)),
         }

@@ -1533,7 +1533,7 @@ fn header_line(generation: &str, next: u64, kept: u64) -> String {
 
 /// The number in a version id `v<n>`, or a `not-found` error saying where
 /// ids come from.
-fn parse_version_id(raw: &str, audience: Audience) -> Result<u64> {
+pub(crate) fn parse_version_id(raw: &str, audience: Audience) -> Result<u64> {
     let id = raw.trim();
     let n = id
         .strip_prefix('v')

@@ -193,7 +193,10 @@ impl Memory {
     }
 
     /// Apply the queued call `id`, checked again as any change is. Returns
-    /// the tool's answer.
+    /// the tool's answer. That the entry is still pending, the call's
+    /// change and the decision are one critical section under the store's
+    /// lock: of two approvals at once, one applies the call and the other
+    /// finds it decided.
     ///
     /// # Errors
     /// `not-found` for an id that was never queued; `invalid-arguments`
@@ -203,17 +206,16 @@ impl Memory {
         let lock = self.lock()?;
         let mut entry = self.open_entry(id)?;
         let arguments = entry.arguments.take().unwrap_or_default();
-        drop(lock);
-        let outcome = crate::tools::call_ungated(self, &entry.tool, &arguments).map_err(|e| {
-            Error::new(
-                e.kind(),
-                format!(
-                    "{id} was not applied and stays queued: {}. Reject it, or change the memory and approve it again",
-                    e.message()
-                ),
-            )
-        })?;
-        let lock = self.lock()?;
+        let outcome = crate::tools::call_ungated(&self.under(&lock), &entry.tool, &arguments)
+            .map_err(|e| {
+                Error::new(
+                    e.kind(),
+                    format!(
+                        "{id} was not applied and stays queued: {}. Reject it, or change the memory and approve it again",
+                        e.message()
+                    ),
+                )
+            })?;
         entry.decision = Some(Decision::Approved);
         entry.outcome = outcome.lines().next().map(str::to_string);
         self.save_entry(&entry, &lock)?;

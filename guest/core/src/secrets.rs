@@ -226,6 +226,29 @@ pub fn masked_prefix(value: &str) -> String {
     out
 }
 
+/// `path` with each secret in its names shown as [`masked_prefix`] shows
+/// it: what a report may print of a file or folder named after a
+/// credential.
+pub fn mask_names(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    for (n, segment) in path.split('/').enumerate() {
+        if n > 0 {
+            out.push('/');
+        }
+        let mut at = 0;
+        for f in scan(segment) {
+            if f.range.start < at {
+                continue;
+            }
+            out.push_str(&segment[at..f.range.start]);
+            out.push_str(&masked_prefix(&segment[f.range.clone()]));
+            at = f.range.end;
+        }
+        out.push_str(&segment[at..]);
+    }
+    out
+}
+
 /// The compiled rule set and the keyword table, built once.
 struct Engine {
     /// Per rule, its anchored expression.

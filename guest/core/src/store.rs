@@ -180,7 +180,7 @@ pub struct WriteReceipt {
 /// A secret found in a stored file by [`Memory::scan_secrets`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StoredSecret {
-    /// Store-relative path.
+    /// Store-relative path, a secret in its names masked as `masked` is.
     pub path: String,
     /// 1-based line; 0 when the secret is in the name: `path` is then the
     /// file or folder whose own name holds it.
@@ -348,6 +348,19 @@ pub struct Memory {
     /// Who reads its messages: what they call the actions they point to
     /// (see [`crate::words`]).
     audience: Audience,
+    /// Set on a copy whose changes run inside a lock its caller holds
+    /// (see [`Memory::under`]).
+    held: Option<Held>,
+}
+
+/// The write lock a caller holds, shared with the changes it runs.
+#[derive(Debug)]
+struct Held(LockGuard);
+
+impl Clone for Held {
+    fn clone(&self) -> Held {
+        Held(self.0.shared())
+    }
 }
 
 /// Which store a [`Memory`] is: the personal layout under the root, or the
@@ -416,6 +429,7 @@ impl Memory {
             dry: None,
             semantic: Default::default(),
             audience: Audience::Model,
+            held: None,
         })
     }
 
@@ -448,6 +462,9 @@ impl Memory {
     /// Take the store's write lock; every mutation holds it, so writers in
     /// other processes never interleave.
     pub(crate) fn lock(&self) -> Result<LockGuard> {
+        if let Some(Held(guard)) = &self.held {
+            return Ok(guard.shared());
+        }
         let policy = LockPolicy {
             lease: self.limits.lock_lease,
             wait: self.limits.lock_wait,
@@ -466,10 +483,18 @@ impl Memory {
         // change of several files it left half applied.
         fsio::remove_leftovers(&self.root);
         self.finish_interrupted(&guard);
-        if self.layout == Layout::Team {
-            self.ensure_git_files();
-        }
         Ok(guard)
+    }
+
+    /// This memory with its changes run inside `lock`, which the caller
+    /// holds: a precondition read under it and the change that depends on
+    /// it are one critical section (an approval checks that its entry is
+    /// still pending, runs the call and records the decision so). The team
+    /// store keeps its own lock.
+    pub(crate) fn under(&self, lock: &LockGuard) -> Memory {
+        let mut held = self.clone();
+        held.held = Some(Held(lock.shared()));
+        held
     }
 
     /// Replace the clock.
@@ -708,32 +733,79 @@ impl Memory {
         name: Option<&str>,
     ) -> Result<WriteReceipt> {
         let rel = self.target_rel(target, name)?;
-        self.write_rel(rel, content, mode, |_| Ok(String::new()))
+        self.write_rel(rel, content, mode, |_, _| Ok(String::new()))
+    }
+
+    /// Overwrite a file with `content` only while it still holds the text
+    /// an editor was given: its bytes must hash (SHA-256, lowercase hex)
+    /// to `base_sha256`, a missing file hashing as the empty text. The
+    /// check and the write are one change under the lock, so of two saves
+    /// from the same base one is written and the other refused. Otherwise
+    /// as [`Memory::write`] with [`WriteMode::Overwrite`].
+    ///
+    /// # Errors
+    /// `conflict` when the file changed since (nothing is written);
+    /// `invalid-arguments` when `base_sha256` is not 64 lowercase hex
+    /// digits; then as [`Memory::write`].
+    pub fn write_if_unchanged(
+        &self,
+        target: WriteTarget,
+        content: &str,
+        name: Option<&str>,
+        base_sha256: &str,
+    ) -> Result<WriteReceipt> {
+        if base_sha256.len() != 64
+            || !base_sha256
+                .bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+        {
+            return Err(Error::new(
+                ErrorKind::InvalidArguments,
+                format!(
+                    "{base_sha256:?} is not a SHA-256 digest: give the 64 lowercase hex digits of the text the edit started from"
+                ),
+            ));
+        }
+        let rel = self.target_rel(target, name)?;
+        self.write_rel(rel, content, WriteMode::Overwrite, |tx, rel| {
+            if tx.sha256(rel)? != base_sha256 {
+                return Err(Error::new(
+                    ErrorKind::Conflict,
+                    format!(
+                        "`{}` changed since the text this edit started from was read; nothing was written. Read it again and make the edit on what it holds now",
+                        rel.path()
+                    ),
+                ));
+            }
+            Ok(String::new())
+        })
     }
 
     /// Write `content` (cut at the write cap) to `rel` as one change.
-    /// `lead` runs under the lock with the file's kind and returns text to
-    /// put before `content` (a daily entry's blank line).
+    /// `lead` runs under the lock, checks what the change depends on and
+    /// returns text to put before `content` (a daily entry's blank line).
     fn write_rel(
         &self,
         rel: Rel,
         content: &str,
         mode: WriteMode,
-        lead: impl FnOnce(Kind) -> Result<String>,
+        lead: impl FnOnce(&Tx<'_>, &Rel) -> Result<String>,
     ) -> Result<WriteReceipt> {
         let cap = self.limits.max_write_bytes;
         let kept = prefix_at_char_boundary(content, cap);
         let truncated_from = (kept.len() < content.len()).then_some(content.len() as u64);
         let path = rel.path();
-        let ((), done) = self.change(Operation::Write, |tx| {
-            let text = lead(tx.kind(&rel)?)? + kept;
+        let (existed, done) = self.change(Operation::Write, |tx| {
+            let text = lead(tx, &rel)? + kept;
+            let existed = tx.kind(&rel)? != Kind::Missing;
             Memory::stage_write(tx, rel, text, mode);
-            Ok(())
+            Ok(existed)
         })?;
         let range = &done.written[0];
         let bytes = range.end - range.start;
         let mut message = match mode {
             WriteMode::Append => format!("Appended {bytes} bytes to {path}"),
+            WriteMode::Overwrite if !existed => format!("Created {path} with {bytes} bytes"),
             WriteMode::Overwrite => format!("Overwrote {path} with {bytes} bytes"),
         };
         if let Some(original) = truncated_from {
@@ -937,6 +1009,10 @@ impl Memory {
                 scan_text(&text, &path, Some(&format!("v{id}")), &mut found);
             }
         }
+        // A report never carries a value whole, a name's neither.
+        for f in &mut found {
+            f.path = secrets::mask_names(&f.path);
+        }
         Ok(found)
     }
 
@@ -1078,8 +1154,8 @@ impl Memory {
             format!("### {} — {heading}\n{body}\n", now.hh_mm())
         };
         // A blank line between entries; none before the first.
-        self.write_rel(rel, &entry, WriteMode::Append, |kind| {
-            Ok(match kind {
+        self.write_rel(rel, &entry, WriteMode::Append, |tx, rel| {
+            Ok(match tx.kind(rel)? {
                 Kind::File(len) if len > 0 => "\n".to_string(),
                 _ => String::new(),
             })

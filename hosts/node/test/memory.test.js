@@ -7,6 +7,7 @@ import {
   mkdtempSync, mkdirSync, writeFileSync, readFileSync, existsSync, symlinkSync, readdirSync, realpathSync, rmSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createHash } from 'node:crypto';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
@@ -382,6 +383,26 @@ test('edit, rename, delete, history and restore round trip', () => {
   memory.restore(old[1].id);
   assert.equal(memory.read('note', 'auth'), 'Tokens rotate hourly.\nOwner: ops');
   assert.throws(() => memory.restore('v999'), (e) => e instanceof MemoryError && e.kind === 'not-found');
+  memory.close();
+});
+
+test('undo and writeIfUnchanged check their precondition under the lock', () => {
+  const memory = Memory.open(tempDir(), PROJECT, { now: NOW });
+  assert.equal(memory.undo(), null);
+  for (const v of ['v1', 'v2', 'v3']) memory.write('long-term', v, 'overwrite');
+  const shown = memory.lastChange();
+  const undone = memory.undo(shown.id);
+  assert.ok(undone.message.startsWith(
+    `Undid the last change (write of MEMORY.md): Restored MEMORY.md to version ${shown.id}`), undone.message);
+  assert.equal(memory.read('long-term'), 'v2');
+  // The change shown is no longer the last: nothing is undone.
+  assert.throws(() => memory.undo(shown.id), (e) => e instanceof MemoryError && e.kind === 'conflict');
+  assert.ok(memory.undo().message.startsWith('Undid the last change (restore of MEMORY.md)'));
+  assert.equal(memory.read('long-term'), 'v3');
+  const base = createHash('sha256').update('v3').digest('hex');
+  assert.ok(memory.writeIfUnchanged('long-term', 'mine', base).message.startsWith('Overwrote MEMORY.md with 4 bytes'));
+  assert.throws(() => memory.writeIfUnchanged('long-term', 'theirs', base), (e) => e instanceof MemoryError && e.kind === 'conflict');
+  assert.equal(memory.read('long-term'), 'mine');
   memory.close();
 });
 

@@ -413,6 +413,34 @@ def test_edit_delete_rename_history_restore_round_trip(tmp_path):
         assert info.value.kind == "not-found"
 
 
+def test_undo_and_write_if_unchanged_check_under_the_lock(memory):
+    import hashlib
+
+    assert memory.undo() is None
+    for v in ("v1", "v2", "v3"):
+        memory.write("long-term", v, mode="overwrite")
+    shown = memory.last_change()
+    undone = memory.undo(shown.id)
+    assert undone.message.startswith(
+        f"Undid the last change (write of MEMORY.md): Restored MEMORY.md to version {shown.id}"
+    )
+    assert memory.read("long-term") == "v2"
+    # The change shown is no longer the last: nothing is undone.
+    with pytest.raises(am.MemoryError) as info:
+        memory.undo(shown.id)
+    assert info.value.kind == "conflict"
+    assert memory.undo().message.startswith("Undid the last change (restore of MEMORY.md)")
+    assert memory.read("long-term") == "v3"
+
+    base = hashlib.sha256("v3".encode()).hexdigest()
+    receipt = memory.write_if_unchanged("long-term", "mine", base)
+    assert receipt.message.startswith("Overwrote MEMORY.md with 4 bytes")
+    with pytest.raises(am.MemoryError) as info:
+        memory.write_if_unchanged("long-term", "theirs", base)
+    assert info.value.kind == "conflict"
+    assert memory.read("long-term") == "mine"
+
+
 def test_edit_and_rename_refuse_with_the_new_kinds(memory):
     memory.write("long-term", "- a\n- b\n- a")
     with pytest.raises(am.MemoryError) as info:

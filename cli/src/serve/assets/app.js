@@ -273,7 +273,7 @@ async function overview() {
     ? '<ul>' + o.notices.map((n) => '<li>' + esc(n.replace(/^[-*]\s*/, '')) + '</li>').join('') + '</ul>'
     : '<p class="muted">No notices.</p>';
   const undo = (label, change, scope) => change
-    ? `<p>Last ${label}change: ${changeLine(change)}</p><div class="actions"><button data-undo="${scope}">Undo last ${label}change</button></div>`
+    ? `<p>Last ${label}change: ${changeLine(change)}</p><div class="actions"><button data-undo="${scope}" data-expected="${esc(change.id)}">Undo last ${label}change</button></div>`
     : `<p class="muted">No ${label}change recorded.</p>`;
   app.innerHTML = `<h1>Overview</h1>
   <div class="grid">
@@ -306,7 +306,7 @@ async function overview() {
   for (const b of app.querySelectorAll('button[data-undo]')) {
     b.addEventListener('click', async () => {
       try {
-        const r = await api('/api/undo', { scope: b.dataset.undo });
+        const r = await api('/api/undo', { scope: b.dataset.undo, expected: b.dataset.expected });
         await after(r.message);
       } catch (e) { document.getElementById('undo-result').innerHTML = errorBox(e); }
     });

@@ -232,6 +232,7 @@ impl Memory {
         };
         let path = rel.path();
         let lock = self.lock()?;
+        self.ensure_git_files();
         let exists = (rel.dir.is_empty() || self.ensure_dir(&rel.dir, false)?)
             && matches!(self.file_kind(&path)?, fsio::Kind::File(_));
         if !exists {

@@ -228,13 +228,13 @@ impl Memory {
                 };
                 staged.push(one);
             }
+            if consolidation {
+                tx.push(self.consolidation_mark());
+            }
             // The receipt's budget is the injected memory's.
             tx.focus(&self.long_term_rel());
             Ok(staged)
         })?;
-        if consolidation && done.changed {
-            self.record_consolidation();
-        }
         let mut lines = Vec::with_capacity(staged.len());
         let mut written = done.written.iter();
         for (n, s) in staged.iter().enumerate() {

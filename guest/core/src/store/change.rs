@@ -69,18 +69,43 @@ pub(crate) enum Step {
     Move { from: Rel, to: Rel, prune: bool },
     /// Move the note folder `from` (store-relative) to the free name `to`.
     MoveDir { from: String, to: String },
+    /// Remove the note folders `dirs` (deepest first), after the steps
+    /// before it removed the notes in them: the entries `unlink` (links,
+    /// FIFOs: never memory, never followed) are unlinked first. History
+    /// records the notes; restoring them makes their folders again.
+    RemoveDir {
+        dirs: Vec<String>,
+        unlink: Vec<String>,
+    },
+    /// Make the store's own marker `rel` (not memory: never recorded in
+    /// history, see docs/architecture.md) hold `bytes`, in the change's
+    /// journal like its files. With `if_changed`, only when another step
+    /// changes a file.
+    Mark {
+        rel: Rel,
+        bytes: Vec<u8>,
+        if_changed: bool,
+    },
 }
 
 impl Step {
     /// The file whose budget the receipt reports.
     fn focus(&self) -> String {
         match self {
-            Step::Put { rel, .. } | Step::Append { rel, .. } | Step::Remove { rel, .. } => {
-                rel.path()
-            }
+            Step::Put { rel, .. }
+            | Step::Append { rel, .. }
+            | Step::Remove { rel, .. }
+            | Step::Mark { rel, .. } => rel.path(),
             Step::Move { to, .. } => to.path(),
             Step::MoveDir { to, .. } => to.clone(),
+            Step::RemoveDir { dirs, .. } => dirs.last().cloned().unwrap_or_default(),
         }
+    }
+
+    /// Whether history records the files of this step (folders and
+    /// markers are not memory files).
+    fn recorded(&self) -> bool {
+        !matches!(self, Step::RemoveDir { .. } | Step::Mark { .. })
     }
 }
 
@@ -116,6 +141,20 @@ impl Tx<'_> {
     /// The whole text of `rel`, strictly UTF-8; `None` when missing.
     pub(crate) fn read_text(&self, rel: &Rel) -> Result<Option<String>> {
         self.memory.read_text_locked(rel)
+    }
+
+    /// The SHA-256 of `rel`'s bytes, lowercase hex; of the empty text when
+    /// it is missing.
+    pub(crate) fn sha256(&self, rel: &Rel) -> Result<String> {
+        use sha2::{Digest, Sha256};
+        let mut hasher = Sha256::new();
+        if let Kind::File(_) = self.kind(rel)? {
+            let path = rel.path();
+            let mut file =
+                fs::File::open(self.memory.abs(&path)).map_err(|e| Error::io("read", &path, &e))?;
+            std::io::copy(&mut file, &mut hasher).map_err(|e| Error::io("read", &path, &e))?;
+        }
+        Ok(crate::anchors::project::hex(&hasher.finalize().into()))
     }
 
     /// What is at `rel`: `Missing` also when a folder on the way is.
@@ -478,6 +517,8 @@ impl Memory {
                         });
                     }
                 }
+                // Folders and markers are not memory: nothing to show.
+                Step::RemoveDir { .. } | Step::Mark { .. } => {}
             }
         }
         Ok(out)
@@ -519,6 +560,17 @@ impl Memory {
         for (s, label) in steps.into_iter().zip(&labels) {
             checked.push(self.check(s.step, s.op).map_err(|e| within(e, label))?);
         }
+        let changes_files = checked
+            .iter()
+            .any(|c| !c.same && !matches!(c.step, Step::Mark { .. }));
+        for c in &mut checked {
+            if let Step::Mark {
+                if_changed: true, ..
+            } = c.step
+            {
+                c.same |= !changes_files;
+            }
+        }
         // 4. History, as one change.
         let history = self.history_store();
         let items = history_items(&checked);
@@ -526,10 +578,23 @@ impl Memory {
         let mut history_warnings = recorded.warnings.clone();
         // 5. Apply, all or nothing: a change of several files is journaled
         // first, so a crash half way is finished by the next writer.
-        let journaled = checked.iter().filter(|c| !c.same).count() > 1;
+        let journaled = checked
+            .iter()
+            .filter(|c| !c.same)
+            .map(|c| match &c.step {
+                Step::RemoveDir { dirs, unlink } => dirs.len() + unlink.len(),
+                _ => 1,
+            })
+            .sum::<usize>()
+            > 1;
         if journaled && let Err(e) = self.write_journal(lock, &self.replay_steps(&checked)) {
             history.rollback(lock, &recorded);
             return Err(e);
+        }
+        if changes_files {
+            // The team directory's own git files, made once, with the
+            // first change that writes there.
+            self.ensure_git_files();
         }
         let mut written = Vec::with_capacity(checked.len());
         for (n, c) in checked.iter().enumerate() {
@@ -558,7 +623,7 @@ impl Memory {
         history_warnings.extend(history.settle(lock, &recorded));
         let touched: Vec<String> = checked
             .iter()
-            .filter(|c| !c.same)
+            .filter(|c| !c.same && c.step.recorded())
             .flat_map(|c| &c.files)
             .flat_map(|f| std::iter::once(&f.path).chain(&f.other))
             .cloned()
@@ -572,7 +637,7 @@ impl Memory {
             _ => 0..0,
         };
         Ok(Committed {
-            changed: checked.iter().any(|c| !c.same),
+            changed: changes_files,
             written,
             redactions,
             duplicates,
@@ -618,7 +683,7 @@ impl Memory {
                     *text = t;
                 }
             }
-            Step::Remove { .. } => {}
+            Step::Remove { .. } | Step::RemoveDir { .. } | Step::Mark { .. } => {}
             Step::Move { to, .. } => self.guard_name(&to.path())?,
             Step::MoveDir { to, .. } => self.guard_name(to)?,
         }
@@ -769,6 +834,50 @@ impl Memory {
                 }
                 (Kind::Missing, None, false, files)
             }
+            Step::RemoveDir { dirs, unlink } => {
+                for dir in dirs {
+                    if !self.ensure_dir(dir, false)? {
+                        return Err(Error::new(
+                            ErrorKind::NotFound,
+                            format!("cannot remove the folder `{dir}`: it does not exist"),
+                        ));
+                    }
+                }
+                for path in unlink {
+                    let kind =
+                        fsio::kind(&self.abs(path)).map_err(|e| Error::io("inspect", path, &e))?;
+                    if matches!(kind, Kind::File(_) | Kind::Missing) {
+                        return Err(Error::new(
+                            ErrorKind::Conflict,
+                            format!(
+                                "`{path}` changed while its folder was being removed; nothing was changed, try again"
+                            ),
+                        ));
+                    }
+                }
+                (Kind::Missing, None, false, Vec::new())
+            }
+            Step::Mark { rel, bytes, .. } => {
+                let path = rel.path();
+                let kind =
+                    fsio::kind(&self.abs(&path)).map_err(|e| Error::io("inspect", &path, &e))?;
+                let old = match kind {
+                    Kind::File(_) => {
+                        Some(fs::read(self.abs(&path)).map_err(|e| Error::io("read", &path, &e))?)
+                    }
+                    Kind::Missing => None,
+                    Kind::Other(what) => {
+                        return Err(Error::new(
+                            ErrorKind::NotAFile,
+                            format!(
+                                "`{path}` exists but is {what}, not the regular file the store keeps there"
+                            ),
+                        ));
+                    }
+                };
+                let same = old.as_deref() == Some(bytes.as_slice());
+                (kind, old, same, Vec::new())
+            }
         };
         let mut c = Checked {
             step,
@@ -778,7 +887,7 @@ impl Memory {
             same,
             files,
         };
-        if c.files.is_empty() {
+        if c.files.is_empty() && c.step.recorded() {
             c.files.push(Before {
                 path: c.step.focus(),
                 other: None,
@@ -834,6 +943,12 @@ impl Memory {
                 Step::Remove { rel, .. } => Replay::Remove(rel.path()),
                 Step::Move { from, to, .. } => Replay::Move(from.path(), to.path()),
                 Step::MoveDir { from, to } => Replay::MoveDir(from.clone(), to.clone()),
+                Step::RemoveDir { dirs, unlink } => {
+                    out.extend(unlink.iter().cloned().map(Replay::Unlink));
+                    out.extend(dirs.iter().cloned().map(Replay::RemoveDir));
+                    continue;
+                }
+                Step::Mark { rel, bytes, .. } => Replay::Put(rel.path(), bytes.clone()),
             });
         }
         out
@@ -933,6 +1048,30 @@ impl Memory {
                 }
                 Ok(0..0)
             }
+            Step::RemoveDir { dirs, unlink } => {
+                for path in unlink {
+                    lock.check().map_err(|e| Error::io("delete", path, &e))?;
+                    fs::remove_file(self.abs(path)).map_err(|e| Error::io("delete", path, &e))?;
+                }
+                for dir in dirs {
+                    lock.check()
+                        .map_err(|e| Error::io("remove the folder", dir, &e))?;
+                    fsio::remove_leftovers(&self.abs(dir));
+                    fs::remove_dir(self.abs(dir))
+                        .map_err(|e| Error::io("remove the folder", dir, &e))?;
+                }
+                if let Some((parent, _)) = dirs.last().and_then(|d| d.rsplit_once('/')) {
+                    fsio::sync_dir(&self.abs(parent));
+                }
+                Ok(0..0)
+            }
+            Step::Mark { rel, bytes, .. } => {
+                let path = rel.path();
+                self.make_dir(&rel.dir)?;
+                fsio::replace(&self.abs(&rel.dir), &rel.file, bytes, lock)
+                    .map_err(|e| Error::io("write", &path, &e))?;
+                Ok(0..0)
+            }
         }
     }
 
@@ -957,6 +1096,8 @@ impl Memory {
         }
         let restore = |rel: &Rel, old: &Option<Vec<u8>>, before: Kind| match (old, before) {
             (Some(bytes), _) => {
+                // Its folder may have gone with a folder removal after it.
+                let _ = self.make_dir(&rel.dir);
                 let _ = fsio::replace(&self.abs(&rel.dir), &rel.file, bytes, lock);
             }
             (None, Kind::Missing) => {
@@ -973,7 +1114,10 @@ impl Memory {
             (None, Kind::Other(_)) => {}
         };
         match &c.step {
-            Step::Put { rel, .. } | Step::Append { rel, .. } | Step::Remove { rel, .. } => {
+            Step::Put { rel, .. }
+            | Step::Append { rel, .. }
+            | Step::Remove { rel, .. }
+            | Step::Mark { rel, .. } => {
                 restore(rel, &c.old, c.before);
             }
             Step::Move { from, to, .. } => {
@@ -982,6 +1126,13 @@ impl Memory {
             }
             Step::MoveDir { from, to } => {
                 let _ = fs::rename(self.abs(to), self.abs(from));
+            }
+            // The folders it removed, shallowest first; the notes in them
+            // are put back by the steps before it.
+            Step::RemoveDir { dirs, .. } => {
+                for dir in dirs.iter().rev() {
+                    let _ = fs::create_dir(self.abs(dir));
+                }
             }
         }
     }
@@ -1041,6 +1192,7 @@ impl Memory {
                 }
             }
             Step::MoveDir { from, to } => self.move_anchors(lock, from, to, true),
+            Step::RemoveDir { .. } | Step::Mark { .. } => {}
         }
     }
 
@@ -1098,7 +1250,7 @@ fn within(e: Error, label: &Option<String>) -> Error {
 /// Step 4's items: what each file held before its step.
 fn history_items(checked: &[Checked]) -> Vec<Item<'_>> {
     let mut items = Vec::new();
-    for c in checked.iter().filter(|c| !c.same) {
+    for c in checked.iter().filter(|c| !c.same && c.step.recorded()) {
         let append = matches!(c.step, Step::Append { .. });
         let op = c.op;
         for f in &c.files {

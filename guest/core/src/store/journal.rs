@@ -13,7 +13,8 @@
 //!
 //! Format: a header line, then per step one line (`P <len> <path>` followed
 //! by `len` bytes and a newline, `R <path>`, `M <from>\t<to>`, `D
-//! <from>\t<to>`), then `END`. Paths are store-relative and hold no line
+//! <from>\t<to>`, `U <path>` for a link or FIFO unlinked, `F <path>` for a
+//! folder removed), then `END`. Paths are store-relative and hold no line
 //! break or tab (names forbid control characters).
 
 use std::fs;
@@ -38,6 +39,10 @@ pub(crate) enum Replay {
     Move(String, String),
     /// The note folder moved.
     MoveDir(String, String),
+    /// The entry (a link, a FIFO: not a regular file) is gone.
+    Unlink(String),
+    /// The (by now empty) folder is gone.
+    RemoveDir(String),
 }
 
 fn encode(steps: &[Replay]) -> Vec<u8> {
@@ -54,6 +59,8 @@ fn encode(steps: &[Replay]) -> Vec<u8> {
             Replay::MoveDir(from, to) => {
                 out.extend_from_slice(format!("D {from}\t{to}\n").as_bytes());
             }
+            Replay::Unlink(path) => out.extend_from_slice(format!("U {path}\n").as_bytes()),
+            Replay::RemoveDir(path) => out.extend_from_slice(format!("F {path}\n").as_bytes()),
         }
     }
     out.extend_from_slice(END);
@@ -96,6 +103,8 @@ fn decode(bytes: &[u8]) -> Option<Vec<Replay>> {
                 let (a, b) = pair()?;
                 Replay::MoveDir(a, b)
             }
+            "U" => Replay::Unlink(body.to_string()),
+            "F" => Replay::RemoveDir(body.to_string()),
             _ => return None,
         });
     }
@@ -170,6 +179,17 @@ impl Memory {
                     let _ = fs::rename(&a, &b);
                 }
             }
+            Replay::Unlink(path) => {
+                let abs = self.abs(&path);
+                if fs::symlink_metadata(&abs).is_ok_and(|m| !m.is_dir()) {
+                    let _ = fs::remove_file(abs);
+                }
+            }
+            Replay::RemoveDir(path) => {
+                let abs = self.abs(&path);
+                fsio::remove_leftovers(&abs);
+                let _ = fs::remove_dir(abs);
+            }
         }
     }
 
@@ -206,6 +226,8 @@ mod tests {
                 "projects/p/notes/d/c.md".into(),
             ),
             Replay::MoveDir("projects/p/notes/x".into(), "projects/p/notes/y".into()),
+            Replay::Unlink("projects/p/notes/z/link.md".into()),
+            Replay::RemoveDir("projects/p/notes/z".into()),
         ];
         let bytes = encode(&steps);
         assert_eq!(decode(&bytes), Some(steps));

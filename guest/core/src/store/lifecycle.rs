@@ -60,14 +60,17 @@ impl Memory {
         text.trim().parse().ok()
     }
 
-    /// Record that a consolidation was applied now. Never fails the change
-    /// that applied it: at worst the next plan shows the logs again.
-    pub(crate) fn record_consolidation(&self) {
-        let dir = self.project_dir();
-        let now = self.clock().unix_seconds().to_string();
-        let _ = std::fs::create_dir_all(self.abs(&dir));
-        if let Ok(lock) = self.lock() {
-            let _ = fsio::replace(&self.abs(&dir), CONSOLIDATED_FILE, now.as_bytes(), &lock);
+    /// The step that records a consolidation applied now, staged last in
+    /// the change that applies it (when that change changes a file): the
+    /// next plan starts after it.
+    pub(crate) fn consolidation_mark(&self) -> Step {
+        Step::Mark {
+            rel: Rel {
+                dir: self.project_dir(),
+                file: CONSOLIDATED_FILE.to_string(),
+            },
+            bytes: self.clock().unix_seconds().to_string().into_bytes(),
+            if_changed: true,
         }
     }
 

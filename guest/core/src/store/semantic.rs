@@ -260,6 +260,7 @@ impl Memory {
     ) -> Result<SemanticStatus> {
         let e = self.embedder_for(model_id)?;
         let guard = self.lock()?;
+        self.ensure_git_files();
         let mut cache = self.load_vectors(e.as_ref());
         let width = e.dim().or((cache.dim > 0).then_some(cache.dim));
         for (i, (_, v)) in vectors.iter().enumerate() {

@@ -189,6 +189,7 @@ impl Memory {
             // The personal store's searches embed team files too; team
             // writes are caught up by the next search.
             semantic: Default::default(),
+            held: None,
         };
         self.team = Some(Box::new(team));
         self
@@ -260,8 +261,14 @@ impl Memory {
 
     /// Write `.gitattributes` and `.gitignore` into the team directory
     /// unless they exist: never clobbered, and a failure here never fails
-    /// the write that triggered it. Caller holds the team lock.
+    /// the write that triggered it. Called under the team lock by what
+    /// writes into the team directory (a change that changes a file, a
+    /// refresh, vectors), never by a dry run; nothing for the personal
+    /// store.
     pub(crate) fn ensure_git_files(&self) {
+        if self.layout != Layout::Team {
+            return;
+        }
         for (name, text) in [(".gitattributes", GITATTRIBUTES), (".gitignore", GITIGNORE)] {
             let created = fs::OpenOptions::new()
                 .write(true)
@@ -610,27 +617,20 @@ impl Memory {
             for (rel, text) in &planned {
                 tx.put(rel.clone(), text.as_bytes());
             }
+            // Which snapshot was applied: a marker, not memory, so history
+            // does not record it (undoing the apply does not make the
+            // snapshot new again), written in the same change.
+            tx.push(Step::Mark {
+                rel: Rel {
+                    dir: pd.clone(),
+                    file: APPLIED_FILE.to_string(),
+                },
+                bytes: format!("{taken}\n").into_bytes(),
+                if_changed: false,
+            });
             Ok(())
         })?;
-        // Which snapshot was applied: a marker, not memory, so not part of
-        // the change (undoing the apply does not make it new again).
-        let marked = self.ensure_dir(&pd, true).and_then(|_| {
-            let lock = self.lock()?;
-            fsio::replace(
-                &self.abs(&pd),
-                APPLIED_FILE,
-                format!("{taken}\n").as_bytes(),
-                &lock,
-            )
-            .map_err(|e| Error::io("write", &format!("{pd}/{APPLIED_FILE}"), &e))
-        });
-        let mut warnings = done.warnings();
-        if let Err(e) = marked {
-            warnings.push(format!(
-                "the snapshot was applied, but which one could not be noted ({}); it will be reported as new",
-                e.message()
-            ));
-        }
+        let warnings = done.warnings();
         let mut info = SnapshotInfo {
             taken_unix: taken,
             utc_offset_minutes: offset,

@@ -2,10 +2,11 @@
 //! last change, and restore, which is a change like any other (guarded,
 //! conflict-checked and recorded, so it can be undone in turn).
 
+use super::change::Committed;
 use super::{Memory, ReadSource, Rel, Step, TEAM_PREFIX, WriteReceipt};
 use crate::error::{Error, ErrorKind, Result};
 use crate::fsio::Kind;
-use crate::history::{Operation, Version};
+use crate::history::{ChangedFile, Operation, Version};
 
 impl Memory {
     /// Is `path` a file this project sees: the global `MEMORY.md` (shared by
@@ -79,18 +80,91 @@ impl Memory {
     /// version holds a secret and the policy is `block` (the message names
     /// the version); `conflict`, `not-a-file`, `busy`, `io`.
     pub fn restore(&self, id: &str) -> Result<WriteReceipt> {
-        let files = self
-            .history_store()
-            .change_content(id, |p| self.in_view(p))?;
-        let first = &files[0];
-        let n = first.version;
-        let path = first.path.clone();
-        let several = files.len() > 1;
-        let ((), done) = self
+        let ((), files, done) = self
+            .put_back_change(|| Ok(Some(((), id.to_string()))))?
+            .ok_or_else(|| {
+                Error::new(
+                    ErrorKind::NotFound,
+                    format!("version {id} is not in this project's history"),
+                )
+            })?;
+        Ok(restored(&files, done, String::new()))
+    }
+
+    /// Undo the most recent change this project can see: find it and
+    /// restore its version under one lock, as one change, so two undos at
+    /// once end as one after the other would (the second undoes the
+    /// first's restore). With `expected` (a version id from
+    /// [`Memory::last_change`]) it undoes only while that is still the
+    /// last change. `None` when nothing is recorded and nothing was
+    /// expected.
+    ///
+    /// # Errors
+    /// `conflict` when `expected` is no longer the last change, or nothing
+    /// is recorded (nothing was changed); `not-found` for an `expected`
+    /// that is not a version id; then as [`Memory::restore`].
+    pub fn undo(&self, expected: Option<&str>) -> Result<Option<WriteReceipt>> {
+        if let Some(id) = expected {
+            crate::history::parse_version_id(id, self.audience)?;
+        }
+        let found = self.put_back_change(|| {
+            let last = self.last_change()?;
+            match (last, expected) {
+                (None, None) => Ok(None),
+                (None, Some(id)) => Err(Error::new(
+                    ErrorKind::Conflict,
+                    format!(
+                        "{} is no longer the last change: history records none now; nothing was undone",
+                        id.trim()
+                    ),
+                )),
+                (Some(last), Some(id)) if last.id != id.trim() => Err(Error::new(
+                    ErrorKind::Conflict,
+                    format!(
+                        "{} is no longer the last change: {} ({} of {}) came after it; nothing was undone. Look at the last change again before undoing it",
+                        id.trim(),
+                        last.id,
+                        last.operation.tool_word(),
+                        last.path
+                    ),
+                )),
+                (Some(last), _) => {
+                    let id = last.id.clone();
+                    Ok(Some((last, id)))
+                }
+            }
+        })?;
+        Ok(found.map(|(last, files, done)| {
+            let lead = format!(
+                "Undid the last change ({} of {}): ",
+                last.operation.tool_word(),
+                last.path
+            );
+            restored(&files, done, lead)
+        }))
+    }
+
+    /// One change that puts back every file of the change of the version
+    /// `pick` names; `pick` runs under the lock (`None`: nothing to put
+    /// back, nothing changed). Returns what `pick` gave, the files put
+    /// back and the committed change.
+    fn put_back_change<T>(
+        &self,
+        pick: impl FnOnce() -> Result<Option<(T, String)>>,
+    ) -> Result<Option<(T, Vec<ChangedFile>, Committed)>> {
+        let mut version = None;
+        let (found, done) = self
             .change(Operation::Restore, |tx| {
                 // A version comes back byte for byte, as it was recorded.
                 tx.verbatim();
-                tx.focus(&rel_of(&path));
+                let Some((value, id)) = pick()? else {
+                    return Ok(None);
+                };
+                let files = self
+                    .history_store()
+                    .change_content(&id, |p| self.in_view(p))?;
+                version = Some(files[0].version);
+                tx.focus(&rel_of(&files[0].path));
                 for f in &files {
                     let rel = rel_of(&f.path);
                     let now = tx.kind(&rel)?;
@@ -109,52 +183,58 @@ impl Memory {
                         (Some(bytes), _) => tx.put(rel, bytes.clone()),
                     }
                 }
-                Ok(())
+                Ok(Some((value, files)))
             })
-            .map_err(|e| {
-                if e.kind() == ErrorKind::SecretDetected {
-                    Error::new(
-                        e.kind(),
-                        format!("cannot restore version v{n}: {}", e.message()),
-                    )
-                } else {
-                    e
-                }
+            .map_err(|e| match version {
+                Some(n) if e.kind() == ErrorKind::SecretDetected => Error::new(
+                    e.kind(),
+                    format!("cannot restore version v{n}: {}", e.message()),
+                ),
+                _ => e,
             })?;
-        let mut message = if several {
-            let listed: Vec<String> = files
-                .iter()
-                .map(|f| match &f.content {
-                    Some(b) => format!("{} ({} bytes)", f.path, b.len()),
-                    None => format!("{} (removed: it did not exist then)", f.path),
-                })
-                .collect();
-            format!(
-                "Restored the {} files of change v{n} to before it: {}",
-                files.len(),
-                listed.join(", ")
-            )
-        } else {
-            match (&first.content, done.changed) {
-                (Some(b), _) => format!("Restored {path} to version v{n} ({} bytes)", b.len()),
-                (None, true) => format!(
-                    "Restored {path} to version v{n}: it did not exist then, so it was deleted"
-                ),
-                (None, false) => format!(
-                    "{path} did not exist at version v{n} and does not exist now; nothing changed"
-                ),
+        Ok(found.map(|(value, files)| (value, files, done)))
+    }
+}
+
+/// The receipt of a restore of `files`, its message after `lead`.
+fn restored(files: &[ChangedFile], done: Committed, lead: String) -> WriteReceipt {
+    let first = &files[0];
+    let n = first.version;
+    let path = first.path.clone();
+    let mut message = lead;
+    if files.len() > 1 {
+        let listed: Vec<String> = files
+            .iter()
+            .map(|f| match &f.content {
+                Some(b) => format!("{} ({} bytes)", f.path, b.len()),
+                None => format!("{} (removed: it did not exist then)", f.path),
+            })
+            .collect();
+        message.push_str(&format!(
+            "Restored the {} files of change v{n} to before it: {}",
+            files.len(),
+            listed.join(", ")
+        ));
+    } else {
+        message.push_str(&match (&first.content, done.changed) {
+            (Some(b), _) => format!("Restored {path} to version v{n} ({} bytes)", b.len()),
+            (None, true) => {
+                format!("Restored {path} to version v{n}: it did not exist then, so it was deleted")
             }
-        };
-        done.finish(&mut message);
-        let bytes_written = first.content.as_ref().map_or(0, |b| b.len() as u64);
-        Ok(WriteReceipt {
-            path,
-            bytes_written,
-            truncated_from: None,
-            warnings: done.warnings(),
-            budget: done.budget,
-            message,
-        })
+            (None, false) => format!(
+                "{path} did not exist at version v{n} and does not exist now; nothing changed"
+            ),
+        });
+    }
+    done.finish(&mut message);
+    let bytes_written = first.content.as_ref().map_or(0, |b| b.len() as u64);
+    WriteReceipt {
+        path,
+        bytes_written,
+        truncated_from: None,
+        warnings: done.warnings(),
+        budget: done.budget,
+        message,
     }
 }
 

@@ -15,7 +15,7 @@ Example::
         block = memory.context_block()                # the block for the system prompt, or None
         tools = memory.tool_definitions()             # the "full" tool set, for the model
         reply = memory.call_tool("memory_search", {"query": "tabs"})
-        memory.restore(memory.last_change().id)       # undo the write
+        memory.undo()                                 # undo the write
 
 A :class:`Memory` is a handle on one ``memory`` resource of contract 0.2
 (``agent:memory/store@0.2.0``): one root, one project, its own clock,
@@ -24,7 +24,7 @@ one instance of the component.
 
 Every change is recorded in the memory's history first: :meth:`Memory.history`
 lists the versions of a file, :meth:`Memory.restore` puts one back,
-:meth:`Memory.last_change` is the undo. Text that looks like a credential is
+:meth:`Memory.undo` undoes the last change. Text that looks like a credential is
 refused (``secret_policy="block"``, the default), redacted (``"redact"``) or
 stored as given (``"off"``); the policy is the host's, never the model's.
 
@@ -1449,6 +1449,22 @@ class Memory:
         mode = _word(mode, WRITE_MODES, "invalid-mode", "write mode")
         return _write_receipt(self._method("write", target, content, mode, name))
 
+    def write_if_unchanged(
+        self, target: str, content: str, base_sha256: str, name: Optional[str] = None
+    ) -> WriteReceipt:
+        """:meth:`write` with ``overwrite``, only while the file still holds
+        the text an editor started from: its bytes must hash to
+        ``base_sha256`` (``hashlib.sha256(base.encode()).hexdigest()``; a
+        missing file hashes as ``""``). The check and the write are one
+        change under the store's lock.
+
+        :raises MemoryError: ``conflict`` (the file changed since; nothing
+            was written), ``invalid-arguments`` (not 64 lowercase hex
+            digits), then the errors of :meth:`write`.
+        """
+        target = _word(target, WRITE_TARGETS, "invalid-target", "write target")
+        return _write_receipt(self._method("write-if-unchanged", target, content, name, base_sha256))
+
     def read(self, source: str, name: Optional[str] = None) -> Optional[str]:
         """A memory file's text (capped, with a marker when cut), or ``None``
         when it does not exist. ``daily`` takes ``name`` = ``YYYY-MM-DD``
@@ -1626,7 +1642,9 @@ class Memory:
 
     def approve(self, id: str) -> str:
         """Applies the queued call ``id`` (checked again); returns the tool's
-        answer.
+        answer. That it is still pending, its change and the decision are
+        one step under the store's lock: of two approvals at once one
+        applies it, the other finds it decided.
 
         :raises MemoryError: ``not-found`` (never queued),
             ``invalid-arguments`` (already decided), or the call's own error
@@ -1639,8 +1657,8 @@ class Memory:
         return self._method("reject", id)
 
     def clear(self, what: str = "project") -> List[str]:
-        """Removes memory files as one change that :meth:`restore` of
-        :meth:`last_change` brings back: ``project`` (scratchpad, logs,
+        """Removes memory files as one change that :meth:`undo` brings
+        back: ``project`` (scratchpad, logs,
         notes), ``long_term`` (``MEMORY.md``) or ``all``. Returns the paths
         removed."""
         target = _word(what, ("project", "long-term", "all"), "invalid-target", "clear target")
@@ -1648,9 +1666,23 @@ class Memory:
 
     def last_change(self) -> Optional[Version]:
         """The most recent change this project can see (its files and
-        ``MEMORY.md``), or ``None``: restore its ``id`` to undo it."""
+        ``MEMORY.md``), or ``None``: what :meth:`undo` would undo."""
         version = self._method("last-change")
         return None if version is None else _version(version)
+
+    def undo(self, expected: Optional[str] = None) -> Optional[WriteReceipt]:
+        """Undoes the most recent change this project can see: finds it and
+        restores its version under the store's lock, as one change, so two
+        undos at once end as one after the other would. With ``expected``
+        (an id from :meth:`last_change`) it undoes only while that is still
+        the last change. ``None`` when nothing was recorded.
+
+        :raises MemoryError: ``conflict`` (``expected`` is no longer the
+            last change; nothing was changed), ``not-found`` (``expected``
+            is not a version id), then the errors of :meth:`restore`.
+        """
+        receipt = self._method("undo", expected)
+        return None if receipt is None else _write_receipt(receipt)
 
     def scan_secrets(self) -> List[StoredSecret]:
         """Secrets already stored anywhere under the root (``MEMORY.md`` and
