@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use std::process::{self, ExitCode};
 
 use agent_memory::{
-    Audience, ClearTarget, Memory, OpenOptions, ReadSource, RootChoice, RootRule, Runtime, Scope, SearchMode,
-    SecretPolicy, ToolSet, WriteMode, WriteTarget,
+    Audience, ClearTarget, Memory, OpenOptions, ReadSource, RootChoice, RootRule, Runtime, Scope,
+    SearchMode, SecretPolicy, ToolSet, WriteMode, WriteTarget,
 };
 use anyhow::{Context as _, Result, bail};
 use chrono::{DateTime, FixedOffset, TimeDelta};

@@ -170,7 +170,10 @@ fn every_cli_message_names_commands_and_every_tool_result_names_tools() {
     // The same store through tool calls: every result keeps the tools'
     // words.
     let calls = [
-        ("memory_write", r#"{"target":"note","name":"n","content":"x"}"#),
+        (
+            "memory_write",
+            r#"{"target":"note","name":"n","content":"x"}"#,
+        ),
         ("memory_read", r#"{"source":"note","name":"absent"}"#),
         ("memory_read", r#"{"source":"list"}"#),
         ("memory_history", r#"{"target":"note","name":"n"}"#),
@@ -185,20 +188,35 @@ fn every_cli_message_names_commands_and_every_tool_result_names_tools() {
         assert_speaks_tools(tool, &said(&output));
     }
     // And they point where each reader can go.
-    let deleted = cli.ok(&["call", "memory_write", r#"{"target":"note","name":"m","content":"x"}"#]);
+    let deleted = cli.ok(&[
+        "call",
+        "memory_write",
+        r#"{"target":"note","name":"m","content":"x"}"#,
+    ]);
     assert!(deleted.contains("memory_search finds them"), "{deleted}");
     let deleted = cli.ok(&["call", "memory_delete", r#"{"name":"m"}"#]);
-    assert!(deleted.contains("memory_history and memory_restore"), "{deleted}");
+    assert!(
+        deleted.contains("memory_history and memory_restore"),
+        "{deleted}"
+    );
     cli.ok(&["write", "note", "--name", "m", "x"]);
     let deleted = cli.ok(&["delete", "m"]);
     assert!(
-        deleted.contains("`agent-memory history` and `agent-memory restore VERSION` can bring it back"),
+        deleted.contains(
+            "`agent-memory history` and `agent-memory restore VERSION` can bring it back"
+        ),
         "{deleted}"
     );
     let history = cli.ok(&["history", "note", "m"]);
-    assert!(history.contains("restore one with `agent-memory restore v"), "{history}");
+    assert!(
+        history.contains("restore one with `agent-memory restore v"),
+        "{history}"
+    );
     let missing = cli.fails(&["read", "note", "absent"]);
-    assert!(missing.contains("`agent-memory list` shows the notes"), "{missing}");
+    assert!(
+        missing.contains("`agent-memory list` shows the notes"),
+        "{missing}"
+    );
 }
 
 #[test]
@@ -216,10 +234,20 @@ fn restore_delete_rename_and_list_do_what_the_tools_do() {
     // The delete's version holds the note as it was: restoring it brings
     // the note back.
     let history = cli.ok(&["history", "note", "ops/deploy"]);
-    let newest = history.lines().nth(1).unwrap().split_whitespace().next().unwrap().to_string();
+    let newest = history
+        .lines()
+        .nth(1)
+        .unwrap()
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .to_string();
     let restored = cli.ok(&["restore", &newest]);
     assert!(restored.starts_with("Restored"), "{restored}");
-    assert_eq!(fs::read_to_string(cli.note("ops/deploy")).unwrap(), "make ship");
+    assert_eq!(
+        fs::read_to_string(cli.note("ops/deploy")).unwrap(),
+        "make ship"
+    );
     // Renaming onto a taken name is refused, as memory_rename refuses it.
     cli.ok(&["write", "note", "--name", "other", "y"]);
     let taken = cli.fails(&["rename", "other", "ops/deploy"]);
@@ -231,15 +259,24 @@ fn long_term_is_spelled_both_ways_everywhere_and_one_way_in_help() {
     let cli = Cli::new();
     cli.ok(&["write", "long-term", "- a"]);
     cli.ok(&["write", "long_term", "- b"]);
-    assert_eq!(cli.ok(&["read", "long-term"]), cli.ok(&["read", "long_term"]));
-    assert_eq!(cli.ok(&["history", "long-term"]), cli.ok(&["history", "long_term"]));
+    assert_eq!(
+        cli.ok(&["read", "long-term"]),
+        cli.ok(&["read", "long_term"])
+    );
+    assert_eq!(
+        cli.ok(&["history", "long-term"]),
+        cli.ok(&["history", "long_term"])
+    );
     cli.ok(&["clear", "long-term", "--yes"]);
     cli.ok(&["write", "long_term", "- c"]);
     cli.ok(&["clear", "long_term", "--yes"]);
     for verb in ["read", "write", "history", "edit", "clear"] {
         let help = cli.ok(&[verb, "--help"]);
         assert!(help.contains("long_term"), "{verb} --help:\n{help}");
-        assert!(!help.contains("long-term"), "{verb} --help shows both:\n{help}");
+        assert!(
+            !help.contains("long-term"),
+            "{verb} --help shows both:\n{help}"
+        );
     }
 }
 
@@ -250,16 +287,32 @@ fn a_write_over_the_cap_is_refused_unless_truncate_is_given() {
     let output = cli.run_with_stdin(&["write", "note", "--name", "big"], &big);
     assert_eq!(output.status.code(), Some(1), "{}", said(&output));
     let error = stderr(&output);
-    assert!(error.contains("70000 bytes") && error.contains("65536-byte write cap"), "{error}");
-    assert!(error.contains("nothing was written") && error.contains("--truncate"), "{error}");
-    assert!(!cli.root().join("projects").exists(), "a refused write made files");
+    assert!(
+        error.contains("70000 bytes") && error.contains("65536-byte write cap"),
+        "{error}"
+    );
+    assert!(
+        error.contains("nothing was written") && error.contains("--truncate"),
+        "{error}"
+    );
+    assert!(
+        !cli.root().join("projects").exists(),
+        "a refused write made files"
+    );
     let cut = cli.run_with_stdin(&["write", "note", "--name", "big", "--truncate"], &big);
     assert_success(&cut, &["write --truncate"]);
-    assert!(stdout(&cut).contains("truncated from 70000 bytes"), "{}", stdout(&cut));
+    assert!(
+        stdout(&cut).contains("truncated from 70000 bytes"),
+        "{}",
+        stdout(&cut)
+    );
     // A model's call keeps the cut and its receipt.
     let json = serde_json::json!({"target": "note", "name": "m", "content": big}).to_string();
     let receipt = cli.ok(&["call", "memory_write", &json]);
-    assert!(receipt.contains("content truncated from 70000 bytes"), "{receipt}");
+    assert!(
+        receipt.contains("content truncated from 70000 bytes"),
+        "{receipt}"
+    );
 }
 
 #[test]
@@ -282,10 +335,18 @@ fn read_only_commands_on_a_missing_root_create_nothing_and_say_so() {
             said(&output)
         );
     }
-    assert_eq!(stdout(&cli.run(&["context"])), "", "context printed a block");
+    assert_eq!(
+        stdout(&cli.run(&["context"])),
+        "",
+        "context printed a block"
+    );
     let first = cli.run(&["write", "long_term", "- first"]);
     assert_success(&first, &["write"]);
-    assert!(stderr(&first).contains("created a new memory root at"), "{}", stderr(&first));
+    assert!(
+        stderr(&first).contains("created a new memory root at"),
+        "{}",
+        stderr(&first)
+    );
     let second = cli.run(&["write", "long_term", "- second"]);
     assert!(!stderr(&second).contains("created"), "{}", stderr(&second));
 }
@@ -300,8 +361,15 @@ fn snapshot_apply_right_after_snapshot_applies_and_records_nothing() {
     cli.ok(&["snapshot"]);
     let before = cli.ok(&["history", "note", "deploy"]);
     let applied = cli.ok(&["snapshot", "apply"]);
-    assert!(applied.starts_with("Nothing to apply; already in step"), "{applied}");
-    assert_eq!(cli.ok(&["history", "note", "deploy"]), before, "apply recorded a change");
+    assert!(
+        applied.starts_with("Nothing to apply; already in step"),
+        "{applied}"
+    );
+    assert_eq!(
+        cli.ok(&["history", "note", "deploy"]),
+        before,
+        "apply recorded a change"
+    );
 }
 
 #[test]
@@ -309,10 +377,14 @@ fn call_help_lists_every_tool() {
     let cli = Cli::new();
     let help = cli.ok(&["call", "--help"]);
     for set in ["full", "anthropic"] {
-        let tools: serde_json::Value = serde_json::from_str(&cli.ok(&["tools", "--set", set])).unwrap();
+        let tools: serde_json::Value =
+            serde_json::from_str(&cli.ok(&["tools", "--set", set])).unwrap();
         for tool in tools.as_array().unwrap() {
             let name = tool["name"].as_str().unwrap();
-            assert!(help.contains(name), "call --help leaves out {name}:\n{help}");
+            assert!(
+                help.contains(name),
+                "call --help leaves out {name}:\n{help}"
+            );
         }
     }
 }
@@ -358,8 +430,14 @@ fn docs_cli_md_lists_every_subcommand_of_help_and_no_other() {
         .map(str::to_string)
         .collect();
     for name in &in_help {
-        assert!(in_docs.contains(name), "docs/cli.md has no section for `{name}`");
-        let section = docs.split(&format!("### `agent-memory {name}`")).nth(1).unwrap();
+        assert!(
+            in_docs.contains(name),
+            "docs/cli.md has no section for `{name}`"
+        );
+        let section = docs
+            .split(&format!("### `agent-memory {name}`"))
+            .nth(1)
+            .unwrap();
         let section = section.split("\n### ").next().unwrap();
         assert!(
             section.contains(&format!("    agent-memory {name}")),

@@ -634,10 +634,7 @@ fn edit_history_restore_and_undo_are_ordinary_changes() {
     assert_eq!(server.note_file("auth").as_deref(), Some("Login via SAML."));
     // An undo of a change that is no longer the last is refused: 409,
     // nothing changed.
-    let r = server.post(
-        "/api/undo",
-        serde_json::json!({"expected": before_save}),
-    );
+    let r = server.post("/api/undo", serde_json::json!({"expected": before_save}));
     assert_eq!(r.status, 409, "{}", r.body);
     assert_eq!(server.note_file("auth").as_deref(), Some("Login via SAML."));
     // The CLI sees the same history.

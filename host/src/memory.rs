@@ -1061,11 +1061,11 @@ impl Group {
                 if audience != crate::Audience::Model {
                     let instance = self.live.as_mut().expect("started above");
                     instance.arm();
-                    let result = instance.bindings.agent_memory_store().memory().call_speak_to(
-                        &mut instance.store,
-                        handle,
-                        audience.into(),
-                    );
+                    let result = instance
+                        .bindings
+                        .agent_memory_store()
+                        .memory()
+                        .call_speak_to(&mut instance.store, handle, audience.into());
                     self.settle("speak-to", result)?;
                 }
                 self.apply_semantic(index, handle)?;

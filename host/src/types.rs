@@ -4,7 +4,8 @@
 use crate::bindings::wit;
 
 pub use agent_memory_vocab::{
-    Audience, Operation, ReadSource, Scope, SearchMode, SecretPolicy, ToolSet, WriteMode, WriteTarget,
+    Audience, Operation, ReadSource, Scope, SearchMode, SecretPolicy, ToolSet, WriteMode,
+    WriteTarget,
 };
 
 impl From<Audience> for wit::Audience {

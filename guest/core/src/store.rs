@@ -101,8 +101,8 @@ impl Options {
     }
 }
 
-use agent_memory_vocab::Scope;
 use crate::words::{self, Act, Audience};
+use agent_memory_vocab::Scope;
 pub use agent_memory_vocab::{ReadSource, WriteMode, WriteTarget};
 
 /// Which scopes' tool calls wait for review.

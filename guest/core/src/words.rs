@@ -83,8 +83,14 @@ mod tests {
         for act in ACTS {
             let model = invoke(Audience::Model, act);
             let person = invoke(Audience::Person, act);
-            assert!(model.contains("memory_") && !model.contains("agent-memory"), "{model}");
-            assert!(person.contains("`agent-memory ") && !person.contains("memory_"), "{person}");
+            assert!(
+                model.contains("memory_") && !model.contains("agent-memory"),
+                "{model}"
+            );
+            assert!(
+                person.contains("`agent-memory ") && !person.contains("memory_"),
+                "{person}"
+            );
         }
         assert_eq!(
             name(Audience::Person, Act::Restore(Some("v13"))),

@@ -7,13 +7,13 @@
 //! can be planned against the store as it is, and names the change that
 //! failed.
 
-use crate::words::{self, Act};
 use super::{Memory, Rel, WriteMode, WriteTarget, curate};
 use crate::args::{MEMORY_DELETE, MEMORY_EDIT, MEMORY_RENAME, MEMORY_WRITE};
 use crate::budget::Budget;
 use crate::error::{Error, ErrorKind, Result};
 use crate::fsio::Kind;
 use crate::history::Operation;
+use crate::words::{self, Act};
 
 /// Most changes one change set may hold.
 pub const MAX_BATCH_CHANGES: usize = 64;
