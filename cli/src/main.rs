@@ -572,9 +572,17 @@ fn run(cli: Cli) -> Result<()> {
             // A read-only command never creates a root: a mistyped --root
             // is said, not made.
             let new_root = !choice.root.exists();
+            // A project with a team snapshot starts from it at its first
+            // context block, which makes the root.
+            let snapshot = cli
+                .team_dir
+                .clone()
+                .unwrap_or_else(|| OpenOptions::team_dir_of(&project))
+                .join("snapshot")
+                .is_dir();
             if new_root {
                 match command {
-                    Command::Status => return status_missing(&choice, &project),
+                    Command::Context if snapshot => {}
                     Command::Context
                     | Command::Search { .. }
                     | Command::Read { .. }
@@ -1170,12 +1178,6 @@ fn store_size(root: &Path) -> (u64, u64) {
 fn status_disabled(choice: &RootChoice, project: &Path) -> Result<()> {
     let mut out = status_head(choice, project);
     out.push_str("context:  none (memory is off)\n");
-    print_text(&out)
-}
-
-fn status_missing(choice: &RootChoice, project: &Path) -> Result<()> {
-    let mut out = status_head(choice, project);
-    out.push_str("context:  none (the root does not exist yet; nothing was created: the first write creates it)\n");
     print_text(&out)
 }
 
