@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use std::process::{self, ExitCode};
 
 use agent_memory::{
-    ClearTarget, Memory, OpenOptions, ReadSource, RootChoice, RootRule, Runtime, Scope, SearchMode,
-    SecretPolicy, ToolSet, WriteMode, WriteTarget,
+    Audience, ClearTarget, Memory, OpenOptions, ReadSource, RootChoice, RootRule, Runtime, Scope,
+    SearchMode, SecretPolicy, ToolSet, WriteMode, WriteTarget,
 };
 use anyhow::{Context as _, Result, bail};
 use chrono::{DateTime, FixedOffset, TimeDelta};
@@ -22,6 +22,7 @@ mod recall;
 mod serve;
 mod setup;
 mod travel;
+mod verbs;
 
 const DEMO_MARKER: &str = ".agent-memory-demo";
 const DEMO_PROJECT: &str = "/demo/my-app";
@@ -182,6 +183,7 @@ enum ClearWhat {
     /// The project's scratchpad, daily logs and notes (team: its notes)
     Project,
     /// MEMORY.md
+    #[value(name = "long_term", alias = "long-term")]
     LongTerm,
     /// Both
     All,
@@ -191,8 +193,8 @@ enum ClearWhat {
 enum Command {
     /// Run a tool call (memory_write, memory_read, memory_search, memory_edit,
     /// memory_delete, memory_rename, memory_history, memory_restore,
-    /// memory_refresh, memory)
-    /// and print the text the model would get
+    /// memory_refresh, memory_batch, memory_consolidate, memory) and print
+    /// the text the model would get
     Call {
         /// The tool's name
         tool: String,
@@ -209,7 +211,8 @@ enum Command {
         prompt: bool,
         /// seed (memory_write, memory_read, memory_search), full (and
         /// memory_edit, memory_delete, memory_rename, memory_history,
-        /// memory_restore, memory_refresh) or anthropic (memory)
+        /// memory_restore, memory_refresh, memory_batch, memory_consolidate)
+        /// or anthropic (memory)
         #[arg(long, value_name = "NAME", default_value = "full", value_parser = parse_tool_set)]
         set: ToolSet,
     },
@@ -241,10 +244,11 @@ enum Command {
         #[arg(long, value_name = "MODE", default_value = "ranked", value_parser = parse_search_mode)]
         mode: SearchMode,
     },
-    /// Read a memory file, or list them (as the memory_read tool does)
+    /// Read a memory file, or list them
     Read {
-        /// long_term, scratchpad, daily, note or list
-        source: String,
+        /// Which file, or `list` for all of them
+        #[arg(value_name = "SOURCE")]
+        what: verbs::Source,
         /// The note's name, or YYYY-MM-DD for a daily log (default today)
         name: Option<String>,
     },
@@ -261,6 +265,10 @@ enum Command {
         /// Replace the file instead of appending
         #[arg(long)]
         overwrite: bool,
+        /// Keep the first 64 KiB (the write cap) of longer content instead
+        /// of refusing it
+        #[arg(long)]
+        truncate: bool,
     },
     /// Edit a memory file in $VISUAL / $EDITOR (default vi); saved only if changed
     Edit {
@@ -282,6 +290,29 @@ enum Command {
     /// Put back the version before the most recent change of this project
     /// (itself recorded: a second undo redoes)
     Undo,
+    /// Put a memory file back to a recorded version (an id from `history`,
+    /// like v13); a deleted note comes back. Recorded too, so `undo` takes
+    /// it back
+    Restore {
+        /// The version id, e.g. v13
+        version: String,
+    },
+    /// Delete a note (nested names too, e.g. ops/deploy); recorded, so
+    /// `undo` or `restore` brings it back
+    Delete {
+        /// The note's name
+        name: String,
+    },
+    /// Rename or move a note, e.g. to file it under a topic (deploy
+    /// ops/deploy); the new name must be free
+    Rename {
+        /// The note's name
+        name: String,
+        /// Its new name
+        new_name: String,
+    },
+    /// List the memory files this project sees, with their sizes
+    List,
     /// List the model's changes waiting for review (with --review on), with
     /// their diffs and source; or decide them
     Review {
@@ -661,6 +692,28 @@ fn run(mut cli: Cli) -> Result<()> {
                     ),
                 };
             }
+            // A read-only command never creates a root: a mistyped --root
+            // is said, not made.
+            let new_root = !choice.root.exists();
+            // A project with a team snapshot starts from it at its first
+            // context block, which makes the root.
+            let snapshot = cli
+                .team_dir
+                .clone()
+                .unwrap_or_else(|| OpenOptions::team_dir_of(&project))
+                .join("snapshot")
+                .is_dir();
+            if new_root {
+                match command {
+                    Command::Context if snapshot => {}
+                    Command::Context
+                    | Command::Search { .. }
+                    | Command::Read { .. }
+                    | Command::List
+                    | Command::History { .. } => return verbs::no_root(&choice.root),
+                    _ => {}
+                }
+            }
             let mut options = OpenOptions::new(&choice.root, &project)
                 .inherit_stderr(true)
                 .secret_policy(cli.secrets);
@@ -711,12 +764,16 @@ fn run(mut cli: Cli) -> Result<()> {
                         | Command::Undo
                         | Command::Clear { .. }
                         | Command::Edit { .. }
+                        | Command::Restore { .. }
+                        | Command::Delete { .. }
+                        | Command::Rename { .. }
+                        | Command::List
                 ) {
                     // Bad usage, exit 2, as clap's own refusals.
                     <Cli as clap::CommandFactory>::command()
                         .error(
                             clap::error::ErrorKind::ArgumentConflict,
-                            "--scope team applies to read, write, search, history, undo, clear and edit; drop it here (tool calls take \"scope\":\"team\" in their arguments)",
+                            "--scope team applies to read, write, search, history, undo, clear, edit, restore, delete, rename and list; drop it here (tool calls take \"scope\":\"team\" in their arguments)",
                         )
                         .exit();
                 }
@@ -742,6 +799,17 @@ fn run(mut cli: Cli) -> Result<()> {
             // project's files. `edit` and the dashboard save through one
             // that does, which re-anchors the note (a write means it is
             // current).
+            // A person reads what these commands print: actions named as
+            // commands. Tool calls, the MCP server, the dashboard and the
+            // text meant for the agent's model keep the model's words.
+            let options = match command {
+                Command::Call { .. }
+                | Command::Mcp { .. }
+                | Command::Serve { .. }
+                | Command::Context
+                | Command::Dream => options,
+                _ => options.audience(Audience::Person),
+            };
             let unmarked = options.clone();
             let options = match files {
                 Some(files) if !matches!(command, Command::Export { .. }) => {
@@ -776,7 +844,7 @@ fn run(mut cli: Cli) -> Result<()> {
                 }
                 _ => {}
             }
-            match command {
+            let done = match command {
                 Command::Index { in_component } => recall::index(&mut memory, in_component),
                 Command::Mcp {
                     tools,
@@ -815,7 +883,11 @@ fn run(mut cli: Cli) -> Result<()> {
                     edit(&mut memory, &mut unmarked, target, name)
                 }
                 command => run_on(&mut memory, command, cli.scope, deferred),
+            };
+            if new_root && done.is_ok() {
+                verbs::created_root(&choice.root);
             }
+            done
         }
     }
 }
@@ -984,9 +1056,9 @@ fn run_on(memory: &mut Memory, command: Command, scope: Scope, deferred: bool) -
             print_text(&text)?;
             recall::tell_why_off(memory, &text)
         }
-        Command::Read { source, name } => {
+        Command::Read { what, name } => {
             let mut arguments = serde_json::Map::new();
-            arguments.insert("source".into(), source.into());
+            arguments.insert("source".into(), what.tool_word().into());
             if let Some(name) = name {
                 arguments.insert("name".into(), name.into());
             }
@@ -998,8 +1070,12 @@ fn run_on(memory: &mut Memory, command: Command, scope: Scope, deferred: bool) -
             content,
             name,
             overwrite,
+            truncate,
         } => {
             let content = arg_or_stdin(content, "the content")?;
+            if !truncate {
+                verbs::refuse_over_cap(memory, &content)?;
+            }
             let mode = if overwrite {
                 WriteMode::Overwrite
             } else {
@@ -1025,6 +1101,15 @@ fn run_on(memory: &mut Memory, command: Command, scope: Scope, deferred: bool) -
             Some(receipt) => print_text(&receipt.message),
         },
         Command::Review { decide } => review(memory, decide),
+        Command::Restore { version } => print_text(&memory.restore(&version)?.message),
+        Command::Delete { name } => print_text(&memory.delete_note(&name)?.message),
+        Command::Rename { name, new_name } => {
+            print_text(&memory.rename_note(&name, &new_name)?.message)
+        }
+        Command::List => print_text(&memory.call_tool(
+            "memory_read",
+            &scoped(serde_json::json!({ "source": "list" })),
+        )?),
         Command::Dream => print_text(&memory.consolidation_plan()?),
         Command::Clear { what, yes } => {
             let target = match what {

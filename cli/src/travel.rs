@@ -431,6 +431,14 @@ fn describe(error: &Error) -> String {
 /// existing file is never overwritten: one with the same content is left,
 /// one with other content is reported and skipped.
 pub fn export(memory: &mut Memory, out: &Path) -> Result<()> {
+    if let Ok(meta) = fs::metadata(out)
+        && !meta.is_dir()
+    {
+        bail!(
+            "cannot export to `{}`: it exists and is not a directory; name a directory to write the Claude Code layout into (a new one is created)",
+            out.display()
+        );
+    }
     fs::create_dir_all(out).with_context(|| format!("cannot create `{}`", out.display()))?;
     let prefix = format!("{}/", memory.project_dir());
     let files = memory.list_files()?;

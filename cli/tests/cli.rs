@@ -152,7 +152,13 @@ fn context_on_empty_memory_prints_nothing() {
     let output = cli.run(&["context"]);
     assert_success(&output, &["context"]);
     assert!(output.stdout.is_empty(), "{:?}", stdout(&output));
-    assert!(output.stderr.is_empty(), "{:?}", stderr(&output));
+    // The root does not exist: nothing is created, and stderr says so.
+    assert!(
+        stderr(&output).contains("does not exist"),
+        "{:?}",
+        stderr(&output)
+    );
+    assert!(!cli.root().exists());
 }
 
 #[test]
@@ -475,7 +481,7 @@ fn friendly_commands_share_the_tools_behaviour() {
     assert!(found.contains("build(1)"), "{found}");
 
     let output = cli.run(&["read", "yesterday"]);
-    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(output.status.code(), Some(2), "a usage error");
     assert!(stderr(&output).contains("yesterday"));
 
     let status = cli.ok(&["status"]);
@@ -753,10 +759,11 @@ fn snapshot_shares_notes_through_the_team_folder_and_apply_applies_it() {
         as_user("bob", &["read", "note", "deploy"]),
         "Run make ship.\n"
     );
-    // Applying again is explicit and recorded.
+    // Applying again when the notes already hold the snapshot changes and
+    // records nothing, and says so.
     let applied = as_user("bob", &["snapshot", "apply"]);
     assert!(
-        applied.starts_with("Applied the team snapshot of 2026-05-30 09:15 +02:00"),
+        applied.starts_with("Nothing to apply; already in step"),
         "{applied}"
     );
     // An explicit --team-dir wins over the project's folder.

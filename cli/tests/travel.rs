@@ -586,7 +586,10 @@ fn a_long_import_shows_progress_on_stderr() {
     assert_success(&output, &["import"]);
     assert_eq!(
         stderr(&output),
-        "import: 10/25 files\nimport: 20/25 files\nimport: 25/25 files\n"
+        format!(
+            "import: 10/25 files\nimport: 20/25 files\nimport: 25/25 files\ncreated a new memory root at {}\n",
+            env.root().display()
+        )
     );
 }
 
@@ -821,7 +824,7 @@ fn scope_team_points_read_write_search_and_history_at_the_team_store() {
     assert_eq!(refused.status.code(), Some(2));
     assert!(
         stderr(&refused).contains(
-            "--scope team applies to read, write, search, history, undo, clear and edit; drop it here"
+            "--scope team applies to read, write, search, history, undo, clear, edit, restore, delete, rename and list; drop it here"
         ),
         "{}",
         stderr(&refused)

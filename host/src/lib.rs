@@ -59,13 +59,13 @@ pub use root::{
     RootRule, resolve_root,
 };
 pub use runtime::{CodeOrigin, Runtime};
-pub use types::{BatchChange, BatchReceipt, ClearReceipt, ClearTarget, PendingChange};
 pub use types::{
-    Budget, DeleteReceipt, EditReceipt, FileInfo, ImportOutcome, ImportReceipt, Limits,
+    Audience, Budget, DeleteReceipt, EditReceipt, FileInfo, ImportOutcome, ImportReceipt, Limits,
     PurgeReceipt, Reach, ReadSource, RenameReceipt, Scope, SearchHit, SearchMode, SearchResults,
     SecretPolicy, SnapshotInfo, StoredSecret, TermCount, ToolDefinition, ToolSet, WriteMode,
     WriteReceipt, WriteTarget,
 };
+pub use types::{BatchChange, BatchReceipt, ClearReceipt, ClearTarget, PendingChange};
 
 /// The memory component embedded in this crate, as built from `guest/component`
 /// for `wasm32-wasip2`. Other hosts (Python, JavaScript) can load these bytes

@@ -1064,6 +1064,17 @@ impl Group {
                 let member = &mut self.members[index];
                 member.handle = Some(handle);
                 member.utc_offset_minutes = clock.utc_offset_minutes;
+                let audience = member.options.audience;
+                if audience != crate::Audience::Model {
+                    let instance = self.live.as_mut().expect("started above");
+                    instance.arm();
+                    let result = instance
+                        .bindings
+                        .agent_memory_store()
+                        .memory()
+                        .call_speak_to(&mut instance.store, handle, audience.into());
+                    self.settle("speak-to", result)?;
+                }
                 self.apply_semantic(index, handle)?;
                 handle
             }

@@ -59,6 +59,7 @@ pub struct OpenOptions {
     pub(crate) review: Vec<crate::Scope>,
     #[cfg(all(feature = "faults", unix))]
     pub(crate) faults: Option<std::sync::Arc<crate::faults::Faults>>,
+    pub(crate) audience: crate::Audience,
 }
 
 /// The team directory's name in a project: `<project root>/.agent-memory`.
@@ -98,7 +99,18 @@ impl OpenOptions {
             review: Vec::new(),
             #[cfg(all(feature = "faults", unix))]
             faults: None,
+            audience: crate::Audience::Model,
         }
+    }
+
+    /// Who reads the memory's messages (receipts, errors, tool texts):
+    /// [`Audience::Model`](crate::Audience::Model) (the default) gets tool
+    /// names (`memory_restore`), [`Audience::Person`](crate::Audience::Person)
+    /// gets `agent-memory` commands, for a command line that prints them.
+    /// Only the wording changes.
+    pub fn audience(mut self, audience: crate::Audience) -> Self {
+        self.audience = audience;
+        self
     }
 
     /// Gives the memory the project's team directory, normally

@@ -4,8 +4,18 @@
 use crate::bindings::wit;
 
 pub use agent_memory_vocab::{
-    Operation, ReadSource, Scope, SearchMode, SecretPolicy, ToolSet, WriteMode, WriteTarget,
+    Audience, Operation, ReadSource, Scope, SearchMode, SecretPolicy, ToolSet, WriteMode,
+    WriteTarget,
 };
+
+impl From<Audience> for wit::Audience {
+    fn from(audience: Audience) -> Self {
+        match audience {
+            Audience::Model => wit::Audience::Model,
+            Audience::Person => wit::Audience::Person,
+        }
+    }
+}
 
 impl From<Scope> for wit::Scope {
     fn from(scope: Scope) -> Self {

@@ -278,6 +278,26 @@ words! {
     }
 }
 
+words! {
+    /// Who reads the messages a memory answers with: what an action is
+    /// called in them.
+    Audience {
+        /// A model, in a tool result: tools by name (`memory_restore`) (the
+        /// default).
+        Model = "model" / "model",
+        /// A person at the command line: commands (`agent-memory restore
+        /// v13`).
+        Person = "person" / "person",
+    }
+}
+
+#[allow(clippy::derivable_impls)]
+impl Default for Audience {
+    fn default() -> Self {
+        Audience::Model
+    }
+}
+
 // The first word of each of these is the default.
 #[allow(clippy::derivable_impls)]
 impl Default for SearchMode {
@@ -384,6 +404,8 @@ mod tests {
         assert_eq!(wit(&ops), wit_cases("operation"));
         let scopes: Vec<&str> = Scope::ALL.iter().map(|t| t.wit_word()).collect();
         assert_eq!(wit(&scopes), wit_cases("scope"));
+        let audiences: Vec<&str> = Audience::ALL.iter().map(|t| t.wit_word()).collect();
+        assert_eq!(wit(&audiences), wit_cases("audience"));
     }
 
     #[test]

@@ -22,8 +22,8 @@ use bindings::exports::agent::memory::{prompt, semantic, store, tools, types};
 
 struct Component;
 
-/// One open memory and the scope its typed methods act on. `set-clock` is
-/// the only method that changes it, so the store sits in a `RefCell` rather
+/// One open memory and the scope its typed methods act on. `set-clock` and
+/// `speak-to` are the only methods that change it, so the store sits in a `RefCell` rather
 /// than behind `&mut`.
 struct Memory(RefCell<core::Memory>, Scope);
 
@@ -447,6 +447,13 @@ impl store::GuestMemory for Memory {
             history_max_versions: m.retention().max_versions_per_file,
             history_max_bytes: m.retention().max_total_bytes,
         }
+    }
+
+    fn speak_to(&self, audience: types::Audience) {
+        self.0.borrow_mut().set_audience(match audience {
+            types::Audience::Model => core::words::Audience::Model,
+            types::Audience::Person => core::words::Audience::Person,
+        });
     }
 
     fn set_clock(&self, clock: types::Clock) -> Result<(), types::Error> {

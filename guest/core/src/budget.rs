@@ -7,6 +7,7 @@
 //! just written is decided on the block itself, not estimated.
 
 use crate::limits::{INDEX_MAX_BYTES, INDEX_MAX_LINES};
+use crate::words::{self, Act, Audience};
 
 /// Whether the text a call just wrote reaches the next context block.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -78,7 +79,7 @@ pub struct Budget {
     /// What to do about a `Partly` or `Cut` reach; `None` otherwise.
     pub warning: Option<String>,
     /// For a file the block never shows, the line says so.
-    note: Option<&'static str>,
+    note: Option<String>,
     /// Measured on a team store: its MEMORY.md and the team section alone.
     team: bool,
 }
@@ -101,7 +102,7 @@ impl Budget {
             self.block_bytes,
             self.block_max_bytes
         );
-        if let Some(note) = self.note {
+        if let Some(note) = &self.note {
             out.push_str(" (");
             out.push_str(note);
             out.push(')');
@@ -127,7 +128,9 @@ impl Budget {
         reach: Reach,
         cause: Cause,
         path: &str,
+        audience: Audience,
     ) -> Budget {
+        let write_note = words::name(audience, Act::WriteNote);
         let (index_lines, index_bytes, block_bytes, cap) = sizes;
         let mut budget = Budget {
             index_lines,
@@ -144,9 +147,14 @@ impl Budget {
         if let Target::Other(hidden) = target {
             budget.reach = Reach::NotInjected;
             budget.note = Some(match hidden {
-                Hidden::Note => "notes are not in it; memory_search finds them",
-                Hidden::ClosedItems => "only open scratchpad items (- [ ]) are in it",
-                Hidden::OldLog => "only today's log and the latest earlier one are in it",
+                Hidden::Note => format!(
+                    "notes are not in it; {} finds them",
+                    words::name(audience, Act::Search)
+                ),
+                Hidden::ClosedItems => "only open scratchpad items (- [ ]) are in it".to_string(),
+                Hidden::OldLog => {
+                    "only today's log and the latest earlier one are in it".to_string()
+                }
             });
             return budget;
         }
@@ -158,7 +166,10 @@ impl Budget {
         } else {
             "what was just written"
         };
-        let index_advice = "Keep MEMORY.md an index: move detail into a note (memory_write target=note) with a one-line pointer in MEMORY.md, and shorten it with memory_edit.";
+        let index_advice = format!(
+            "Keep MEMORY.md an index: move detail into a note ({write_note}) with a one-line pointer in MEMORY.md, and shorten it with {}.",
+            words::name(audience, Act::Edit)
+        );
         budget.warning = Some(match (cause, target) {
             (Cause::IndexLines, _) => format!(
                 "WARNING: MEMORY.md has {index_lines} lines and the context block shows only the first {INDEX_MAX_LINES}, so {what} will not reach it. {index_advice}"
@@ -168,15 +179,15 @@ impl Budget {
             ),
             (Cause::Cap, target) => {
                 let advice = match target {
-                    Target::Scratchpad => {
-                        "Close finished items (- [x]) and move detail into a note (memory_write target=note)."
-                    }
-                    Target::LongTerm => {
-                        "Close finished scratchpad items (- [x]) and keep MEMORY.md a short index: move detail into notes (memory_write target=note)."
-                    }
-                    _ => {
-                        "Keep log entries short and move detail into a note (memory_write target=note); close finished scratchpad items (- [x])."
-                    }
+                    Target::Scratchpad => format!(
+                        "Close finished items (- [x]) and move detail into a note ({write_note})."
+                    ),
+                    Target::LongTerm => format!(
+                        "Close finished scratchpad items (- [x]) and keep MEMORY.md a short index: move detail into notes ({write_note})."
+                    ),
+                    _ => format!(
+                        "Keep log entries short and move detail into a note ({write_note}); close finished scratchpad items (- [x])."
+                    ),
                 };
                 format!(
                     "WARNING: the context block is over its {cap}-byte cap, so {what} to {path} will not reach it. {advice}"

@@ -122,6 +122,7 @@ use sha2::{Digest, Sha256};
 use crate::error::{Error, ErrorKind, Result, os_cause};
 use crate::fsio::{self, Kind, LockGuard};
 use crate::time::{Clock, MAX_OFFSET_MINUTES};
+use crate::words::{self, Act, Audience};
 
 /// Where history lives, relative to the root.
 pub const HISTORY_DIR: &str = ".store/history";
@@ -662,6 +663,8 @@ pub(crate) struct History {
     retention: Retention,
     source: String,
     index: Arc<Mutex<Index>>,
+    /// Who reads its errors (what they call the history tool or command).
+    audience: Audience,
 }
 
 impl History {
@@ -671,7 +674,13 @@ impl History {
             retention,
             source,
             index: Arc::default(),
+            audience: Audience::Model,
         }
+    }
+
+    /// Name actions in errors for `audience`.
+    pub(crate) fn set_audience(&mut self, audience: Audience) {
+        self.audience = audience;
     }
 
     pub(crate) fn retention(&self) -> Retention {
@@ -1528,7 +1537,7 @@ fn header_line(generation: &str, next: u64, kept: u64) -> String {
 
 /// The number in a version id `v<n>`, or a `not-found` error saying where
 /// ids come from.
-pub(crate) fn parse_version_id(raw: &str) -> Result<u64> {
+pub(crate) fn parse_version_id(raw: &str, audience: Audience) -> Result<u64> {
     let id = raw.trim();
     let n = id
         .strip_prefix('v')
@@ -1541,17 +1550,19 @@ pub(crate) fn parse_version_id(raw: &str) -> Result<u64> {
         Error::new(
             ErrorKind::NotFound,
             format!(
-                "{shown:?}{cut} is not a version id (ids look like v12); call memory_history to list the versions of a file"
+                "{shown:?}{cut} is not a version id (ids look like v12); {} to list the versions of a file",
+                words::invoke(audience, Act::History)
             ),
         )
     })
 }
 
-fn unknown_version(id: u64) -> Error {
+fn unknown_version(id: u64, audience: Audience) -> Error {
     Error::new(
         ErrorKind::NotFound,
         format!(
-            "version v{id} is not in this project's history (it may have been pruned); call memory_history to list the versions of a file"
+            "version v{id} is not in this project's history (it may have been pruned); {} to list the versions of a file",
+            words::invoke(audience, Act::History)
         ),
     )
 }
@@ -1617,14 +1628,14 @@ impl History {
         id: &str,
         in_view: impl Fn(&str) -> bool,
     ) -> Result<(String, Option<Vec<u8>>)> {
-        let n = parse_version_id(id)?;
+        let n = parse_version_id(id, self.audience)?;
         let mut index = self.index();
         self.refresh_or_error(&mut index)?;
         let (positions, i) = self.find_version(&index, n, &in_view)?;
         let path = index.entries[positions[i]].path.clone();
         let content = self
             .content(&index, &positions, i)
-            .ok_or_else(|| unreadable_version(n, &path))?;
+            .ok_or_else(|| unreadable_version(n, &path, self.audience))?;
         Ok((path, content))
     }
 
@@ -1639,7 +1650,7 @@ impl History {
         id: &str,
         in_view: impl Fn(&str) -> bool,
     ) -> Result<Vec<ChangedFile>> {
-        let n = parse_version_id(id)?;
+        let n = parse_version_id(id, self.audience)?;
         let mut index = self.index();
         self.refresh_or_error(&mut index)?;
         let (positions, i) = self.find_version(&index, n, &in_view)?;
@@ -1647,7 +1658,7 @@ impl History {
         let Some(change) = entry.change else {
             let content = self
                 .content(&index, &positions, i)
-                .ok_or_else(|| unreadable_version(n, &entry.path))?;
+                .ok_or_else(|| unreadable_version(n, &entry.path, self.audience))?;
             return Ok(vec![ChangedFile {
                 version: n,
                 path: entry.path.clone(),
@@ -1671,7 +1682,7 @@ impl History {
                     let path = index.entries[positions[i]].path.clone();
                     let content = self
                         .content(&index, &positions, i)
-                        .ok_or_else(|| unreadable_version(m, &path))?;
+                        .ok_or_else(|| unreadable_version(m, &path, self.audience))?;
                     Ok(ChangedFile {
                         version: m,
                         path,
@@ -1708,16 +1719,16 @@ impl History {
         let p = index
             .entries
             .binary_search_by_key(&n, |e| e.id)
-            .map_err(|_| unknown_version(n))?;
+            .map_err(|_| unknown_version(n, self.audience))?;
         let path = &index.entries[p].path;
         if !in_view(path) {
-            return Err(unknown_version(n));
+            return Err(unknown_version(n, self.audience));
         }
         let positions = index.positions(path);
         let i = positions.iter().position(|&q| q == p).unwrap_or(0);
         let newer = positions.len() - 1 - i;
         if newer >= self.shown() {
-            return Err(unknown_version(n));
+            return Err(unknown_version(n, self.audience));
         }
         Ok((positions, i))
     }
@@ -1734,11 +1745,12 @@ pub(crate) struct ChangedFile {
     pub(crate) content: Option<Vec<u8>>,
 }
 
-fn unreadable_version(n: u64, path: &str) -> Error {
+fn unreadable_version(n: u64, path: &str, audience: Audience) -> Error {
     Error::new(
         ErrorKind::NotFound,
         format!(
-            "version v{n} of {path} can no longer be read (its saved content is missing or damaged); call memory_history to list the versions that remain"
+            "version v{n} of {path} can no longer be read (its saved content is missing or damaged); {} to list the versions that remain",
+            words::invoke(audience, Act::History)
         ),
     )
 }

@@ -29,6 +29,7 @@ mod store;
 pub mod text;
 pub mod time;
 pub mod tools;
+pub mod words;
 
 pub use agent_memory_vocab::Scope;
 pub use anchors::{Change, RefreshReceipt, Stale};

@@ -102,6 +102,7 @@ impl Options {
     }
 }
 
+use crate::words::{self, Act, Audience};
 use agent_memory_vocab::Scope;
 pub use agent_memory_vocab::{ReadSource, WriteMode, WriteTarget};
 
@@ -345,6 +346,9 @@ pub struct Memory {
     dry: Option<change::DrySink>,
     /// Semantic recall: the model, or why there is none (see `semantic.rs`).
     semantic: crate::semantic::Semantic,
+    /// Who reads its messages: what they call the actions they point to
+    /// (see [`crate::words`]).
+    audience: Audience,
     /// Set on a copy whose changes run inside a lock its caller holds
     /// (see [`Memory::under`]).
     held: Option<Held>,
@@ -425,8 +429,25 @@ impl Memory {
             review: options.review,
             dry: None,
             semantic: Default::default(),
+            audience: Audience::Model,
             held: None,
         })
+    }
+
+    /// Who reads this memory's messages (receipts, errors and the texts of
+    /// tool calls): a model (the default) gets tool names, a person at the
+    /// command line gets commands (see [`crate::words`]).
+    pub fn set_audience(&mut self, audience: Audience) {
+        self.audience = audience;
+        self.history.set_audience(audience);
+        if let Some(team) = &mut self.team {
+            team.set_audience(audience);
+        }
+    }
+
+    /// Who reads this memory's messages.
+    pub fn audience(&self) -> Audience {
+        self.audience
     }
 
     pub(crate) fn side_cache(&self) -> &crate::anchors::SideCache {
@@ -775,15 +796,17 @@ impl Memory {
         let kept = prefix_at_char_boundary(content, cap);
         let truncated_from = (kept.len() < content.len()).then_some(content.len() as u64);
         let path = rel.path();
-        let ((), done) = self.change(Operation::Write, |tx| {
+        let (existed, done) = self.change(Operation::Write, |tx| {
             let text = lead(tx, &rel)? + kept;
+            let existed = tx.kind(&rel)? != Kind::Missing;
             Memory::stage_write(tx, rel, text, mode);
-            Ok(())
+            Ok(existed)
         })?;
         let range = &done.written[0];
         let bytes = range.end - range.start;
         let mut message = match mode {
             WriteMode::Append => format!("Appended {bytes} bytes to {path}"),
+            WriteMode::Overwrite if !existed => format!("Created {path} with {bytes} bytes"),
             WriteMode::Overwrite => format!("Overwrote {path} with {bytes} bytes"),
         };
         if let Some(original) = truncated_from {
@@ -842,7 +865,8 @@ impl Memory {
             text
         } else {
             let marker = format!(
-                "\n…[truncated: showing the first part of {total} bytes; use memory_search to find the rest]"
+                "\n…[truncated: showing the first part of {total} bytes; use {} to find the rest]",
+                words::name(self.audience, Act::Search)
             );
             // The file is larger than the cap: say so even when the part read
             // lost a cut character at its end and would fit on its own.

@@ -1,6 +1,7 @@
 //! The memory as model tools: JSON Schema definitions, the usage prompt, and
 //! one entry point that executes a call from its name and JSON arguments.
 
+use crate::words::{self, Act};
 use serde_json::{Map, Value, json};
 
 use crate::args::{invalid, opt_str, parse_object, req_str, type_name};
@@ -1054,8 +1055,9 @@ fn run(memory: &Memory, call: ToolCall) -> Result<String> {
             None if source == ReadSource::Note => Err(Error::new(
                 ErrorKind::NotFound,
                 format!(
-                    "note {:?} does not exist; memory_read with source=list shows the notes",
-                    name.as_deref().unwrap_or_default().trim()
+                    "note {:?} does not exist; {} shows the notes",
+                    name.as_deref().unwrap_or_default().trim(),
+                    words::name(memory.audience(), Act::List)
                 ),
             )),
             _ => Ok(EMPTY.to_string()),
@@ -1100,8 +1102,9 @@ fn run(memory: &Memory, call: ToolCall) -> Result<String> {
             }
             let lines: Vec<String> = versions.iter().map(version_line).collect();
             Ok(format!(
-                "Versions of {}, newest first (each is the content before the change named; restore one with memory_restore):\n{}",
+                "Versions of {}, newest first (each is the content before the change named; restore one with {}):\n{}",
                 versions[0].path,
+                words::name(memory.audience(), Act::Restore(Some(&versions[0].id))),
                 lines.join("\n")
             ))
         }

@@ -13,6 +13,7 @@ use crate::budget::Budget;
 use crate::error::{Error, ErrorKind, Result};
 use crate::fsio::Kind;
 use crate::history::Operation;
+use crate::words::{self, Act};
 
 /// Most changes one change set may hold.
 pub const MAX_BATCH_CHANGES: usize = 64;
@@ -268,13 +269,15 @@ impl Memory {
             lines.push(format!("{}. {line}", n + 1));
         }
         let mut message = format!(
-            "Applied {} change{} as one{}; restoring any of its versions (memory_history, memory_restore) undoes them all:\n{}",
+            "Applied {} change{} as one{}; restoring any of its versions ({}, {}) undoes them all:\n{}",
             staged.len(),
             if staged.len() == 1 { "" } else { "s" },
             match reason {
                 Some(r) => format!(" ({r})"),
                 None => String::new(),
             },
+            words::name(self.audience, Act::History),
+            words::name(self.audience, Act::Restore(None)),
             lines.join("\n")
         );
         done.finish(&mut message);

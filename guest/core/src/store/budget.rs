@@ -81,7 +81,7 @@ impl Memory {
             cap,
         );
         let budget = |target, reach, cause| {
-            let budget = Budget::new(sizes, target, reach, cause, path);
+            let budget = Budget::new(sizes, target, reach, cause, path, self.audience);
             if team { budget.on_team() } else { budget }
         };
         // Which section shows the file, its text, and where that text starts

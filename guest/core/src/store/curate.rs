@@ -6,6 +6,7 @@
 //! are shared with change sets, which stage several operations on one
 //! change.
 
+use crate::words::{self, Act};
 use std::fs;
 
 use super::{Memory, Rel, Step, Tx, WriteTarget};
@@ -166,7 +167,9 @@ impl Memory {
             });
         };
         let mut message = format!(
-            "Deleted note `{shown}` ({path}, {bytes} bytes); memory_history and memory_restore can bring it back"
+            "Deleted note `{shown}` ({path}, {bytes} bytes); {} and {} can bring it back",
+            words::name(self.audience, Act::History),
+            words::name(self.audience, Act::Restore(None))
         );
         done.finish(&mut message);
         Ok(DeleteReceipt {

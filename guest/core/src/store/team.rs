@@ -41,6 +41,7 @@
 //! leaves are found ([`conflict_line`]), flagged in the context block and
 //! refused for writes until someone resolves them.
 
+use crate::words::{self, Act};
 use std::fs;
 use std::io::Write;
 
@@ -162,12 +163,15 @@ impl Memory {
     /// disk; the first write creates `.gitattributes` and `.gitignore`.
     pub fn with_team(mut self, dir: impl Into<std::path::PathBuf>) -> Memory {
         let root = dir.into();
+        let mut history = History::new(
+            &root,
+            self.history.retention(),
+            self.history.source().to_string(),
+        );
+        history.set_audience(self.audience);
         let team = Memory {
-            history: History::new(
-                &root,
-                self.history.retention(),
-                self.history.source().to_string(),
-            ),
+            history,
+            audience: self.audience,
             root,
             slug: self.slug.clone(),
             clock: self.clock,
@@ -633,12 +637,22 @@ impl Memory {
             notes: planned.len() as u32,
             message: String::new(),
         };
-        info.message = format!(
-            "Applied the team snapshot of {} to {}/notes: {} notes (recorded in history as imports; memory_history and memory_restore undo one)",
-            info.when(),
-            pd,
-            info.notes
-        );
+        info.message = if done.changed {
+            format!(
+                "Applied the team snapshot of {} to {}/notes: {} notes (recorded in history as one import; {} take it back)",
+                info.when(),
+                pd,
+                info.notes,
+                words::name(self.audience, Act::Undo)
+            )
+        } else {
+            info.notes = 0;
+            format!(
+                "Nothing to apply; already in step: {}/notes already holds the team snapshot of {}, so nothing was changed or recorded",
+                pd,
+                info.when()
+            )
+        };
         if !skipped.is_empty() {
             info.message.push_str(&format!(
                 "; skipped (not a valid note name or not UTF-8 text): {}",

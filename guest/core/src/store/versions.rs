@@ -105,7 +105,7 @@ impl Memory {
     /// that is not a version id; then as [`Memory::restore`].
     pub fn undo(&self, expected: Option<&str>) -> Result<Option<WriteReceipt>> {
         if let Some(id) = expected {
-            crate::history::parse_version_id(id)?;
+            crate::history::parse_version_id(id, self.audience)?;
         }
         let found = self.put_back_change(|| {
             let last = self.last_change()?;
