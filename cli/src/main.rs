@@ -801,10 +801,12 @@ fn run(mut cli: Cli) -> Result<()> {
             // current).
             // A person reads what these commands print: actions named as
             // commands. Tool calls, the MCP server, the dashboard and the
-            // text meant for the agent's model keep the model's words.
+            // text meant for the agent's model (the context block, a hook's
+            // answer) keep the model's words.
             let options = match command {
                 Command::Call { .. }
                 | Command::Mcp { .. }
+                | Command::Hook { .. }
                 | Command::Serve { .. }
                 | Command::Context
                 | Command::Dream => options,
