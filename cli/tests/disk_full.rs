@@ -121,8 +121,10 @@ fn every_kind_of_change_on_a_full_disk_fails_and_leaves_no_trace() {
     ok(&["write", "note", "--name", "keep", "second line\n"]);
     ok(&["write", "long_term", "- the index line\n"]);
     // Larger than a whole-file append: appended to in place.
-    let big = "a line of the big note\n".repeat(4000);
-    ok(&["write", "note", "--name", "big", "--overwrite", &big]);
+    // Two writes: one is capped at 64 KiB.
+    let half = "a line of the big note\n".repeat(2000);
+    ok(&["write", "note", "--name", "big", "--overwrite", &half]);
+    ok(&["write", "note", "--name", "big", &half]);
     fill(&disk.at.join("filler"));
     let before = tree(&root);
     let large = "x".repeat(60_000);
