@@ -45,7 +45,14 @@ struct Cli {
     /// current directory]. Its files (or, by default, those of the current
     /// checkout) are preopened read-only for staleness anchors. Given without
     /// DIR it names the default project (`setup --project`: the project's files)
-    #[arg(long, global = true, value_name = "DIR", num_args = 0..=1, default_missing_value = "")]
+    #[arg(
+        long,
+        global = true,
+        value_name = "DIR",
+        num_args = 0..=1,
+        default_missing_value = "",
+        value_parser = clap::builder::OsStringValueParser::new().map(PathBuf::from)
+    )]
     project: Option<PathBuf>,
 
     /// The project's team memory, shared through git (tools take

@@ -1499,7 +1499,7 @@ pub struct Ordered {
 }
 
 /// What the ranking knows of a hit beyond its text: what fusion with
-/// meaning weighs ([`crate::semantic::fuse`]).
+/// meaning weighs (the semantic module's fusion, a layer above ranking).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Evidence {
     /// A lower tier always comes first: 0 for a dated file in a time
