@@ -51,7 +51,7 @@ struct Cli {
         value_name = "DIR",
         num_args = 0..=1,
         default_missing_value = "",
-        value_parser = clap::builder::OsStringValueParser::new().map(PathBuf::from)
+        value_parser = clap::builder::TypedValueParser::map(clap::builder::OsStringValueParser::new(), PathBuf::from)
     )]
     project: Option<PathBuf>,
 
