@@ -29,22 +29,7 @@ impl Cli {
 
     /// The command with no global options and a clean environment.
     fn bare(&self) -> Command {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_agent-memory"));
-        for var in [
-            "AGENT_MEMORY_DIR",
-            "AGENT_MEMORY_NOW",
-            "AGENT_MEMORY_DISABLE",
-            "AGENT_MEMORY_CONFIG",
-            "AGENT_MEMORY_TEAM_DIR",
-            "VISUAL",
-            "EDITOR",
-        ] {
-            command.env_remove(var);
-        }
-        // No config file of the machine's user leaks in.
-        command.env("XDG_CONFIG_HOME", self.temp.path().join("config"));
-        command.current_dir(self.temp.path());
-        command
+        common::clean_command(self.temp.path())
     }
 
     /// The command on this root, for `PROJECT`, at `NOW`.

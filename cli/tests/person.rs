@@ -30,20 +30,7 @@ impl Cli {
     }
 
     fn command(&self) -> Command {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_agent-memory"));
-        for var in [
-            "AGENT_MEMORY_DIR",
-            "AGENT_MEMORY_NOW",
-            "AGENT_MEMORY_DISABLE",
-            "AGENT_MEMORY_CONFIG",
-            "AGENT_MEMORY_TEAM_DIR",
-            "VISUAL",
-            "EDITOR",
-        ] {
-            command.env_remove(var);
-        }
-        command.env("XDG_CONFIG_HOME", self.temp.path().join("config"));
-        command.current_dir(self.temp.path());
+        let mut command = common::clean_command(self.temp.path());
         command
             .arg("--root")
             .arg(self.root())

@@ -4,6 +4,28 @@
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Output, Stdio};
 
+/// `agent-memory` in `dir`, with none of the variables that choose a
+/// root, a time, an editor or a config file, and a config dir of its own
+/// under `dir`, so nothing of the machine's user leaks in.
+#[allow(dead_code)] // only the files that run the command themselves
+pub fn clean_command(dir: &std::path::Path) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_agent-memory"));
+    for var in [
+        "AGENT_MEMORY_DIR",
+        "AGENT_MEMORY_NOW",
+        "AGENT_MEMORY_DISABLE",
+        "AGENT_MEMORY_CONFIG",
+        "AGENT_MEMORY_TEAM_DIR",
+        "VISUAL",
+        "EDITOR",
+    ] {
+        command.env_remove(var);
+    }
+    command.env("XDG_CONFIG_HOME", dir.join("config"));
+    command.current_dir(dir);
+    command
+}
+
 /// The process's standard output, as UTF-8.
 pub fn stdout(output: &Output) -> String {
     String::from_utf8(output.stdout.clone()).unwrap()
