@@ -83,12 +83,14 @@
 //! the query's other words; then files that name the range's month (`in
 //! October`, `last month`; not May, an English word too) and match as many
 //! words, as a cost review saying "October bill" does; then (when there are
-//! other words, and the range is shorter than [`NARROW_DAYS`]) dated files
-//! matching none, then everything else that matches, by relevance; a year
-//! of logs that hold none of the words is no answer to "who got paged this
-//! year". A log of last week that says only `data` is no answer to "the
-//! cost of the data warehouse last week", and no better than a note on
-//! warehouse costs.
+//! other words, and the range is shorter than [`NARROW_DAYS`]) the other
+//! dated files in it, by relevance, so those matching some of the words
+//! come before those matching none: a chat log of last Thursday that names
+//! only `Jun` answers "what news did Jun share about his sister last
+//! Thursday" better than the forty other logs that name him too, and a
+//! log of the day that holds fewer words never ranks below one that holds
+//! none. Then everything else that matches, by relevance; a year of logs
+//! that hold none of the words is no answer to "who got paged this year".
 //! Nothing is hidden. Ties go to the newer file, then the path.
 //!
 //! # Two phases
@@ -1021,8 +1023,10 @@ struct Scored {
     file: usize,
     /// 0: a dated file in a time range matching half the query's words
     /// (or there are none); 1: a file naming a range's month, matching half
-    /// the words; 2: a dated file in a short time range, no word; 3: any
-    /// other match; 4: a dated file in a long time range, no word.
+    /// the words; 2: a dated file in a short time range matching fewer
+    /// (by its score, so those matching some come before those matching
+    /// none); 3: any other match; 4: a dated file in a long time range, no
+    /// word.
     tier: u8,
     score: f64,
     /// Terms matched (bit per term).
@@ -1216,7 +1220,7 @@ impl Ranker {
             let tier = match (c.spans != 0, matched != 0 || plan.terms.is_empty()) {
                 (true, true) if half => 0,
                 _ if named_month != 0 => 1,
-                (true, false) if c.spans & plan.narrow != 0 => 2,
+                (true, _) if c.spans & plan.narrow != 0 => 2,
                 (_, true) => 3,
                 (true, false) => 4,
                 (false, false) => continue,

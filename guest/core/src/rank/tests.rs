@@ -1122,9 +1122,9 @@ fn a_date_in_a_notes_name_dates_the_note() {
 }
 
 /// A log in a time word's range comes first when it holds at least half
-/// of the other words; one that holds fewer is ranked by relevance with
-/// everything else, and one holding none still comes before files out of
-/// range.
+/// of the other words. In a short range, the other logs of the range come
+/// next by relevance, one holding some of the words before one holding
+/// none, and then everything else that matches.
 #[test]
 fn a_log_in_range_comes_first_when_it_holds_half_the_words() {
     let files = [
@@ -1139,20 +1139,42 @@ fn a_log_in_range_comes_first_when_it_holds_half_the_words() {
     ];
     let r = rank(&files, "cost of the data warehouse last week");
     assert_eq!(
-        paths(&r)[..3],
+        paths(&r),
         [
             "p/daily/2026-05-07.md",
+            "p/daily/2026-05-06.md",
             "p/daily/2026-05-08.md",
             "p/notes/warehouse-cost.md",
+            "p/daily/2026-04-02.md",
         ]
     );
-    // In range or not, `data` alone is ordinary relevance.
-    let mut rest = paths(&r)[3..].to_vec();
-    rest.sort_unstable();
-    assert_eq!(rest, ["p/daily/2026-04-02.md", "p/daily/2026-05-06.md"]);
     // Two words: one of them is half.
     let r = rank(&files, "data lake last week");
     assert_eq!(paths(&r)[0], "p/daily/2026-05-06.md");
+}
+
+/// The day's chat log names only one of the query's words, a name every
+/// log names: it is still the first answer to a question about that day,
+/// not ranked among the other logs by a word they all hold.
+#[test]
+fn a_log_of_the_day_holding_fewer_than_half_the_words_stays_above_other_days() {
+    let mut files: Vec<(String, String)> = (1..=9)
+        .map(|day| {
+            (
+                format!("p/daily/2026-05-0{day}.md"),
+                "**Jun:** night shift again, Jun is tired. Jun out.\n".to_owned(),
+            )
+        })
+        .collect();
+    // Thursday 2026-05-07: Jun's news, in none of the query's other words.
+    files[6].1 = "**Jun:** Mira got a solo show in the spring.\n".to_owned();
+    let files: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, t)| (p.as_str(), t.as_str()))
+        .collect();
+    let r = rank(&files, "what news did Jun share about his sister last Thursday");
+    assert_eq!(paths(&r)[0], "p/daily/2026-05-07.md");
+    assert_eq!(r.hits.len(), 9);
 }
 
 /// Japanese has no spaces: its words are found by Unicode's word
