@@ -79,9 +79,12 @@ fn parse(spec: &str) -> Result<Params> {
             "keep" => p.keep_top = v.parse()?,
             "floor" => p.floor = v.parse()?,
             "extra" => p.max_meaning_only = v.parse()?,
+            "memory" => p.memory_md = v.parse()?,
+            "recency" => p.recency_stands = v == "1",
+            "relative" => p.relative_stands = v == "1",
             _ => {
                 bail!(
-                    "AGENT_MEMORY_FUSION: unknown key `{k}` (base, share, margin, full, dates, stand, keepshare, keep, floor, extra)"
+                    "AGENT_MEMORY_FUSION: unknown key `{k}` (base, share, margin, full, dates, stand, keepshare, keep, floor, extra, memory, recency, relative)"
                 )
             }
         }

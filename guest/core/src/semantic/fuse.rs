@@ -8,17 +8,18 @@
 //! best hit holds, and its margin over the next), and [`fuse`] orders the
 //! hits by that weight times their lexical score (over the best's) plus the
 //! rest times their closeness in meaning (the cosine, scaled between the
-//! query's farthest and closest file). Quoted text, an identifier some file
-//! holds and a request for the newest entry keep the lexical order; time
-//! words keep theirs through the ranking's tiers, which fusion never
-//! crosses. A file the words did not find joins only when its cosine
+//! query's farthest and closest file; MEMORY.md's at half, as its words
+//! count). Quoted text, an identifier some file holds, time words (a date,
+//! `the day before the recital`) and a request for the newest entry that
+//! the daily logs answer keep the lexical order; the ranking's tiers are
+//! never crossed. A file the words did not find joins only when its cosine
 //! reaches [`Params::floor`].
 
 use std::collections::HashMap;
 
-use crate::rank::Evidence;
 use crate::rank::stem;
 use crate::rank::temporal::WEEKDAYS;
+use crate::rank::{Evidence, MEMORY_MD_WEIGHT};
 use crate::search::{SearchHit, SearchResults};
 use crate::text::is_stop_word;
 
@@ -57,6 +58,18 @@ pub struct Params {
     pub floor: f32,
     /// Files found only by meaning that may join the results.
     pub max_meaning_only: usize,
+    /// What MEMORY.md's closeness counts for: it is in the prompt already,
+    /// so, as its lexical relevance does ([`MEMORY_MD_WEIGHT`]), it counts
+    /// half, and a note about as close in meaning comes first.
+    pub memory_md: f32,
+    /// A request for the newest entry keeps the lexical order even when no
+    /// daily log holds half its words (else only when [`recency_first`]
+    /// put such logs first).
+    pub recency_stands: bool,
+    /// Time relative to an event (`the day before his recital`, `two weeks
+    /// after the launch`) keeps the lexical order, as time words do with
+    /// [`Params::dates_stand`].
+    pub relative_stands: bool,
 }
 
 impl Default for Params {
@@ -72,6 +85,9 @@ impl Default for Params {
             keep_top: 1,
             floor: 0.3,
             max_meaning_only: 20,
+            memory_md: MEMORY_MD_WEIGHT as f32,
+            recency_stands: false,
+            relative_stands: true,
         }
     }
 }
@@ -165,8 +181,10 @@ fn coverage(words: &[Word], hit: &SearchHit) -> f32 {
 /// How much the lexical order counts against meaning for `query`, from 0
 /// (meaning decides) to 1 (the words decide; nothing is read for meaning):
 /// 1 for quoted text, an identifier some file holds, a request for the
-/// newest entry (`recency`), or time words (`has_dates`) with
-/// [`Params::dates_stand`]; 0 when no file holds a word. Otherwise
+/// newest entry whose logs [`recency_first`] put first (`recency`), or time
+/// words (`has_dates`, or time relative to an event with
+/// [`Params::relative_stands`]) with [`Params::dates_stand`]; 0 when no
+/// file holds a word. Otherwise
 /// [`Params::base`] plus [`Params::share`] times the best hit's idf share
 /// plus [`Params::margin`] times its margin over the next hit of its tier,
 /// at most 1. `evidence` is the lexical hits' own, in their order.
@@ -179,7 +197,7 @@ pub fn lexical_weight(
     params: &Params,
 ) -> f32 {
     if recency
-        || (has_dates && params.dates_stand)
+        || ((has_dates || (params.relative_stands && time_relative(query))) && params.dates_stand)
         || query.contains('"')
         || content_words(query).is_empty()
     {
@@ -264,6 +282,13 @@ pub fn fuse(
             1.0
         }
     };
+    let in_prompt = |hit: &SearchHit| {
+        if hit.is_memory_md {
+            params.memory_md
+        } else {
+            1.0
+        }
+    };
     let cosine: HashMap<&str, f32> = semantic
         .iter()
         .map(|s| (s.path.as_str(), s.score))
@@ -285,7 +310,7 @@ pub fn fuse(
             Some(e) if best > 0.0 => (e.score / best) as f32,
             _ => 0.0,
         };
-        let sem = cosine.get(hit.path.as_str()).map_or(0.0, |&c| closeness(c));
+        let sem = cosine.get(hit.path.as_str()).map_or(0.0, |&c| closeness(c)) * in_prompt(&hit);
         let tier = e.map_or(LOOSE_TIER, |e| e.tier);
         scored.push((tier, w * lex + (1.0 - w) * sem, i, hit));
     }
@@ -305,7 +330,8 @@ pub fn fuse(
             continue;
         }
         if let Some(hit) = make_hit(&s.path, s.line) {
-            scored.push((LOOSE_TIER, (1.0 - w) * closeness(s.score), usize::MAX, hit));
+            let sem = closeness(s.score) * in_prompt(&hit);
+            scored.push((LOOSE_TIER, (1.0 - w) * sem, usize::MAX, hit));
             by_meaning += 1;
         }
     }
@@ -356,19 +382,39 @@ pub fn asks_recency(query: &str) -> bool {
     })
 }
 
+/// Does `query` place something in time by an event (`the day before
+/// his recital`, `two weeks after the launch`): a unit of time followed by
+/// `before` or `after`?
+pub fn time_relative(query: &str) -> bool {
+    let words: Vec<String> = query
+        .split_whitespace()
+        .map(|w| {
+            w.trim_matches(|c: char| !c.is_alphanumeric())
+                .to_lowercase()
+        })
+        .collect();
+    words.windows(2).any(|w| {
+        TIME_UNITS.contains(&w[0].as_str())
+            && w[0] != "time"
+            && w[0] != "few"
+            && (w[1] == "before" || w[1] == "after")
+    })
+}
+
 /// For a query that [`asks_recency`]: the daily logs that hold the most of
 /// its other content words (at least half) come first, newest first; the
-/// other hits keep their order after them. Otherwise the hits unchanged.
-pub fn recency_first(query: &str, mut lexical: SearchResults) -> SearchResults {
+/// other hits keep their order after them, and `true`. Otherwise the hits
+/// unchanged, and `false`.
+pub fn recency_first(query: &str, mut lexical: SearchResults) -> (SearchResults, bool) {
     if !asks_recency(query) {
-        return lexical;
+        return (lexical, false);
     }
     let words: Vec<Word> = Word::all(query)
         .into_iter()
         .filter(|w| !RECENCY.contains(&w.text.as_str()) && w.text != "most" && w.text != "state")
         .collect();
     if words.is_empty() {
-        return lexical;
+        return (lexical, false);
     }
     let best = lexical
         .hits
@@ -378,7 +424,7 @@ pub fn recency_first(query: &str, mut lexical: SearchResults) -> SearchResults {
         .map(|h| coverage(&words, h))
         .fold(0.0f32, f32::max);
     if best < 0.5 {
-        return lexical;
+        return (lexical, false);
     }
     let (logs, rest): (Vec<_>, Vec<_>) =
         lexical.hits.into_iter().enumerate().partition(|(i, h)| {
@@ -389,7 +435,7 @@ pub fn recency_first(query: &str, mut lexical: SearchResults) -> SearchResults {
     logs.sort_by(|a, b| b.date.cmp(&a.date));
     logs.extend(rest);
     lexical.hits = logs;
-    lexical
+    (lexical, true)
 }
 
 #[cfg(test)]
@@ -436,6 +482,9 @@ mod tests {
             keep_top: 1,
             floor: 0.3,
             max_meaning_only: 20,
+            memory_md: 1.0,
+            recency_stands: true,
+            relative_stands: false,
         }
     }
 
@@ -662,7 +711,8 @@ mod tests {
                 log("d/2026-04-01.md", "2026-04-01", &["release"]),
             ],
         );
-        let out = recency_first("latest bookings release", lex.clone());
+        let (out, newest) = recency_first("latest bookings release", lex.clone());
+        assert!(newest);
         let paths: Vec<&str> = out.hits.iter().map(|h| h.path.as_str()).collect();
         assert_eq!(
             paths,
@@ -673,7 +723,93 @@ mod tests {
                 "d/2026-04-01.md"
             ]
         );
-        assert_eq!(recency_first("bookings release", lex.clone()), lex);
+        assert_eq!(
+            recency_first("bookings release", lex.clone()),
+            (lex.clone(), false)
+        );
+        // No log holds half the other words: nothing is put first, and the
+        // caller lets meaning weigh in as for any query.
+        assert_eq!(
+            recency_first("latest staging outage", lex.clone()),
+            (lex, false)
+        );
+    }
+
+    #[test]
+    fn memory_md_counts_half_in_meaning_as_in_words() {
+        // MEMORY.md is the closest file and a note nearly as close; weak
+        // words. MEMORY.md is in the prompt already: at half its closeness
+        // the note comes first, as it would lexically at half the score.
+        let lex = results(
+            &[("city", 2), ("servers", 0)],
+            vec![
+                hit("MEMORY.md", &["city"]),
+                hit("notes/region.md", &["city"]),
+            ],
+        );
+        let mut memory = lex.clone();
+        memory.hits[0].is_memory_md = true;
+        let evidence = [ev(2.0, 0.4), ev(1.9, 0.4)];
+        let semantic = vec![
+            sem("MEMORY.md", 0.60),
+            sem("notes/region.md", 0.55),
+            sem("notes/far.md", 0.10),
+        ];
+        let full = Params {
+            memory_md: 1.0,
+            ..knobs()
+        };
+        let (out, _) = fuse(memory.clone(), &evidence, &semantic, 0.2, &full, &mut made);
+        assert_eq!(order(&out), ["MEMORY.md", "notes/region.md"]);
+        let half = Params {
+            memory_md: 0.5,
+            ..knobs()
+        };
+        let (out, _) = fuse(memory, &evidence, &semantic, 0.2, &half, &mut made);
+        assert_eq!(order(&out), ["notes/region.md", "MEMORY.md"]);
+        // Any other file keeps its full closeness.
+        let (out, _) = fuse(lex, &evidence, &semantic, 0.2, &half, &mut made);
+        assert_eq!(order(&out), ["MEMORY.md", "notes/region.md"]);
+    }
+
+    #[test]
+    fn time_relative_to_an_event_stays_lexical() {
+        for q in [
+            "how was Jun feeling the day before his recital",
+            "what did Jun eat two days before the half marathon",
+            "what did Ines plant the week after she got the allotment",
+        ] {
+            assert!(time_relative(q), "{q}");
+        }
+        for q in [
+            "what do we do before the data is deleted",
+            "deploys in the last 3 days",
+            "the first time after the upgrade",
+            "who reviews after the deploy",
+        ] {
+            assert!(!time_relative(q), "{q}");
+        }
+        let lex = results(
+            &[("recital", 3), ("feeling", 9)],
+            vec![
+                hit("d/2026-11-06.md", &["recital"]),
+                hit("d/2026-11-09.md", &["recital"]),
+            ],
+        );
+        let e = [ev(2.0, 0.7), ev(1.9, 0.7)];
+        let q = "how was Jun feeling the day before his recital";
+        let relative = Params {
+            relative_stands: true,
+            dates_stand: true,
+            ..knobs()
+        };
+        assert_eq!(lexical_weight(q, &lex, &e, false, false, &relative), 1.0);
+        // Without the rule, the same words are weak evidence.
+        let plain = Params {
+            dates_stand: true,
+            ..knobs()
+        };
+        assert!(lexical_weight(q, &lex, &e, false, false, &plain) < plain.stand_at);
     }
 
     #[test]

@@ -675,10 +675,16 @@ impl Memory {
             .is_some();
         // A request for the newest entry keeps the order it asks for.
         let recency = self.semantic.recency && !has_dates && fuse::asks_recency(query);
+        let mut newest = false;
         if recency {
-            lexical = fuse::recency_first(query, lexical);
+            (lexical, newest) = fuse::recency_first(query, lexical);
         }
-        let weight = fuse::lexical_weight(query, &lexical, evidence, recency, has_dates, &params);
+        let stands = if params.recency_stands {
+            recency
+        } else {
+            newest
+        };
+        let weight = fuse::lexical_weight(query, &lexical, evidence, stands, has_dates, &params);
         let Some(e) = self.semantic.embedder.clone() else {
             // Where meaning would have counted, say that it is off (not
             // why: the reason is the person's, in the status).
