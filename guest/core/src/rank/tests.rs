@@ -1172,7 +1172,10 @@ fn a_log_of_the_day_holding_fewer_than_half_the_words_stays_above_other_days() {
         .iter()
         .map(|(p, t)| (p.as_str(), t.as_str()))
         .collect();
-    let r = rank(&files, "what news did Jun share about his sister last Thursday");
+    let r = rank(
+        &files,
+        "what news did Jun share about his sister last Thursday",
+    );
     assert_eq!(paths(&r)[0], "p/daily/2026-05-07.md");
     assert_eq!(r.hits.len(), 9);
 }
