@@ -1183,6 +1183,54 @@ mod tests {
     }
 
     #[test]
+    fn a_root_names_a_project_only_as_a_file_uri_of_a_directory_here() {
+        let temp = tempfile::tempdir().unwrap();
+        let app = temp.path().join("my app");
+        std::fs::create_dir(&app).unwrap();
+        std::fs::write(temp.path().join("file.txt"), "x").unwrap();
+        let canonical = std::fs::canonicalize(&app).unwrap();
+        let uri = url::Url::from_directory_path(&app).unwrap().to_string();
+        assert!(uri.ends_with("/my%20app/"), "{uri}");
+        assert_eq!(project_from_root(&uri), Ok(canonical.clone()));
+        let local = uri.replacen("file://", "file://localhost", 1);
+        assert_eq!(project_from_root(&local), Ok(canonical));
+        let file = url::Url::from_file_path(temp.path().join("file.txt")).unwrap();
+        let missing = url::Url::from_file_path(temp.path().join("gone")).unwrap();
+        for (root, why) in [
+            (
+                "https://example.com/repo".to_string(),
+                "is not a file:// URI",
+            ),
+            ("/home/me/app".to_string(), "is not a URI"),
+            (
+                "file://build.example/srv/app".to_string(),
+                "names a file on another machine",
+            ),
+            (format!("{uri}?x=1"), "has a query or a fragment"),
+            (
+                missing.to_string(),
+                "names no directory here (no such file or directory)",
+            ),
+            (file.to_string(), "is not a directory"),
+        ] {
+            let error = project_from_root(&root).unwrap_err();
+            assert!(error.starts_with(&format!("the root `{root}` ")), "{error}");
+            assert!(error.contains(why), "{root}: {error}");
+        }
+        assert_eq!(
+            project_from_header(b"relative/path"),
+            Err(format!(
+                "the {PROJECT_HEADER} header `relative/path` is not an absolute path; send the absolute path of the project's directory on the machine the server runs on"
+            ))
+        );
+        assert!(
+            project_from_header(b"/\xff")
+                .unwrap_err()
+                .contains("is not UTF-8")
+        );
+    }
+
+    #[test]
     fn tool_call_arguments_travel_as_raw_text() {
         let line = r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"memory_write","arguments":{"target":"note","target":"long_term","content":"x"}}}"#;
         let passed: serde_json::Value = serde_json::from_str(&pass_raw_arguments(line)).unwrap();
