@@ -4,6 +4,7 @@
 mod anchors;
 mod corpus;
 mod eval;
+mod hook;
 mod measure;
 mod rng;
 mod run;
@@ -14,7 +15,7 @@ mod writes;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::Result;
+use anyhow::{Context as _, Result};
 use clap::{Parser, Subcommand};
 
 use crate::corpus::{DEFAULT_SEED, Size};
@@ -155,6 +156,21 @@ enum Command {
         /// A few rounds only (a smoke run)
         #[arg(long)]
         quick: bool,
+    },
+    /// `agent-memory hook claude-code session-start` as a whole warm process
+    /// on corpus M, beside `agent-memory context` (the goal: at most 30 ms)
+    Hook {
+        /// Where corpus M is (generated when missing) [default:
+        /// target/bench-corpus of this workspace]
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
+        /// The `agent-memory` command to time [default: next to this
+        /// executable]
+        #[arg(long, value_name = "PATH")]
+        cli: Option<PathBuf>,
+        /// Timed runs of each command (interleaved)
+        #[arg(long, default_value_t = 31)]
+        runs: usize,
     },
     /// Only the cold-start rows of `run`, each with its goal: the CLI's first
     /// call on a fresh install, Python's and Node's first open and write
@@ -318,6 +334,12 @@ fn run(cli: Cli) -> Result<()> {
             command,
         } => measure::peak_rss_child(&report, dir.as_deref(), &command[0], &command[1..]),
         Command::Anchors { quick } => anchors::run(quick),
+        Command::Hook { dir, cli, runs } => {
+            let cli = cli
+                .or_else(run::default_cli)
+                .context("cannot find the agent-memory command; pass --cli PATH")?;
+            hook::run(&dir.unwrap_or_else(run::default_dir), &cli, runs)
+        }
         Command::Cold {
             dir,
             quick,

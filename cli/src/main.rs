@@ -409,7 +409,8 @@ enum Command {
         event: hook::Event,
     },
     /// Wire the memory into an agent's own configuration: hooks and the MCP
-    /// server for Claude Code, the MCP server for Codex (see docs/agents.md)
+    /// server for Claude Code, the MCP server for Codex, Cursor, VS Code and
+    /// Gemini CLI (see docs/agents.md)
     ///
     /// Merged with what the files hold (other hooks and servers stay); a second run
     /// changes nothing; each changed file is backed up beside it
@@ -420,8 +421,9 @@ enum Command {
         agent: setup::Agent,
         /// Your user's files, for every project (the default); `--project [DIR]`
         /// writes the project's files instead (shared with the team:
-        /// .claude/settings.json and .mcp.json, .codex/config.toml), for DIR or
-        /// the current directory's git root
+        /// .claude/settings.json and .mcp.json, .codex/config.toml,
+        /// .cursor/mcp.json, .vscode/mcp.json, .gemini/settings.json), for DIR
+        /// or the current directory's git root
         #[arg(long)]
         user: bool,
         /// Show the changes as a diff; write nothing
@@ -685,6 +687,7 @@ fn run(mut cli: Cli) -> Result<()> {
                                 port,
                                 listen,
                                 token_file,
+                                semantic: cli.semantic,
                             };
                             mcp::serve_http(backend, tools, options)
                         } else {
@@ -748,12 +751,7 @@ fn run(mut cli: Cli) -> Result<()> {
                             ..
                         }
                 );
-                // A link there is handed on too, not followed: opening
-                // refuses it, naming it, rather than the memory silently
-                // going without the team's notes or writing where it points.
-                let present = fs::symlink_metadata(&dir)
-                    .is_ok_and(|meta| meta.is_dir() || meta.file_type().is_symlink());
-                (present || creates).then_some(dir)
+                (team_dir_present(&dir) || creates).then_some(dir)
             });
             if let Some(team) = team {
                 options = options.team_dir(team);
@@ -868,6 +866,7 @@ fn run(mut cli: Cli) -> Result<()> {
                             port,
                             listen,
                             token_file,
+                            semantic: cli.semantic,
                         };
                         mcp::serve_http(backend, tools, options)
                     } else {
@@ -899,6 +898,14 @@ fn run(mut cli: Cli) -> Result<()> {
             done
         }
     }
+}
+
+/// Whether a project's team directory is there to hand to the memory: a
+/// folder, or a link there, which is handed on too, not followed: opening
+/// refuses it, naming it, rather than the memory silently going without the
+/// team's notes or writing where it points.
+fn team_dir_present(dir: &Path) -> bool {
+    fs::symlink_metadata(dir).is_ok_and(|meta| meta.is_dir() || meta.file_type().is_symlink())
 }
 
 /// The project path: `--project` as given (canonical when it exists), else

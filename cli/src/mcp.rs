@@ -26,9 +26,12 @@
 //!   raw text through (see [`RAW_ARGUMENTS`]), and a repeated field is
 //!   refused the same way everywhere.
 
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
-use agent_memory::{Disabled, Error, Memory, Runtime, ToolSet};
+use agent_memory::{Disabled, Error, Memory, OpenOptions, Runtime, ToolSet};
 use anyhow::{Context as _, Result};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, GetPromptRequestParams,
@@ -37,7 +40,7 @@ use rmcp::model::{
     ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
     ResourceContents, Role, ServerCapabilities, ServerConfig, Tool,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
 
 /// The name of the consolidation prompt.
@@ -460,6 +463,9 @@ pub struct HttpOptions {
     pub listen: Option<std::net::SocketAddr>,
     /// A file holding the token (`--token-file`).
     pub token_file: Option<std::path::PathBuf>,
+    /// Semantic recall for the memories of the sessions' projects, as for
+    /// the default project's (`--semantic`).
+    pub semantic: bool,
 }
 
 /// The shortest token a token file may hold.
@@ -484,14 +490,18 @@ fn token_from_file(path: &std::path::Path) -> Result<String> {
 /// Ctrl-C (or SIGTERM): on 127.0.0.1 with a fresh random token unless
 /// `--listen` and `--token-file` say otherwise. Every request passes the
 /// dashboard's guard first (`Host`, then `Authorization: Bearer`, and no
-/// `Origin`). Every session shares the one memory, so every change goes
-/// through its one pipeline, one at a time.
+/// `Origin`). Each session works on its own project (see
+/// [`MemoryServer::session_memory`]); every change, whichever the project,
+/// goes through the one change pipeline of the one store.
 pub fn serve_http(backend: Backend, tools: ToolSet, http: HttpOptions) -> Result<()> {
     use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
     use rmcp::transport::streamable_http_server::{
         StreamableHttpServerConfig, StreamableHttpService,
     };
-    let server = MemoryServer::new(backend, tools)?;
+    let mut server = MemoryServer::new(backend, tools)?;
+    if let Some(memory) = &server.memory {
+        server.projects = Some(Arc::new(Projects::new(Arc::clone(memory), http.semantic)));
+    }
     let token = match &http.token_file {
         Some(path) => token_from_file(path)?,
         None => crate::serve::random_token()?,
@@ -529,13 +539,18 @@ pub fn serve_http(backend: Backend, tools: ToolSet, http: HttpOptions) -> Result
             .with_json_response(true)
             .with_cancellation_token(cancel.clone());
         let service = StreamableHttpService::new(
-            move || Ok(server.clone()),
+            move || Ok(server.for_session()),
             LocalSessionManager::default().into(),
             config,
         );
-        let router = axum::Router::new().nest_service("/mcp", service).layer(
-            axum::middleware::from_fn_with_state(guard, crate::serve::check_bearer),
-        );
+        // The guard runs first (the outer layer), then the project header.
+        let router = axum::Router::new()
+            .nest_service("/mcp", service)
+            .layer(axum::middleware::from_fn(check_project_header))
+            .layer(axum::middleware::from_fn_with_state(
+                guard,
+                crate::serve::check_bearer,
+            ));
         // The first line is the contract: scripts and tests read it.
         crate::print_text(&format!("http://{local}/mcp Authorization: Bearer {token}"))?;
         if http.listen.is_some() {
@@ -557,10 +572,182 @@ pub fn serve_http(backend: Backend, tools: ToolSet, http: HttpOptions) -> Result
     })
 }
 
+/// The header by which an HTTP client names its session's project: the
+/// absolute path of a directory on the server's machine, as UTF-8.
+pub const PROJECT_HEADER: &str = "agent-memory-project";
+
+/// How long the server waits for a client's answer to `roots/list`.
+const ROOTS_WAIT: Duration = Duration::from_secs(10);
+
+/// The most projects other than the default one whose memories the HTTP
+/// server keeps open at once; one not in use is closed to make room.
+const MAX_OPEN_PROJECTS: usize = 16;
+
+/// The project directory a request's [`PROJECT_HEADER`] names, checked by
+/// [`check_project_header`]: canonical, an existing directory.
+#[derive(Debug, Clone)]
+struct HeaderProject(PathBuf);
+
+/// The layer that reads [`PROJECT_HEADER`]: a request whose header does not
+/// name a directory on this machine is refused (`400 bad-project`) before
+/// the MCP server sees it, so it changes nothing; a good one travels to the
+/// handlers as a [`HeaderProject`].
+async fn check_project_header(
+    mut request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    let mut values = request.headers().get_all(PROJECT_HEADER).iter();
+    let Some(value) = values.next() else {
+        return next.run(request).await;
+    };
+    let checked = if values.next().is_some() {
+        Err(format!(
+            "the request names its project twice ({PROJECT_HEADER}); send the header once"
+        ))
+    } else {
+        project_from_header(value.as_bytes())
+    };
+    match checked {
+        Ok(dir) => {
+            request.extensions_mut().insert(HeaderProject(dir));
+            next.run(request).await
+        }
+        Err(why) => crate::serve::refuse(axum::http::StatusCode::BAD_REQUEST, "bad-project", &why),
+    }
+}
+
+/// The project directory a [`PROJECT_HEADER`] value names, or why it names
+/// none (for the person who configured the client).
+fn project_from_header(value: &[u8]) -> Result<PathBuf, String> {
+    let text = std::str::from_utf8(value).map_err(|_| {
+        format!("the {PROJECT_HEADER} header is not UTF-8; send the project's absolute path")
+    })?;
+    project_directory(Path::new(text)).map_err(|why| {
+        format!("the {PROJECT_HEADER} header `{text}` {why}; send the absolute path of the project's directory on the machine the server runs on")
+    })
+}
+
+/// The project directory a client's root names (MCP roots: a `file://`
+/// URI), or why it names none.
+fn project_from_root(uri: &str) -> Result<PathBuf, String> {
+    let url = url::Url::parse(uri).map_err(|e| format!("the root `{uri}` is not a URI ({e})"))?;
+    if url.scheme() != "file" {
+        return Err(format!("the root `{uri}` is not a file:// URI"));
+    }
+    if url.query().is_some() || url.fragment().is_some() {
+        return Err(format!(
+            "the root `{uri}` has a query or a fragment, which no directory has"
+        ));
+    }
+    let path = url
+        .to_file_path()
+        .map_err(|()| format!("the root `{uri}` names a file on another machine"))?;
+    project_directory(&path).map_err(|why| format!("the root `{uri}` {why}"))
+}
+
+/// `path`, canonical, when it is the absolute path of an existing
+/// directory; else what it is instead. Only the memory's own store is ever
+/// written: the project directory names the project (its slug under the
+/// root) and is read for staleness anchors.
+fn project_directory(path: &Path) -> Result<PathBuf, String> {
+    if !path.is_absolute() {
+        return Err("is not an absolute path".into());
+    }
+    let dir = std::fs::canonicalize(path)
+        .map_err(|e| format!("names no directory here ({})", agent_memory::os_cause(&e)))?;
+    if !dir.is_dir() {
+        return Err("is not a directory".into());
+    }
+    Ok(dir)
+}
+
+/// The memories of the HTTP server's projects: the default one it was
+/// started with, and each other project a session names, opened at its
+/// first use with the default's options (root, clock, policies, caps) and
+/// that project's own directories, as the command line opens a project.
+struct Projects {
+    default: Arc<Mutex<Memory>>,
+    /// The default memory's project and options.
+    default_project: PathBuf,
+    options: OpenOptions,
+    semantic: bool,
+    open: Mutex<HashMap<PathBuf, Arc<Mutex<Memory>>>>,
+}
+
+impl Projects {
+    fn new(default: Arc<Mutex<Memory>>, semantic: bool) -> Self {
+        let (default_project, options) = {
+            let memory = default
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
+            (memory.project().to_path_buf(), memory.options().clone())
+        };
+        Projects {
+            default,
+            default_project,
+            options,
+            semantic,
+            open: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The memory of the project `dir` is in (its git root, as the command
+    /// line finds it from the current directory), opened on first use.
+    /// Blocking: opening reads the store.
+    fn memory(&self, dir: &Path) -> Result<Arc<Mutex<Memory>>> {
+        let project = agent_memory::detect_project(dir);
+        if project == self.default_project {
+            return Ok(Arc::clone(&self.default));
+        }
+        let lock = || {
+            self.open
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner())
+        };
+        if let Some(memory) = lock().get(&project) {
+            return Ok(Arc::clone(memory));
+        }
+        let mut options = self
+            .options
+            .clone()
+            .for_project(&project)
+            .project_dir(agent_memory::detect_checkout(dir));
+        let team = OpenOptions::team_dir_of(&project);
+        if crate::team_dir_present(&team) {
+            options = options.team_dir(team);
+        }
+        let mut memory = Runtime::shared()?.open(options)?;
+        crate::recall::setup(&mut memory, self.semantic)?;
+        let mut open = lock();
+        if let Some(memory) = open.get(&project) {
+            // Another session opened it meanwhile.
+            return Ok(Arc::clone(memory));
+        }
+        if open.len() >= MAX_OPEN_PROJECTS {
+            open.retain(|_, memory| Arc::strong_count(memory) > 1);
+        }
+        if open.len() >= MAX_OPEN_PROJECTS {
+            anyhow::bail!(
+                "{MAX_OPEN_PROJECTS} projects besides the default one are in use at once; \
+                 no other project can be opened until a session ends"
+            );
+        }
+        let memory = Arc::new(Mutex::new(memory));
+        open.insert(project, Arc::clone(&memory));
+        Ok(memory)
+    }
+}
+
 #[derive(Clone)]
 struct MemoryServer {
-    /// `None` while memory is turned off.
+    /// `None` while memory is turned off. Over HTTP, the default project's.
     memory: Option<Arc<Mutex<Memory>>>,
+    /// Over HTTP: every project's memory, for sessions that name theirs.
+    projects: Option<Arc<Projects>>,
+    /// The project this session's client roots name, once asked:
+    /// `Some(None)` when they name none usable (the default project then).
+    /// One per session ([`MemoryServer::for_session`]).
+    roots: Arc<tokio::sync::Mutex<Option<Option<PathBuf>>>>,
     /// The answer to every tool call while memory is off.
     disabled: Option<Arc<str>>,
     tools: Arc<Vec<Tool>>,
@@ -595,25 +782,128 @@ impl MemoryServer {
             .collect::<Result<Vec<_>>>()?;
         Ok(MemoryServer {
             memory,
+            projects: None,
+            roots: Arc::default(),
             disabled,
             tools: Arc::new(tools),
             usage_prompt: usage_prompt.into(),
         })
     }
 
-    /// Runs `f` on the memory on a blocking thread: memory calls do file I/O
-    /// and may wait up to 15 s for another writer's lock.
-    async fn with_memory<T, F>(&self, f: F) -> Result<T, McpError>
-    where
-        T: Send + 'static,
-        F: FnOnce(&mut Memory) -> T + Send + 'static,
-    {
-        let Some(memory) = self.memory.as_ref().map(Arc::clone) else {
+    /// The server for a new session: the same memories, its own roots.
+    fn for_session(&self) -> Self {
+        MemoryServer {
+            roots: Arc::default(),
+            ..self.clone()
+        }
+    }
+
+    /// The memory of the request's session. Over HTTP, its project is, in
+    /// this order:
+    /// 1. the directory the request's [`PROJECT_HEADER`] names: the person
+    ///    configured it, which is the only way to map a client in a
+    ///    container or on another machine to a directory here;
+    /// 2. the first of the client's roots (MCP `roots/list`), when the
+    ///    client declared the `roots` capability: asked once per session,
+    ///    again after `notifications/roots/list_changed`. A root that is not
+    ///    a `file://` URI of a directory here, or a client that does not
+    ///    answer, leaves the session on the default project, and the server
+    ///    says why on stderr;
+    /// 3. the server's own project (`--project`, else its current
+    ///    directory's).
+    async fn session_memory(
+        &self,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<Arc<Mutex<Memory>>, McpError> {
+        let Some(memory) = &self.memory else {
             return Err(McpError::internal_error(
                 "memory is turned off; no memory is open",
                 None,
             ));
         };
+        let Some(projects) = &self.projects else {
+            return Ok(Arc::clone(memory));
+        };
+        let header = context
+            .extensions
+            .get::<axum::http::request::Parts>()
+            .and_then(|parts| parts.extensions.get::<HeaderProject>())
+            .map(|HeaderProject(dir)| dir.clone());
+        let dir = match header {
+            Some(dir) => dir,
+            None => match self.root_project(context).await {
+                Some(dir) => dir,
+                None => return Ok(Arc::clone(memory)),
+            },
+        };
+        let projects = Arc::clone(projects);
+        tokio::task::spawn_blocking(move || {
+            projects.memory(&dir).map_err(|e| {
+                eprintln!(
+                    "agent-memory: cannot open the memory of the project at {}: {}",
+                    dir.display(),
+                    crate::errors::describe(&e)
+                );
+                McpError::internal_error(
+                    "the memory of this session's project cannot be opened",
+                    None,
+                )
+            })
+        })
+        .await
+        .map_err(|e| McpError::internal_error(format!("the memory task failed: {e}"), None))?
+    }
+
+    /// The project directory this session's client roots name, asked once
+    /// per session; `None` when the client has no roots or names none usable.
+    // Roots: deprecated by MCP 2026-07-28 (SEP-2577), in use before it.
+    #[allow(deprecated)]
+    async fn root_project(&self, context: &RequestContext<RoleServer>) -> Option<PathBuf> {
+        let declared = context
+            .peer
+            .peer_info()
+            .is_some_and(|info| info.capabilities.roots.is_some());
+        if !declared {
+            return None;
+        }
+        let mut known = self.roots.lock().await;
+        if let Some(project) = &*known {
+            return project.clone();
+        }
+        let listed = tokio::time::timeout(ROOTS_WAIT, context.peer.list_roots()).await;
+        let project = match listed {
+            Ok(Ok(list)) => match list.roots.first() {
+                Some(root) => project_from_root(&root.uri),
+                None => Err("the client lists no roots".into()),
+            },
+            Ok(Err(e)) => Err(format!("the client did not answer roots/list ({e})")),
+            Err(_) => Err(format!(
+                "the client did not answer roots/list within {} s",
+                ROOTS_WAIT.as_secs()
+            )),
+        };
+        let project = project
+            .inspect_err(|why| {
+                eprintln!("agent-memory: a session uses the default project: {why}");
+            })
+            .ok();
+        *known = Some(project.clone());
+        project
+    }
+
+    /// Runs `f` on the memory of the request's session on a blocking
+    /// thread: memory calls do file I/O and may wait up to 15 s for another
+    /// writer's lock.
+    async fn with_memory<T, F>(
+        &self,
+        context: &RequestContext<RoleServer>,
+        f: F,
+    ) -> Result<T, McpError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut Memory) -> T + Send + 'static,
+    {
+        let memory = self.session_memory(context).await?;
         tokio::task::spawn_blocking(move || {
             // A panic while holding the lock cannot leave the memory
             // half-updated (the component is the state), so go on.
@@ -626,17 +916,25 @@ impl MemoryServer {
         .map_err(|e| McpError::internal_error(format!("the memory task failed: {e}"), None))
     }
 
-    async fn context_block(&self) -> Result<Option<String>, McpError> {
+    async fn context_block(
+        &self,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<Option<String>, McpError> {
         if self.disabled.is_some() {
             return Ok(None);
         }
-        self.with_memory(|m| m.context_block())
+        self.with_memory(context, |m| m.context_block())
             .await?
             .map_err(|e| McpError::internal_error(describe(&e), None))
     }
 }
 
 impl ServerHandler for MemoryServer {
+    async fn on_roots_list_changed(&self, _context: NotificationContext<RoleServer>) {
+        // Asked again at the session's next call.
+        *self.roots.lock().await = None;
+    }
+
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(
             ServerCapabilities::builder()
@@ -667,7 +965,7 @@ impl ServerHandler for MemoryServer {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         let name = request.name.to_string();
         if self.get_tool(&name).is_none() {
@@ -688,7 +986,7 @@ impl ServerHandler for MemoryServer {
         }
         let arguments = arguments_text(request.arguments);
         let outcome = self
-            .with_memory(move |m| m.call_tool(&name, &arguments))
+            .with_memory(&context, move |m| m.call_tool(&name, &arguments))
             .await?;
         Ok(match outcome {
             Ok(text) => CallToolResult::success(vec![ContentBlock::text(text)]),
@@ -715,7 +1013,7 @@ impl ServerHandler for MemoryServer {
     async fn read_resource(
         &self,
         request: ReadResourceRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, McpError> {
         if request.uri != CONTEXT_URI {
             return Err(McpError::resource_not_found(
@@ -726,7 +1024,7 @@ impl ServerHandler for MemoryServer {
                 None,
             ));
         }
-        let block = self.context_block().await?.unwrap_or_default();
+        let block = self.context_block(&context).await?.unwrap_or_default();
         let contents = ResourceContents::text(block, CONTEXT_URI).with_mime_type("text/markdown");
         Ok(ReadResourceResult::new(vec![contents]).into())
     }
@@ -754,7 +1052,7 @@ impl ServerHandler for MemoryServer {
     async fn get_prompt(
         &self,
         request: GetPromptRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, McpError> {
         if request.name == CONSOLIDATE_PROMPT {
             if let Some(reply) = &self.disabled {
@@ -764,7 +1062,7 @@ impl ServerHandler for MemoryServer {
                     .into());
             }
             let plan = self
-                .with_memory(|m| m.consolidation_plan())
+                .with_memory(&context, |m| m.consolidation_plan())
                 .await?
                 .map_err(|e| McpError::invalid_params(describe(&e), None))?;
             let message = PromptMessage::new_text(Role::User, plan);
@@ -789,7 +1087,7 @@ impl ServerHandler for MemoryServer {
                 .into());
         }
         let text = self
-            .with_memory(move |m| {
+            .with_memory(&context, move |m| {
                 let block = m.context_block()?;
                 m.append_memory_block(&preamble, block.as_deref())
             })
@@ -882,6 +1180,54 @@ mod tests {
             Gate::Drop
         );
         assert_eq!(gate.gate(b"  \r"), Gate::Drop);
+    }
+
+    #[test]
+    fn a_root_names_a_project_only_as_a_file_uri_of_a_directory_here() {
+        let temp = tempfile::tempdir().unwrap();
+        let app = temp.path().join("my app");
+        std::fs::create_dir(&app).unwrap();
+        std::fs::write(temp.path().join("file.txt"), "x").unwrap();
+        let canonical = std::fs::canonicalize(&app).unwrap();
+        let uri = url::Url::from_directory_path(&app).unwrap().to_string();
+        assert!(uri.ends_with("/my%20app/"), "{uri}");
+        assert_eq!(project_from_root(&uri), Ok(canonical.clone()));
+        let local = uri.replacen("file://", "file://localhost", 1);
+        assert_eq!(project_from_root(&local), Ok(canonical));
+        let file = url::Url::from_file_path(temp.path().join("file.txt")).unwrap();
+        let missing = url::Url::from_file_path(temp.path().join("gone")).unwrap();
+        for (root, why) in [
+            (
+                "https://example.com/repo".to_string(),
+                "is not a file:// URI",
+            ),
+            ("/home/me/app".to_string(), "is not a URI"),
+            (
+                "file://build.example/srv/app".to_string(),
+                "names a file on another machine",
+            ),
+            (format!("{uri}?x=1"), "has a query or a fragment"),
+            (
+                missing.to_string(),
+                "names no directory here (no such file or directory)",
+            ),
+            (file.to_string(), "is not a directory"),
+        ] {
+            let error = project_from_root(&root).unwrap_err();
+            assert!(error.starts_with(&format!("the root `{root}` ")), "{error}");
+            assert!(error.contains(why), "{root}: {error}");
+        }
+        assert_eq!(
+            project_from_header(b"relative/path"),
+            Err(format!(
+                "the {PROJECT_HEADER} header `relative/path` is not an absolute path; send the absolute path of the project's directory on the machine the server runs on"
+            ))
+        );
+        assert!(
+            project_from_header(b"/\xff")
+                .unwrap_err()
+                .contains("is not UTF-8")
+        );
     }
 
     #[test]

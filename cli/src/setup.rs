@@ -8,6 +8,8 @@
 //! - Codex: the MCP server `[mcp_servers.agent-memory]` in its
 //!   `config.toml`, edited with `toml_edit` so that the user's comments and
 //!   layout stay.
+//! - Cursor (`mcp.json`, `mcpServers`), VS Code (`mcp.json`, `servers`) and
+//!   Gemini CLI (`settings.json`, `mcpServers`): the MCP server.
 //!
 //! Every edit is merged into what the file holds (other hooks and servers
 //! stay), changes nothing when already made, keeps a backup of the file it
@@ -43,15 +45,30 @@ pub enum Agent {
     ClaudeCode,
     /// Codex: the MCP server in config.toml
     Codex,
+    /// Cursor: the MCP server in mcp.json
+    Cursor,
+    /// VS Code: the MCP server in mcp.json
+    Vscode,
+    /// Gemini CLI: the MCP server in settings.json
+    Gemini,
 }
 
 impl Agent {
-    const ALL: [Agent; 2] = [Agent::ClaudeCode, Agent::Codex];
+    const ALL: [Agent; 5] = [
+        Agent::ClaudeCode,
+        Agent::Codex,
+        Agent::Cursor,
+        Agent::Vscode,
+        Agent::Gemini,
+    ];
 
     fn word(self) -> &'static str {
         match self {
             Agent::ClaudeCode => "claude-code",
             Agent::Codex => "codex",
+            Agent::Cursor => "cursor",
+            Agent::Vscode => "vscode",
+            Agent::Gemini => "gemini",
         }
     }
 }
@@ -69,21 +86,28 @@ pub struct Places {
     pub home: PathBuf,
     /// Codex's home (`$CODEX_HOME`, else `~/.codex`).
     pub codex_home: PathBuf,
+    /// The user's configuration directory, where VS Code keeps its user
+    /// profile (`~/.config` on Linux, `~/Library/Application Support` on
+    /// macOS, `%APPDATA%` on Windows).
+    pub config: PathBuf,
     /// The project (its git root).
     pub project: PathBuf,
 }
 
 impl Places {
-    /// From the environment: `$HOME`, `$CODEX_HOME`.
+    /// From the environment: `$HOME`, `$CODEX_HOME`, the configuration
+    /// directory (`$XDG_CONFIG_HOME` on Linux).
     pub fn from_env(project: PathBuf) -> Result<Self> {
         let home = dirs::home_dir()
             .context("cannot find your home directory (set HOME) for the agents' configuration")?;
         let codex_home = std::env::var_os("CODEX_HOME")
             .filter(|v| !v.is_empty())
             .map_or_else(|| home.join(".codex"), PathBuf::from);
+        let config = dirs::config_dir().unwrap_or_else(|| home.join(".config"));
         Ok(Places {
             home,
             codex_home,
+            config,
             project,
         })
     }
@@ -98,13 +122,30 @@ enum Part {
     ClaudeServer,
     /// Codex `config.toml`: `mcp_servers.agent-memory`.
     CodexServer,
+    /// Cursor's `mcp.json`: `mcpServers.agent-memory`.
+    CursorServer,
+    /// VS Code's `mcp.json`: `servers.agent-memory`.
+    VscodeServer,
+    /// Gemini CLI's `settings.json`: `mcpServers.agent-memory`.
+    GeminiServer,
 }
 
 impl Part {
     fn what(self) -> &'static str {
         match self {
             Part::ClaudeHooks => "hooks (SessionStart, PostCompact)",
-            Part::ClaudeServer | Part::CodexServer => "MCP server agent-memory",
+            _ => "MCP server agent-memory",
+        }
+    }
+
+    /// For a JSON file of MCP servers: the key of the servers' object, and
+    /// whether an entry names its transport (`"type": "stdio"`).
+    fn json_servers(self) -> Option<(&'static str, bool)> {
+        match self {
+            Part::ClaudeServer => Some(("mcpServers", true)),
+            Part::VscodeServer => Some(("servers", true)),
+            Part::CursorServer | Part::GeminiServer => Some(("mcpServers", false)),
+            Part::ClaudeHooks | Part::CodexServer => None,
         }
     }
 }
@@ -128,6 +169,30 @@ fn files(agent: Agent, scope: Scope, places: &Places) -> Vec<(Part, PathBuf)> {
         }
         (Agent::Codex, Scope::Project) => {
             vec![(Part::CodexServer, places.project.join(".codex/config.toml"))]
+        }
+        (Agent::Cursor, Scope::User) => {
+            vec![(Part::CursorServer, places.home.join(".cursor/mcp.json"))]
+        }
+        (Agent::Cursor, Scope::Project) => {
+            vec![(Part::CursorServer, places.project.join(".cursor/mcp.json"))]
+        }
+        (Agent::Vscode, Scope::User) => {
+            vec![(Part::VscodeServer, places.config.join("Code/User/mcp.json"))]
+        }
+        (Agent::Vscode, Scope::Project) => {
+            vec![(Part::VscodeServer, places.project.join(".vscode/mcp.json"))]
+        }
+        (Agent::Gemini, Scope::User) => {
+            vec![(
+                Part::GeminiServer,
+                places.home.join(".gemini/settings.json"),
+            )]
+        }
+        (Agent::Gemini, Scope::Project) => {
+            vec![(
+                Part::GeminiServer,
+                places.project.join(".gemini/settings.json"),
+            )]
         }
     }
 }
@@ -235,6 +300,13 @@ pub fn run(request: &Request, places: &Places) -> Result<()> {
                 "Start a new Claude Code session: `/hooks` lists the two hooks, `/mcp` the server."
             }
             Agent::Codex => "Start Codex: `/mcp` lists the server.",
+            Agent::Cursor => {
+                "Open Cursor's settings, MCP: agent-memory is listed; switch it on if it is off."
+            }
+            Agent::Vscode => {
+                "In VS Code, run `MCP: List Servers`: agent-memory is listed; start it there."
+            }
+            Agent::Gemini => "Start Gemini CLI: `/mcp` lists the server.",
         };
         writeln!(
             out,
@@ -304,10 +376,8 @@ fn plan(part: Part, path: &Path, request: &Request) -> Result<Change> {
         }
     };
     let after = match part {
-        Part::ClaudeHooks | Part::ClaudeServer => {
-            json_edit(part, path, before.as_deref(), request)?
-        }
         Part::CodexServer => toml_edit_server(path, before.as_deref(), request)?,
+        _ => json_edit(part, path, before.as_deref(), request)?,
     };
     Ok(Change {
         part,
@@ -640,7 +710,8 @@ fn is_our_server(server: &Json) -> bool {
     program.is_some_and(is_program) && args == Some(&Json::Array(vec![Json::string("mcp")]))
 }
 
-/// The new text of a Claude Code JSON file; `None` to remove the file.
+/// The new text of a JSON file (Claude Code's, Cursor's, VS Code's, Gemini
+/// CLI's); `None` to remove the file.
 fn json_edit(
     part: Part,
     path: &Path,
@@ -665,12 +736,11 @@ fn json_edit(
     };
     let newline = before.is_none_or(|text| text.ends_with('\n'));
     let original = top.clone();
-    match (part, request.remove) {
-        (Part::ClaudeHooks, false) => add_hooks(top, path, &request.program)?,
-        (Part::ClaudeHooks, true) => remove_hooks(top),
-        (Part::ClaudeServer, false) => add_json_server(top, path, &request.program)?,
-        (Part::ClaudeServer, true) => remove_json_server(top),
-        (Part::CodexServer, _) => unreachable!("Codex's file is TOML"),
+    match (part.json_servers(), request.remove) {
+        (None, false) => add_hooks(top, path, &request.program)?,
+        (None, true) => remove_hooks(top),
+        (Some((key, typed)), false) => add_json_server(top, path, &request.program, key, typed)?,
+        (Some((key, _)), true) => remove_json_server(top, key),
     }
     if *top == original {
         return Ok(before.map(str::to_string));
@@ -764,13 +834,23 @@ fn remove_hooks(top: &mut Vec<(String, Json)>) {
     }
 }
 
-fn add_json_server(top: &mut Vec<(String, Json)>, path: &Path, program: &str) -> Result<()> {
-    let servers = object_at(top, "mcpServers", path)?;
-    let ours = Json::object(&[
-        ("type", Json::string("stdio")),
-        ("command", Json::string(program)),
-        ("args", Json::Array(vec![Json::string("mcp")])),
-    ]);
+/// Adds setup's server to the servers' object at `key`; with its
+/// transport named (`"type": "stdio"`) when `typed`.
+fn add_json_server(
+    top: &mut Vec<(String, Json)>,
+    path: &Path,
+    program: &str,
+    key: &str,
+    typed: bool,
+) -> Result<()> {
+    let servers = object_at(top, key, path)?;
+    let mut fields = Vec::new();
+    if typed {
+        fields.push(("type", Json::string("stdio")));
+    }
+    fields.push(("command", Json::string(program)));
+    fields.push(("args", Json::Array(vec![Json::string("mcp")])));
+    let ours = Json::object(&fields);
     match servers.iter_mut().find(|(k, _)| k == SERVER) {
         Some((_, existing)) if is_our_server(existing) => {
             if existing.get("command") != ours.get("command")
@@ -790,14 +870,14 @@ fn add_json_server(top: &mut Vec<(String, Json)>, path: &Path, program: &str) ->
     Ok(())
 }
 
-fn remove_json_server(top: &mut Vec<(String, Json)>) {
-    let Some((_, Json::Object(servers))) = top.iter_mut().find(|(k, _)| k == "mcpServers") else {
+fn remove_json_server(top: &mut Vec<(String, Json)>, key: &str) {
+    let Some((_, Json::Object(servers))) = top.iter_mut().find(|(k, _)| k == key) else {
         return;
     };
     let before = servers.len();
     servers.retain(|(name, server)| !(name == SERVER && is_our_server(server)));
     if servers.len() != before && servers.is_empty() {
-        top.retain(|(k, _)| k != "mcpServers");
+        top.retain(|(k, _)| k != key);
     }
 }
 
@@ -916,21 +996,21 @@ fn holds_ours(part: Part, path: &Path) -> bool {
     let Ok(text) = fs::read_to_string(path) else {
         return false;
     };
-    match part {
-        Part::ClaudeHooks => serde_json::from_str::<Json>(&text).is_ok_and(|value| {
+    match (part, part.json_servers()) {
+        (Part::ClaudeHooks, _) => serde_json::from_str::<Json>(&text).is_ok_and(|value| {
             claude_hooks().iter().any(|(name, _, event)| {
                 matches!(value.get("hooks").and_then(|h| h.get(name)), Some(Json::Array(groups))
                     if groups.iter().any(|g| matches!(g.get("hooks"), Some(Json::Array(entries))
                         if entries.iter().any(|e| is_our_hook(e, *event)))))
             })
         }),
-        Part::ClaudeServer => serde_json::from_str::<Json>(&text).is_ok_and(|value| {
+        (_, Some((key, _))) => serde_json::from_str::<Json>(&text).is_ok_and(|value| {
             value
-                .get("mcpServers")
+                .get(key)
                 .and_then(|s| s.get(SERVER))
                 .is_some_and(is_our_server)
         }),
-        Part::CodexServer => text.parse::<toml_edit::DocumentMut>().is_ok_and(|doc| {
+        (_, None) => text.parse::<toml_edit::DocumentMut>().is_ok_and(|doc| {
             doc.get("mcp_servers")
                 .and_then(|s| s.get(SERVER))
                 .and_then(|s| s.get("command"))

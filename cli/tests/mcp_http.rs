@@ -1,9 +1,11 @@
 //! `agent-memory mcp --http`: a request without the token, for another
-//! Host or from a web page changes nothing; one with the token is served.
+//! Host or from a web page changes nothing; one with the token is served,
+//! on the project its `Agent-Memory-Project` header names.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
-use std::process::{Command, Stdio};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
 
 mod common;
 use common::{assert_success, stdout};
@@ -89,27 +91,23 @@ type Headers<'a> = &'a [(&'a str, &'a str)];
 
 const WRITE: &str = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"memory_write","arguments":{"target":"long_term","content":"- REFUSED"}}}"#;
 
-#[test]
-fn refused_requests_change_nothing_and_the_token_holder_is_served() {
-    let temp = tempfile::tempdir().unwrap();
-    let root = temp.path().join("memory");
-    let base = || {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_agent-memory"));
-        for var in [
-            "AGENT_MEMORY_DIR",
-            "AGENT_MEMORY_DISABLE",
-            "AGENT_MEMORY_CONFIG",
-        ] {
-            command.env_remove(var);
-        }
-        command
-            .env("XDG_CONFIG_HOME", temp.path().join("config"))
-            .arg("--root")
-            .arg(&root)
-            .args(["--project", PROJECT, "--now", NOW, "--semantic", "off"]);
-        command
-    };
-    let mut server = base()
+/// `agent-memory` on the root `root` for `project`, with a config dir of
+/// its own under `temp`.
+fn base(temp: &Path, root: &Path, project: &Path) -> Command {
+    let mut command = common::clean_command(temp);
+    command
+        .arg("--root")
+        .arg(root)
+        .arg("--project")
+        .arg(project)
+        .args(["--now", NOW, "--semantic", "off"]);
+    command
+}
+
+/// A running `mcp --http` on `root` whose default project is [`PROJECT`]:
+/// the process, its port and its token.
+fn start(temp: &Path, root: &Path) -> (Child, u16, String) {
+    let mut server = base(temp, root, Path::new(PROJECT))
         .args(["mcp", "--http"])
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -127,6 +125,41 @@ fn refused_requests_change_nothing_and_the_token_holder_is_served() {
         .parse()
         .unwrap();
     let token = header.strip_prefix("Authorization: Bearer ").unwrap();
+    (server, port, token.to_string())
+}
+
+const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}"#;
+
+/// A session opened with `headers` (the token among them): its id.
+fn open_session(port: u16, headers: Headers) -> String {
+    let (code, fields, body) = post(port, headers, INITIALIZE);
+    assert_eq!(code, 200, "{body}");
+    assert_eq!(
+        message(&body)["result"]["serverInfo"]["name"],
+        "agent-memory",
+        "{body}"
+    );
+    let session = fields
+        .iter()
+        .find(|(n, _)| n == "mcp-session-id")
+        .map(|(_, v)| v.clone())
+        .expect("a session id");
+    let mut in_session = headers.to_vec();
+    in_session.push(("Mcp-Session-Id", &session));
+    let (code, _, _) = post(
+        port,
+        &in_session,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+    );
+    assert_eq!(code, 202);
+    session
+}
+
+#[test]
+fn refused_requests_change_nothing_and_the_token_holder_is_served() {
+    let temp = tempfile::tempdir().unwrap();
+    let root = temp.path().join("memory");
+    let (mut server, port, token) = start(temp.path(), &root);
     let bearer = format!("Bearer {token}");
     let evil_host = format!("evil.example:{port}");
     let own_origin = format!("http://127.0.0.1:{port}");
@@ -156,29 +189,11 @@ fn refused_requests_change_nothing_and_the_token_holder_is_served() {
     }
 
     let auth = [("Authorization", bearer.as_str())];
-    let initialize = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}"#;
-    let (code, fields, body) = post(port, &auth, initialize);
-    assert_eq!(code, 200, "{body}");
-    assert_eq!(
-        message(&body)["result"]["serverInfo"]["name"],
-        "agent-memory",
-        "{body}"
-    );
-    let session = fields
-        .iter()
-        .find(|(n, _)| n == "mcp-session-id")
-        .map(|(_, v)| v.clone())
-        .expect("a session id");
+    let session = open_session(port, &auth);
     let in_session = [
         ("Authorization", bearer.as_str()),
         ("Mcp-Session-Id", session.as_str()),
     ];
-    let (code, _, _) = post(
-        port,
-        &in_session,
-        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
-    );
-    assert_eq!(code, 202);
     let accepted = WRITE.replace("REFUSED", "ACCEPTED");
     let (code, _, body) = post(port, &in_session, &accepted);
     assert_eq!(code, 200, "{body}");
@@ -186,9 +201,93 @@ fn refused_requests_change_nothing_and_the_token_holder_is_served() {
 
     server.kill().unwrap();
     server.wait().unwrap();
-    let output = base().args(["read", "long_term"]).output().unwrap();
+    let output = base(temp.path(), &root, Path::new(PROJECT))
+        .args(["read", "long_term"])
+        .output()
+        .unwrap();
     assert_success(&output, &["read", "long_term"]);
     let text = stdout(&output);
     assert!(text.contains("- ACCEPTED"), "{text}");
     assert!(!text.contains("REFUSED"), "{text}");
+}
+
+#[test]
+fn each_session_works_on_the_project_its_header_names() {
+    let temp = tempfile::tempdir().unwrap();
+    let root = temp.path().join("memory");
+    let alpha = temp.path().join("src/alpha");
+    let beta = temp.path().join("src/beta");
+    for project in [&alpha, &beta] {
+        std::fs::create_dir_all(project.join(".git")).unwrap();
+    }
+    let (mut server, port, token) = start(temp.path(), &root);
+    let bearer = format!("Bearer {token}");
+
+    // A header that names no directory here is refused before anything
+    // runs, for the person who configured the client.
+    let missing = temp.path().join("src/gamma");
+    let missing = missing.to_str().unwrap();
+    for (value, why) in [
+        ("src/alpha", "is not an absolute path"),
+        (
+            missing,
+            "names no directory here (no such file or directory)",
+        ),
+    ] {
+        let headers = [
+            ("Authorization", bearer.as_str()),
+            ("Agent-Memory-Project", value),
+        ];
+        let (code, fields, body) = post(port, &headers, INITIALIZE);
+        assert_eq!(code, 400, "{value}: {body}");
+        let refusal: serde_json::Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(refusal["error"], "bad-project", "{body}");
+        assert!(
+            refusal["message"].as_str().unwrap().contains(why),
+            "{value}: {body}"
+        );
+        assert!(
+            !fields.iter().any(|(n, _)| n == "mcp-session-id"),
+            "{fields:?}"
+        );
+    }
+
+    let projects = [("alpha", &alpha), ("beta", &beta)];
+    for (name, project) in projects {
+        let dir = project.to_str().unwrap();
+        let headers = [
+            ("Authorization", bearer.as_str()),
+            ("Agent-Memory-Project", dir),
+        ];
+        let session = open_session(port, &headers);
+        let mut in_session = headers.to_vec();
+        in_session.push(("Mcp-Session-Id", &session));
+        let write = format!(
+            r#"{{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{{"name":"memory_write","arguments":{{"target":"scratchpad","content":"- [ ] {name} task"}}}}}}"#
+        );
+        let (code, _, body) = post(port, &in_session, &write);
+        assert_eq!(code, 200, "{body}");
+        assert_eq!(message(&body)["result"]["isError"], false, "{body}");
+    }
+    server.kill().unwrap();
+    server.wait().unwrap();
+
+    // Each project's scratchpad holds its own session's item only, and the
+    // server's default project got none.
+    for (name, project) in projects
+        .iter()
+        .map(|(n, p)| (*n, p.as_path()))
+        .chain([("", Path::new(PROJECT))])
+    {
+        let output = base(temp.path(), &root, project)
+            .args(["read", "scratchpad"])
+            .output()
+            .unwrap();
+        assert_success(&output, &["read", "scratchpad"]);
+        let text = stdout(&output);
+        match name {
+            "" => assert!(!text.contains("task"), "{text}"),
+            name => assert_eq!(text.trim(), format!("- [ ] {name} task"), "{name}: {text}"),
+        }
+    }
 }

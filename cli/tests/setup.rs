@@ -440,3 +440,146 @@ fn status_says_which_agents_are_wired_and_where() {
         "{out}"
     );
 }
+
+/// Cursor's, VS Code's and Gemini CLI's files as each writes them, with
+/// another server (and, for Gemini CLI, settings of its own).
+const CURSOR_JSON: &str = r#"{
+  "mcpServers": {
+    "github": {
+      "command": "npx",
+      "args": [
+        "-y",
+        "@modelcontextprotocol/server-github"
+      ]
+    }
+  }
+}
+"#;
+
+const VSCODE_JSON: &str = r#"{
+  "servers": {
+    "github": {
+      "type": "stdio",
+      "command": "npx",
+      "args": [
+        "-y",
+        "@modelcontextprotocol/server-github"
+      ]
+    }
+  },
+  "inputs": []
+}
+"#;
+
+const GEMINI_JSON: &str = r#"{
+  "theme": "Dracula",
+  "mcpServers": {
+    "git": {
+      "command": "uvx",
+      "args": [
+        "mcp-server-git"
+      ]
+    }
+  }
+}
+"#;
+
+#[test]
+fn cursor_vscode_and_gemini_are_merged_idempotent_and_removed_byte_for_byte() {
+    let setup = Setup::new();
+    let config = setup.temp.path().join("config");
+    // (agent, the user's file, the project's file, its text, the servers'
+    // key, whether an entry names its transport)
+    let targets = [
+        (
+            "cursor",
+            setup.home().join(".cursor/mcp.json"),
+            setup.project().join(".cursor/mcp.json"),
+            CURSOR_JSON,
+            "mcpServers",
+            false,
+        ),
+        (
+            "vscode",
+            config.join("Code/User/mcp.json"),
+            setup.project().join(".vscode/mcp.json"),
+            VSCODE_JSON,
+            "servers",
+            true,
+        ),
+        (
+            "gemini",
+            setup.home().join(".gemini/settings.json"),
+            setup.project().join(".gemini/settings.json"),
+            GEMINI_JSON,
+            "mcpServers",
+            false,
+        ),
+    ];
+    for (agent, user_file, project_file, text, key, typed) in targets {
+        setup.put(&user_file, text);
+        let out = setup.ok(&["setup", agent]);
+        assert!(
+            out.contains(&format!(
+                "{agent}: added MCP server agent-memory in {}",
+                user_file.display()
+            )),
+            "{out}"
+        );
+        let written = json(&user_file);
+        let mut ours = serde_json::json!({"command": program(), "args": ["mcp"]});
+        if typed {
+            ours["type"] = "stdio".into();
+        }
+        assert_eq!(written[key]["agent-memory"], ours, "{agent}");
+        // The other server and the other settings stay, in their order.
+        let before: serde_json::Value = serde_json::from_str(text).unwrap();
+        let other = before[key].as_object().unwrap().keys().next().unwrap();
+        assert_eq!(written[key][other], before[key][other], "{agent}");
+        let keys =
+            |v: &serde_json::Value| v.as_object().unwrap().keys().cloned().collect::<Vec<_>>();
+        assert_eq!(keys(&written), keys(&before), "{agent}");
+        assert_eq!(read(&backup(&user_file)), text, "{agent}");
+
+        let once = read(&user_file);
+        let again = setup.ok(&["setup", agent]);
+        assert!(again.contains("already wired; nothing changed"), "{again}");
+        assert_eq!(read(&user_file), once, "{agent}");
+        setup.ok(&["setup", agent, "--remove"]);
+        assert_eq!(read(&user_file), text, "{agent}");
+
+        // The project's file: the program by name; created, then removed whole.
+        setup.ok(&["setup", agent, "--project"]);
+        assert_eq!(
+            json(&project_file)[key]["agent-memory"]["command"],
+            "agent-memory"
+        );
+        let status = setup.ok(&[
+            "--root",
+            setup.temp.path().join("memory").to_str().unwrap(),
+            "status",
+        ]);
+        assert!(
+            status.contains(&format!(
+                "  {agent:<12} MCP server agent-memory in {}\n",
+                project_file.display()
+            )),
+            "{status}"
+        );
+        setup.ok(&["setup", agent, "--project", "--remove"]);
+        assert!(!project_file.exists(), "{agent}");
+
+        // A file that is not JSON (here: JSON with a comment) is refused,
+        // untouched.
+        let commented = "{\n  // mine\n  \"mcpServers\": {}\n}\n";
+        setup.put(&user_file, commented);
+        let output = setup.run(&["setup", agent]);
+        assert_eq!(output.status.code(), Some(1), "{agent}");
+        assert!(
+            stderr(&output).contains("is not valid JSON; nothing was changed"),
+            "{agent}: {}",
+            stderr(&output)
+        );
+        assert_eq!(read(&user_file), commented, "{agent}");
+    }
+}

@@ -127,6 +127,19 @@ impl OpenOptions {
         self
     }
 
+    /// The same options for another project: the same root, clock, caps,
+    /// policies, source and audience, for the project at `project`. The
+    /// project directory ([`project_dir`](Self::project_dir)) and the team
+    /// directory ([`team_dir`](Self::team_dir)) belong to a project, so
+    /// they are dropped: give the new project's again. A server that serves
+    /// several projects derives each one's options from its own this way.
+    pub fn for_project(mut self, project: impl Into<PathBuf>) -> Self {
+        self.project = project.into();
+        self.project_dir = None;
+        self.team_dir = None;
+        self
+    }
+
     /// The team directory of the project at `project`:
     /// `<project>/.agent-memory`.
     pub fn team_dir_of(project: &Path) -> PathBuf {

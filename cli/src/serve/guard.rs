@@ -111,7 +111,7 @@ fn without_token(query: &str) -> String {
         .join("&")
 }
 
-fn refuse(status: StatusCode, error: &str, message: &str) -> Response {
+pub fn refuse(status: StatusCode, error: &str, message: &str) -> Response {
     let body = serde_json::json!({ "error": error, "message": message });
     let mut response = (status, axum::Json(body)).into_response();
     secure(response.headers_mut());

@@ -15,7 +15,7 @@ use axum::routing::{get, post};
 mod api;
 mod guard;
 
-pub use guard::{Guard, check_bearer, random_token};
+pub use guard::{Guard, check_bearer, random_token, refuse};
 
 /// What the overview's status panel shows that the memory does not know.
 #[derive(Debug, Clone, serde::Serialize)]

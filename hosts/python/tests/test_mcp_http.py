@@ -10,6 +10,7 @@ from pathlib import Path
 
 import anyio
 import httpx2
+import mcp_types as types
 import pytest
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
@@ -44,11 +45,19 @@ def server(tmp_path):
 
 
 @asynccontextmanager
-async def session(url: str, token: str):
+async def session(url: str, token: str, roots: list[str] | None = None):
+    """A session; with `roots`, the client declares the roots capability
+    and answers `roots/list` with these URIs."""
+    callback = None
+    if roots is not None:
+
+        async def callback(context):
+            return types.ListRootsResult(roots=[types.Root(uri=uri) for uri in roots])
+
     async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=120) as http:
         async with streamable_http_client(url, http_client=http) as streams:
             read, write = streams[0], streams[1]
-            async with ClientSession(read, write) as s:
+            async with ClientSession(read, write, list_roots_callback=callback) as s:
                 yield s, await s.initialize()
 
 
@@ -136,3 +145,34 @@ def test_a_request_without_the_token_is_refused_and_changes_nothing(server):
     assert refused.status_code == 401 and refused.json()["error"] == "no-token"
     assert not any(h.lower().startswith("access-control-") for h in refused.headers)
     assert not (root / "MEMORY.md").exists()
+
+
+def test_each_session_works_on_the_project_its_roots_name(server, tmp_path):
+    root, url, token = server
+    alpha, beta = tmp_path / "src" / "alpha", tmp_path / "src" / "beta"
+    for project in (alpha, beta):
+        (project / ".git").mkdir(parents=True)
+        (project / "lib").mkdir()
+
+    async def main():
+        # Two clients at once, each rooted in its own project (beta's root a
+        # subdirectory: the project is its git root, as for the CLI), and one
+        # whose root names no directory here, which keeps the default project.
+        async with (
+            session(url, token, roots=[alpha.as_uri()]) as (a, _),
+            session(url, token, roots=[(beta / "lib").as_uri()]) as (b, _),
+            session(url, token, roots=[(tmp_path / "elsewhere").as_uri()]) as (c, _),
+        ):
+            for s, item in ((a, "alpha task"), (b, "beta task"), (c, "default task")):
+                result = await s.call_tool("memory_write", {"target": "scratchpad", "content": f"- [ ] {item}"})
+                assert not result.is_error, result.content
+            reads = [text_of(await s.call_tool("memory_read", {"source": "scratchpad"})) for s in (a, b, c)]
+            assert [r.strip() for r in reads] == ["- [ ] alpha task", "- [ ] beta task", "- [ ] default task"]
+            # MEMORY.md is every project's: each session sees what another wrote.
+            assert not (await a.call_tool("memory_write", {"target": "long_term", "content": "- shared fact"})).is_error
+            assert "- shared fact" in text_of(await b.call_tool("memory_read", {"source": "long_term"}))
+
+    anyio.run(main)
+    # (Each file's text without its end of line, which this test is not about.)
+    pads = {path.parent.name.rsplit("-", 1)[0]: path.read_text().strip() for path in root.glob("projects/*/SCRATCHPAD.md")}
+    assert pads == {"alpha": "- [ ] alpha task", "beta": "- [ ] beta task", "my-app": "- [ ] default task"}
