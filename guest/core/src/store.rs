@@ -42,7 +42,9 @@ pub use batch::{
 pub(crate) use change::Preview;
 pub(crate) use change::{Committed, Step, Tx};
 pub use curate::{DeleteReceipt, EditReceipt, RenameReceipt};
-pub use import::{ImportOutcome, ImportReceipt};
+pub use import::{
+    ImportItem, ImportOutcome, ImportReceipt, ImportSetReceipt, MAX_IMPORT_BYTES, MAX_IMPORT_FILES,
+};
 pub use lifecycle::{
     ClearReceipt, ClearTarget, DUE_AFTER_LOG_DAYS, DUE_AT_INDEX_PERCENT, MAX_PLAN_BYTES,
 };
