@@ -327,6 +327,9 @@ pub struct ImportItem {
     pub content: String,
     /// What the host read it from (e.g. `topic.md`).
     pub source: String,
+    /// Merge line by line, as `LongTerm` and `Scratchpad` always are: for a
+    /// note that is a list of one-line entries (an index).
+    pub by_line: bool,
 }
 
 impl From<&ImportItem> for wit::ImportItem {
@@ -336,6 +339,7 @@ impl From<&ImportItem> for wit::ImportItem {
             name: item.name.clone(),
             content: item.content.clone(),
             source: item.source.clone(),
+            by_line: item.by_line,
         }
     }
 }

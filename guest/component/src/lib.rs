@@ -200,6 +200,7 @@ impl From<types::ImportItem> for core::ImportItem {
             name: i.name,
             content: i.content,
             source: i.source,
+            by_line: i.by_line,
         }
     }
 }

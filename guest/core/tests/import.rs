@@ -195,6 +195,7 @@ fn item(target: WriteTarget, name: Option<&str>, content: &str, source: &str) ->
         name: name.map(str::to_string),
         content: content.to_string(),
         source: source.to_string(),
+        by_line: false,
     }
 }
 

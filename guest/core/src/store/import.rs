@@ -8,7 +8,9 @@
 //! already holds (after the secret guard, so a redacted value compares as
 //! stored):
 //!
-//! - `MEMORY.md` and the scratchpad are lists of one-line entries: only the
+//! - `MEMORY.md` and the scratchpad (and any file the host asks to merge
+//!   line by line, such as a project's index note) are lists of one-line
+//!   entries: only the
 //!   non-blank lines not already in the file (compared with trailing
 //!   whitespace dropped) are appended, in order, each once.
 //! - Notes and daily logs are documents: the text (surrounding blank lines
@@ -84,6 +86,9 @@ pub struct ImportItem {
     pub content: String,
     /// What the host read it from (e.g. `topic.md`), named in errors.
     pub source: String,
+    /// Merge line by line, as `MEMORY.md` and the scratchpad always are: for
+    /// a note or log that is a list of one-line entries (an index).
+    pub by_line: bool,
 }
 
 /// The outcome of [`Memory::import_files`].
@@ -131,6 +136,7 @@ impl Memory {
             name: name.map(str::to_string),
             content: content.to_string(),
             source: String::new(),
+            by_line: false,
         };
         let mut set = self.import_files(std::slice::from_ref(&item), dry_run)?;
         let mut one = set.files.remove(0);
@@ -282,7 +288,8 @@ impl Memory {
         Ok(Checked {
             rel,
             text: guarded.text,
-            by_line: matches!(item.target, WriteTarget::LongTerm | WriteTarget::Scratchpad),
+            by_line: item.by_line
+                || matches!(item.target, WriteTarget::LongTerm | WriteTarget::Scratchpad),
             notes,
         })
     }
