@@ -718,18 +718,27 @@ fn run(mut cli: Cli) -> Result<()> {
                 .unwrap_or_else(|| OpenOptions::team_dir_of(&project))
                 .join("snapshot")
                 .is_dir();
-            if new_root {
-                match command {
-                    Command::Context if snapshot => {}
-                    Command::Context
-                    | Command::Search { .. }
-                    | Command::Read { .. }
-                    | Command::List
-                    | Command::History { .. } => return verbs::no_root(&choice.root),
-                    _ => {}
-                }
+            if new_root
+                && let Some(done) = verbs::missing_root(&command, &choice, &project, snapshot)
+            {
+                return done;
             }
-            let mut options = OpenOptions::new(&choice.root, &project)
+            // An import's dry run on a missing root is checked against an
+            // empty stand-in, which is what the root would start as.
+            let stand_in = match command {
+                Command::Import { dry_run: true, .. } if new_root => {
+                    eprintln!("{}", verbs::no_root_text(&choice.root));
+                    Some(
+                        tempfile::tempdir()
+                            .context("cannot make a stand-in root for the dry run")?,
+                    )
+                }
+                _ => None,
+            };
+            let store_root = stand_in
+                .as_ref()
+                .map_or(choice.root.as_path(), |d| d.path());
+            let mut options = OpenOptions::new(store_root, &project)
                 .inherit_stderr(true)
                 .secret_policy(cli.secrets);
             if let Some(now) = now {
