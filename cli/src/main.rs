@@ -239,7 +239,7 @@ enum Command {
         #[command(subcommand)]
         action: model::Action,
     },
-    /// Search MEMORY.md, the project's notes and daily logs
+    /// Search MEMORY.md, the project's notes, scratchpad and daily logs
     Search {
         /// Keywords, matched case-insensitively
         #[arg(required = true, value_name = "QUERY")]

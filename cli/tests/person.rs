@@ -486,3 +486,24 @@ fn docs_cli_md_lists_every_subcommand_of_help_and_no_other() {
         );
     }
 }
+
+#[test]
+fn search_finds_what_the_scratchpad_holds() {
+    let cli = Cli::new();
+    cli.ok(&["write", "scratchpad", "- [ ] Fix flaky login test"]);
+    cli.ok(&["write", "note", "--name", "deploy", "staging first"]);
+    let found = cli.ok(&["search", "login"]);
+    assert!(
+        found.contains("/SCRATCHPAD.md  [matched: login]\n- [ ] Fix flaky login test"),
+        "{found}"
+    );
+    assert!(
+        found.starts_with("Searched 1 term: login(1) across 1 file."),
+        "{found}"
+    );
+    let tool = cli.ok(&["call", "memory_search", r#"{"query":"login"}"#]);
+    assert!(
+        tool.contains("/SCRATCHPAD.md  [matched: login]\n- [ ] Fix flaky login test"),
+        "{tool}"
+    );
+}
