@@ -1355,11 +1355,21 @@ impl Memory {
         })
     }
 
+    /// [`Memory::each_search_dir`] of ranked search: the index and the
+    /// vectors cover what it reads.
+    pub(crate) fn each_ranked_dir(
+        &self,
+        listings: &mut Listings,
+        visit: &mut dyn FnMut(&str, &fsio::Dir, Vec<String>),
+    ) -> Result<()> {
+        self.each_search_dir(Coverage::Ranked, listings, visit)
+    }
+
     /// Call `visit` with every directory search covers, opened, and the
     /// names of the files in it that search reads (the root gives only
     /// `MEMORY.md`, the project's folder only `SCRATCHPAD.md`), in the order
     /// search reads them.
-    pub(crate) fn each_search_dir(
+    fn each_search_dir(
         &self,
         coverage: Coverage,
         listings: &mut Listings,

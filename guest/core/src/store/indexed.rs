@@ -132,54 +132,50 @@ impl Memory {
         let (mut settled_files, mut settled_bytes) = (0usize, 0u64);
         // The old index's entry after the last one found: see `entry_of`.
         let mut guess = 0;
-        let walked = self.each_search_dir(
-            super::Coverage::Ranked,
-            &mut listings,
-            &mut |dir, handle, names| {
-                let at = self.search_dir(dir);
-                for name in names {
-                    let Ok(Some(sig)) = handle.file_sig(&name) else {
+        let walked = self.each_ranked_dir(&mut listings, &mut |dir, handle, names| {
+            let at = self.search_dir(dir);
+            for name in names {
+                let Ok(Some(sig)) = handle.file_sig(&name) else {
+                    continue;
+                };
+                // The path ends with the name: kept once, in the path.
+                let name_len = name.len();
+                let meta = at.file(name);
+                let id = live.len() as u32;
+                if let Some(o) = &old
+                    && let Some(e) = o.entry_of(&meta.path, guess)
+                {
+                    guess = e as usize + 1;
+                    let entry = &o.entries[e as usize];
+                    if entry.sig == sig && sig.mtime_ns < o.built_at.saturating_sub(RACY_NS) {
+                        remap[e as usize] = Some(id);
+                        live.push(Live {
+                            meta,
+                            sig,
+                            lengths: entry.lengths,
+                            source: Source::Old,
+                        });
                         continue;
-                    };
-                    // The path ends with the name: kept once, in the path.
-                    let name_len = name.len();
-                    let meta = at.file(name);
-                    let id = live.len() as u32;
-                    if let Some(o) = &old
-                        && let Some(e) = o.entry_of(&meta.path, guess)
-                    {
-                        guess = e as usize + 1;
-                        let entry = &o.entries[e as usize];
-                        if entry.sig == sig && sig.mtime_ns < o.built_at.saturating_sub(RACY_NS) {
-                            remap[e as usize] = Some(id);
-                            live.push(Live {
-                                meta,
-                                sig,
-                                lengths: entry.lengths,
-                                source: Source::Old,
-                            });
-                            continue;
-                        }
                     }
-                    let name = &meta.path[meta.path.len() - name_len..];
-                    let Ok(text) = handle.read_known(name, sig.len, MAX_SEARCH_FILE_BYTES) else {
-                        continue;
-                    };
-                    let stats = FileStats::from_text(&meta.stem, &text);
-                    fresh.add(id, &stats);
-                    if sig.mtime_ns < started.saturating_sub(RACY_NS) {
-                        settled_files += 1;
-                        settled_bytes += sig.len;
-                    }
-                    live.push(Live {
-                        meta,
-                        sig,
-                        lengths: stats.lengths,
-                        source: Source::Fresh,
-                    });
                 }
-            },
-        );
+                let name = &meta.path[meta.path.len() - name_len..];
+                let Ok(text) = handle.read_known(name, sig.len, MAX_SEARCH_FILE_BYTES) else {
+                    continue;
+                };
+                let stats = FileStats::from_text(&meta.stem, &text);
+                fresh.add(id, &stats);
+                if sig.mtime_ns < started.saturating_sub(RACY_NS) {
+                    settled_files += 1;
+                    settled_bytes += sig.len;
+                }
+                live.push(Live {
+                    meta,
+                    sig,
+                    lengths: stats.lengths,
+                    source: Source::Fresh,
+                });
+            }
+        });
         if let Err(e) = walked {
             return Ok(Err(e));
         }

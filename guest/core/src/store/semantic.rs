@@ -536,90 +536,86 @@ impl Memory {
         let mut next_files = HashMap::new();
         let mut budget = reach.bytes;
         let old = std::mem::take(&mut cache.files);
-        let _ = self.each_search_dir(
-            super::Coverage::Ranked,
-            &mut listings,
-            &mut |dir, handle, names| {
-                let at = self.search_dir(dir);
-                for name in names {
-                    let Ok(Some(sig)) = handle.file_sig(&name) else {
-                        continue;
-                    };
-                    let name_len = name.len();
-                    let meta = at.file(name);
-                    let recorded = old.get(&meta.path);
-                    let file = s.files.len();
-                    let known = recorded.filter(|f| f.sig == sig);
-                    let chunks = match known {
-                        Some(f) => {
-                            for (k, _) in &f.chunks {
-                                if !cache.has(k) && queued.insert(*k) {
-                                    s.pending.push((*k, file));
+        let _ = self.each_ranked_dir(&mut listings, &mut |dir, handle, names| {
+            let at = self.search_dir(dir);
+            for name in names {
+                let Ok(Some(sig)) = handle.file_sig(&name) else {
+                    continue;
+                };
+                let name_len = name.len();
+                let meta = at.file(name);
+                let recorded = old.get(&meta.path);
+                let file = s.files.len();
+                let known = recorded.filter(|f| f.sig == sig);
+                let chunks = match known {
+                    Some(f) => {
+                        for (k, _) in &f.chunks {
+                            if !cache.has(k) && queued.insert(*k) {
+                                s.pending.push((*k, file));
+                            }
+                        }
+                        f.chunks.clone()
+                    }
+                    None => {
+                        let always = reach.always.contains(&meta.path);
+                        // The first file is read whatever its size, so
+                        // that every search's survey moves on.
+                        let first = budget == reach.bytes && budget > 0;
+                        if !always && sig.len > budget && !first {
+                            s.unread += sig.len;
+                            if let Some(f) = recorded {
+                                next_files.insert(meta.path.clone(), f.clone());
+                            }
+                            continue;
+                        }
+                        if !always {
+                            budget = budget.saturating_sub(sig.len);
+                        }
+                        let name = &meta.path[meta.path.len() - name_len..];
+                        let Ok(text) = handle.read_known(name, sig.len, MAX_SEARCH_FILE_BYTES)
+                        else {
+                            continue;
+                        };
+                        let pieces = semantic::chunks(e, &meta.stem, &text);
+                        let mut chunks = Vec::with_capacity(pieces.len());
+                        for p in pieces {
+                            if !cache.has(&p.key) && queued.insert(p.key) {
+                                s.pending.push((p.key, file));
+                                if s.texts.len() < keep {
+                                    s.texts.insert(p.key, p.text);
                                 }
                             }
-                            f.chunks.clone()
+                            chunks.push((p.key, p.line));
                         }
-                        None => {
-                            let always = reach.always.contains(&meta.path);
-                            // The first file is read whatever its size, so
-                            // that every search's survey moves on.
-                            let first = budget == reach.bytes && budget > 0;
-                            if !always && sig.len > budget && !first {
-                                s.unread += sig.len;
-                                if let Some(f) = recorded {
-                                    next_files.insert(meta.path.clone(), f.clone());
-                                }
-                                continue;
-                            }
-                            if !always {
-                                budget = budget.saturating_sub(sig.len);
-                            }
-                            let name = &meta.path[meta.path.len() - name_len..];
-                            let Ok(text) = handle.read_known(name, sig.len, MAX_SEARCH_FILE_BYTES)
-                            else {
-                                continue;
-                            };
-                            let pieces = semantic::chunks(e, &meta.stem, &text);
-                            let mut chunks = Vec::with_capacity(pieces.len());
-                            for p in pieces {
-                                if !cache.has(&p.key) && queued.insert(p.key) {
-                                    s.pending.push((p.key, file));
-                                    if s.texts.len() < keep {
-                                        s.texts.insert(p.key, p.text);
-                                    }
-                                }
-                                chunks.push((p.key, p.line));
-                            }
-                            chunks
-                        }
-                    };
-                    s.bytes += sig.len.min(MAX_SEARCH_FILE_BYTES);
-                    // A file changed within the clock's resolution of now may
-                    // change again unseen at the same signature: it is recorded
-                    // under a size no file has, so it is read again next time
-                    // while its chunks' vectors are kept.
-                    let sig = match sig.mtime_ns < started.saturating_sub(RACY_NS) {
-                        true => {
-                            s.settled |= known.is_none();
-                            sig
-                        }
-                        false => fsio::Sig {
-                            len: u64::MAX,
-                            mtime_ns: sig.mtime_ns,
-                        },
-                    };
-                    next_files.insert(
-                        meta.path.clone(),
-                        FileChunks {
-                            sig,
-                            chunks: chunks.clone(),
-                        },
-                    );
-                    s.total += chunks.len();
-                    s.files.push((meta, chunks));
-                }
-            },
-        );
+                        chunks
+                    }
+                };
+                s.bytes += sig.len.min(MAX_SEARCH_FILE_BYTES);
+                // A file changed within the clock's resolution of now may
+                // change again unseen at the same signature: it is recorded
+                // under a size no file has, so it is read again next time
+                // while its chunks' vectors are kept.
+                let sig = match sig.mtime_ns < started.saturating_sub(RACY_NS) {
+                    true => {
+                        s.settled |= known.is_none();
+                        sig
+                    }
+                    false => fsio::Sig {
+                        len: u64::MAX,
+                        mtime_ns: sig.mtime_ns,
+                    },
+                };
+                next_files.insert(
+                    meta.path.clone(),
+                    FileChunks {
+                        sig,
+                        chunks: chunks.clone(),
+                    },
+                );
+                s.total += chunks.len();
+                s.files.push((meta, chunks));
+            }
+        });
         cache.files = old;
         cache.set_files(next_files);
         s
