@@ -718,15 +718,13 @@ fn run(mut cli: Cli) -> Result<()> {
                 .unwrap_or_else(|| OpenOptions::team_dir_of(&project))
                 .join("snapshot")
                 .is_dir();
-            if new_root
-                && let Some(done) = verbs::missing_root(&command, &choice, &project, snapshot)
-            {
+            if new_root && let Some(done) = verbs::missing_root(&command, &choice, snapshot) {
                 return done;
             }
-            // An import's dry run on a missing root is checked against an
-            // empty stand-in, which is what the root would start as.
+            // Status and an import's dry run on a missing root see an empty
+            // stand-in, which is what the root would start as.
             let stand_in = match command {
-                Command::Import { dry_run: true, .. } if new_root => {
+                Command::Status | Command::Import { dry_run: true, .. } if new_root => {
                     eprintln!("{}", verbs::no_root_text(&choice.root));
                     Some(
                         tempfile::tempdir()

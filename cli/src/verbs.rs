@@ -61,12 +61,11 @@ pub(crate) fn refuse_over_cap(memory: &mut Memory, content: &str) -> Result<()> 
 /// and silently for a hook, where a new user's first session is no error.
 /// A command that would change what is not there (`undo`, `restore`,
 /// `rename`) fails. `context` and the session-start hook of a project with
-/// a team snapshot go on: they start from it. So does an import's dry run,
-/// which the caller checks against an empty stand-in root.
+/// a team snapshot go on: they start from it. So do `status` and an
+/// import's dry run, which the caller runs on an empty stand-in root.
 pub(crate) fn missing_root(
     command: &Command,
     choice: &RootChoice,
-    project: &Path,
     snapshot: bool,
 ) -> Option<Result<()>> {
     let root = &choice.root;
@@ -75,17 +74,8 @@ pub(crate) fn missing_root(
         Command::Hook { event, .. } => {
             (*event == crate::hook::Event::SessionStart).then_some(Ok(()))
         }
-        Command::Status => {
-            let mut out = crate::status_head(choice, project);
-            out.push_str(&format!(
-                "files:    none: {}
-",
-                no_root_text(root)
-            ));
-            Some(crate::print_text(&out))
-        }
-        // A dry run of an import is checked against an empty stand-in.
-        Command::Import { .. } => None,
+        // Status, and a dry run of an import, see an empty stand-in.
+        Command::Status | Command::Import { .. } => None,
         Command::Context
         | Command::Search { .. }
         | Command::Read { .. }
