@@ -71,7 +71,8 @@ struct Corpus {
     size: Size,
     root: PathBuf,
     manifest: Manifest,
-    /// Bytes in the files search reads (all but the scratchpad).
+    /// Bytes in the files literal search reads (all but the scratchpad,
+    /// which ranked search reads too).
     searched_bytes: u64,
     /// How it was obtained, for the corpus table.
     origin: String,
@@ -1076,7 +1077,7 @@ fn measure_peak_memory(
 /// One size's search times, for the scaling table.
 struct Scale {
     size: Size,
-    /// Files searched (all but the scratchpad).
+    /// Files literal search reads (all but the scratchpad).
     files: usize,
     /// Bytes searched.
     bytes: u64,

@@ -239,7 +239,7 @@ enum Command {
         #[command(subcommand)]
         action: model::Action,
     },
-    /// Search MEMORY.md, the project's notes and daily logs
+    /// Search MEMORY.md, the project's notes, scratchpad and daily logs
     Search {
         /// Keywords, matched case-insensitively
         #[arg(required = true, value_name = "QUERY")]
@@ -449,9 +449,12 @@ enum Command {
     /// Bring memory in from another system, adding nothing twice
     ///
     /// Every file goes through the same name rules, secret guard and history as a write
-    /// (history operation `import`). Hidden files, links, FIFOs and devices, files over the
-    /// write cap and files that are not UTF-8 are reported and skipped. Without --project,
-    /// codescout and agents-md import into the project that holds the source.
+    /// (history operation `import`), and the whole import is one change: `agent-memory
+    /// undo` takes it all back. Hidden files, links, FIFOs, devices and files that are not
+    /// Markdown are reported and skipped; a memory file that is refused (not UTF-8, over
+    /// the write cap, a bad name or date, a secret) refuses the whole import, naming each,
+    /// and nothing is written. Without --project, codescout and agents-md import into the
+    /// project that holds the source, claude-code into the current directory's.
     Import {
         /// Print what would be imported, and what refused; write nothing
         /// (before or after the source kind)
@@ -476,12 +479,17 @@ enum Command {
 
 #[derive(Debug, Subcommand)]
 enum ImportFrom {
-    /// Claude Code's memory directory (~/.claude/projects/<project>/memory): MEMORY.md
-    /// to MEMORY.md (new lines only), each topic file to a note of its name,
-    /// logs/YYYY/MM/YYYY-MM-DD.md to that day's log
+    /// One project's Claude Code memory (~/.claude/projects/<project>/memory) into
+    /// this project: MEMORY.md to the note memory-index (beside the topic notes it
+    /// links to), each topic file to a note of its name, logs/YYYY/MM/YYYY-MM-DD.md
+    /// to that day's log
     ClaudeCode {
         /// The memory directory
         dir: PathBuf,
+        /// Merge MEMORY.md into the global MEMORY.md instead (new lines only),
+        /// which every project's context shows
+        #[arg(long)]
+        global: bool,
     },
     /// codescout's memories: .codescout/memories (shared) to team scope,
     /// .codescout/private-memories to personal notes; topic paths kept
@@ -713,18 +721,25 @@ fn run(mut cli: Cli) -> Result<()> {
                 .unwrap_or_else(|| OpenOptions::team_dir_of(&project))
                 .join("snapshot")
                 .is_dir();
-            if new_root {
-                match command {
-                    Command::Context if snapshot => {}
-                    Command::Context
-                    | Command::Search { .. }
-                    | Command::Read { .. }
-                    | Command::List
-                    | Command::History { .. } => return verbs::no_root(&choice.root),
-                    _ => {}
-                }
+            if new_root && let Some(done) = verbs::missing_root(&command, &choice, snapshot) {
+                return done;
             }
-            let mut options = OpenOptions::new(&choice.root, &project)
+            // Status and an import's dry run on a missing root see an empty
+            // stand-in, which is what the root would start as.
+            let stand_in = match command {
+                Command::Status | Command::Import { dry_run: true, .. } if new_root => {
+                    eprintln!("{}", verbs::no_root_text(&choice.root));
+                    Some(
+                        tempfile::tempdir()
+                            .context("cannot make a stand-in root for the dry run")?,
+                    )
+                }
+                _ => None,
+            };
+            let store_root = stand_in
+                .as_ref()
+                .map_or(choice.root.as_path(), |d| d.path());
+            let mut options = OpenOptions::new(store_root, &project)
                 .inherit_stderr(true)
                 .secret_policy(cli.secrets);
             if let Some(now) = now {
@@ -943,7 +958,7 @@ fn import(
 ) -> Result<()> {
     let max = u64::from(memory.limits()?.max_write_bytes);
     let (format, path) = match from {
-        ImportFrom::ClaudeCode { dir } => (travel::Format::ClaudeCode, dir),
+        ImportFrom::ClaudeCode { dir, global } => (travel::Format::ClaudeCode { global }, dir),
         ImportFrom::Codescout { project_dir } => (travel::Format::Codescout, project_dir),
         ImportFrom::AgentsMd { file } => (travel::Format::AgentsMd, file),
     };

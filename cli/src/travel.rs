@@ -3,22 +3,22 @@
 //! The command reads the other system's files here, carefully (no symlink is
 //! followed, nothing but regular files is opened, nothing larger than the
 //! write cap is read, non-UTF-8 is refused), maps each to a file of the
-//! store, and hands the text to the component's `import-file`, which applies
-//! the name rules, the secret guard and history. Nothing here writes to the
-//! store directly.
+//! store, and hands them all to the component's `import-files`, which applies
+//! the name rules, the secret guard and history, as one change. Nothing here
+//! writes to the store directly.
 
 use std::fs;
-use std::io::{self, IsTerminal, Read, Write};
+use std::io::{self, Read, Write};
 use std::path::{Component, Path, PathBuf};
 
-use agent_memory::{Error, ImportOutcome, Memory, ReadSource, WriteTarget, os_cause};
+use agent_memory::{Error, ImportItem, ImportOutcome, Memory, ReadSource, WriteTarget, os_cause};
 use anyhow::{Context as _, Result, bail};
 
 /// Deepest folder nesting an import walks into.
 const MAX_DEPTH: usize = 8;
 /// Most entries an import looks at; the rest are reported as not read.
 const MAX_ENTRIES: usize = 10_000;
-/// An import of more files than this prints progress on stderr.
+/// An import of more files than this says on stderr how many it read.
 const PROGRESS_FROM: usize = 20;
 
 /// Which store a planned file goes to.
@@ -37,6 +37,9 @@ pub struct Dest {
     target: WriteTarget,
     /// The note name or the daily log's date.
     name: Option<String>,
+    /// A list of one-line entries (a project's index note), merged line by
+    /// line.
+    index: bool,
 }
 
 impl Dest {
@@ -45,6 +48,7 @@ impl Dest {
             scope: Scope::Personal,
             target,
             name,
+            index: false,
         }
     }
 
@@ -63,20 +67,31 @@ impl Dest {
     }
 }
 
-/// One source file of an import: where it goes and its text, or why it is
-/// skipped.
+/// One source file of an import: where it goes and its text, or why it
+/// cannot be read (which refuses the import), or why it is no memory at
+/// all (skipped).
 #[derive(Debug)]
 pub struct Entry {
     /// The file, relative to what was named on the command line.
     source: String,
-    plan: Result<(Dest, String), String>,
+    plan: Result<(Dest, Result<String, String>), String>,
 }
+
+/// The note a Claude Code `MEMORY.md` becomes in the project's scope: an
+/// index beside the topic notes it links to, so its relative links
+/// (`[Deploys](deploys.md)`) resolve to them.
+pub const PROJECT_INDEX_NOTE: &str = "memory-index";
 
 /// Which format an import reads.
 #[derive(Debug, Clone, Copy)]
 pub enum Format {
-    /// Claude Code's memory directory.
-    ClaudeCode,
+    /// Claude Code's memory directory, one project's: its index to the
+    /// project's note [`PROJECT_INDEX_NOTE`], or with `global` to the
+    /// global `MEMORY.md`.
+    ClaudeCode {
+        /// Merge `MEMORY.md` into the global `MEMORY.md`.
+        global: bool,
+    },
     /// A project using codescout (`.codescout/memories`, `private-memories`).
     Codescout,
     /// One `AGENTS.md` / `CLAUDE.md` file.
@@ -86,10 +101,17 @@ pub enum Format {
 /// Reads `path` in `format` into a plan; the write cap bounds each file.
 pub fn plan(format: Format, path: &Path, max_bytes: u64) -> Result<Vec<Entry>> {
     match format {
-        Format::ClaudeCode => {
+        Format::ClaudeCode { global } => {
             let dir = source_dir(path)?;
             let mut entries = Vec::new();
-            walk(&dir, &dir, 0, max_bytes, &mut entries, &claude_code_dest);
+            let map = move |rel: &str| claude_code_dest(rel, global);
+            walk(&dir, &dir, 0, max_bytes, &mut entries, &map);
+            if entries.iter().all(|e| e.plan.is_err()) {
+                bail!(
+                    "`{}` holds no Claude Code memory (no MEMORY.md, no topic .md file); nothing was imported. Name a project's memory directory, ~/.claude/projects/<project>/memory",
+                    path.display()
+                );
+            }
             Ok(entries)
         }
         Format::Codescout => {
@@ -136,8 +158,10 @@ pub fn plan(format: Format, path: &Path, max_bytes: u64) -> Result<Vec<Entry>> {
             let name = stem.replace('.', "-");
             // The user named this file: a link to it is followed, but it
             // must still be a small regular UTF-8 file.
-            let plan = read_text(path, true, max_bytes)
-                .map(|text| (Dest::personal(WriteTarget::Note, Some(name)), text));
+            let plan = Ok((
+                Dest::personal(WriteTarget::Note, Some(name)),
+                read_text(path, true, max_bytes),
+            ));
             Ok(vec![Entry {
                 source: file_name,
                 plan,
@@ -155,13 +179,20 @@ fn source_dir(path: &Path) -> Result<PathBuf> {
     Ok(dir)
 }
 
-/// Claude Code's layout: `MEMORY.md` is the index, `logs/YYYY/MM/YYYY-MM-DD.md`
-/// are daily logs, every other `.md` file is a topic file (a note named by
-/// its path without `.md`). `SCRATCHPAD.md` is what `export` writes for the
-/// scratchpad, and comes back to it.
-fn claude_code_dest(rel: &str) -> Result<Dest, String> {
+/// Claude Code's layout: `MEMORY.md` is the index (of one project: the note
+/// [`PROJECT_INDEX_NOTE`], or with `global` the global `MEMORY.md`),
+/// `logs/YYYY/MM/YYYY-MM-DD.md` are daily logs, every other `.md` file is a
+/// topic file (a note named by its path without `.md`). `SCRATCHPAD.md` is
+/// what `export` writes for the scratchpad, and comes back to it.
+fn claude_code_dest(rel: &str, global: bool) -> Result<Dest, String> {
     if rel == "MEMORY.md" {
-        return Ok(Dest::personal(WriteTarget::LongTerm, None));
+        return Ok(match global {
+            true => Dest::personal(WriteTarget::LongTerm, None),
+            false => Dest {
+                index: true,
+                ..Dest::personal(WriteTarget::Note, Some(PROJECT_INDEX_NOTE.to_string()))
+            },
+        });
     }
     if rel == "SCRATCHPAD.md" {
         return Ok(Dest::personal(WriteTarget::Scratchpad, None));
@@ -196,6 +227,7 @@ fn note_dest(rel: &str, scope: Scope) -> Result<Dest, String> {
             scope,
             target: WriteTarget::Note,
             name: Some(name.to_string()),
+            index: false,
         }),
         None => Err("not a Markdown (.md) file; not imported".into()),
     }
@@ -276,8 +308,7 @@ fn walk(
                 "not a regular file (a FIFO, socket or device); not read",
             ));
         } else {
-            let plan = map(&source)
-                .and_then(|dest| read_text(&path, false, max_bytes).map(|text| (dest, text)));
+            let plan = map(&source).map(|dest| (dest, read_text(&path, false, max_bytes)));
             entries.push(Entry { source, plan });
         }
     }
@@ -330,8 +361,11 @@ fn read_text(path: &Path, follow: bool, max_bytes: u64) -> Result<String, String
 }
 
 /// Runs (or, with `dry_run`, checks) a plan through the component and prints
-/// one line per file and a summary. `team` imports into the team store; it
-/// is `None` when the project has no team directory.
+/// one line per file and a summary. The files of each store are one change
+/// (`import-files`), so one `undo` takes the import back; every file is
+/// checked first, and any that cannot be read or is refused refuses the
+/// whole import, naming each, with nothing written. `team` imports into the
+/// team store; it is `None` when the project has no team directory.
 pub fn run(
     memory: &mut Memory,
     team: Option<&mut Memory>,
@@ -339,77 +373,127 @@ pub fn run(
     dry_run: bool,
 ) -> Result<()> {
     let mut team = team;
-    let total = entries.len();
-    let progress = total >= PROGRESS_FROM;
-    let tty = io::stderr().is_terminal();
-    let mut out = io::stdout().lock();
-    let mut counts = [0usize; 4]; // created, appended, unchanged, skipped
     let width = entries.iter().map(|e| e.source.len()).max().unwrap_or(0);
-    for (i, entry) in entries.into_iter().enumerate() {
-        let line = match entry.plan {
-            Err(why) => {
-                counts[3] += 1;
-                format!("skip       {:<width$}  {why}", entry.source)
+    let mut skipped = Vec::new();
+    let mut unreadable = Vec::new();
+    // Personal, then team: the files, where they go, and their lines.
+    let mut stores: [Vec<(ImportItem, Dest)>; 2] = [Vec::new(), Vec::new()];
+    for entry in entries {
+        match entry.plan {
+            Err(why) => skipped.push(format!("skip       {:<width$}  {why}", entry.source)),
+            Ok((dest, Err(why))) => {
+                unreadable.push(format!("`{}` (-> {}): {why}", entry.source, dest.describe()));
             }
-            Ok((dest, text)) => {
-                let target = match dest.scope {
-                    Scope::Personal => Some(&mut *memory),
-                    Scope::Team => team.as_deref_mut(),
+            Ok((dest, Ok(_))) if dest.scope == Scope::Team && team.is_none() => skipped.push(
+                format!(
+                    "skip       {:<width$}  -> {}: no team directory (<project>/.agent-memory); not imported",
+                    entry.source,
+                    dest.describe()
+                ),
+            ),
+            Ok((dest, Ok(text))) => {
+                let item = ImportItem {
+                    target: dest.target,
+                    name: dest.name.clone(),
+                    content: text,
+                    source: entry.source,
+                    by_line: dest.index,
                 };
-                let outcome = match target {
-                    None => {
-                        Err("no team directory (<project>/.agent-memory); not imported".to_string())
-                    }
-                    Some(m) => m
-                        .import_file(dest.target, dest.name.as_deref(), &text, dry_run)
-                        .map_err(|e| describe(&e)),
-                };
-                match outcome {
-                    Ok(receipt) => {
-                        let (word, slot) = match receipt.outcome {
-                            ImportOutcome::Created => ("create", 0),
-                            ImportOutcome::Appended => ("append", 1),
-                            ImportOutcome::Unchanged => ("unchanged", 2),
-                        };
-                        counts[slot] += 1;
-                        let mut line = format!(
-                            "{word:<9}  {:<width$}  -> {} ({})",
-                            entry.source,
-                            dest.describe(),
-                            receipt.path
-                        );
-                        for warning in &receipt.warnings {
-                            line.push_str(&format!("\n           {warning}"));
-                        }
-                        line
-                    }
-                    Err(why) => {
-                        counts[3] += 1;
-                        format!(
-                            "skip       {:<width$}  -> {}: {why}",
-                            entry.source,
-                            dest.describe()
-                        )
-                    }
-                }
+                stores[usize::from(dest.scope == Scope::Team)].push((item, dest));
             }
-        };
-        writeln!(out, "{line}")?;
-        if progress && ((i + 1) % 10 == 0 || i + 1 == total) {
-            let end = if tty && i + 1 < total { "\r" } else { "\n" };
-            eprint!("import: {}/{total} files{end}", i + 1);
         }
     }
-    let [created, appended, unchanged, skipped] = counts;
+    let total: usize = stores.iter().map(Vec::len).sum();
+    if total >= PROGRESS_FROM && !dry_run {
+        eprintln!("import: {total} files read; importing them as one change");
+    }
+    // Check every file of both stores before writing to either.
+    let mut refusals = unreadable;
+    for (i, files) in stores.iter().enumerate() {
+        if files.is_empty() {
+            continue;
+        }
+        let items: Vec<ImportItem> = files.iter().map(|(item, _)| item.clone()).collect();
+        let store = if i == 0 {
+            Some(&mut *memory)
+        } else {
+            team.as_deref_mut()
+        };
+        if let Some(store) = store
+            && let Err(e) = store.import_files(&items, true)
+        {
+            refusals.push(describe(&e));
+        }
+    }
+    let mut out = io::stdout().lock();
+    for line in &skipped {
+        writeln!(out, "{line}")?;
+    }
+    out.flush()?;
+    if !refusals.is_empty() {
+        bail!(
+            "the import is refused and nothing was imported; fix these files in the source (or leave them out) and import again:\n  {}",
+            refusals.join("\n  ")
+        );
+    }
+    let mut counts = [0usize; 3]; // created, appended, unchanged
+    let mut changed = [false; 2];
+    for (i, files) in stores.iter().enumerate() {
+        if files.is_empty() {
+            continue;
+        }
+        let items: Vec<ImportItem> = files.iter().map(|(item, _)| item.clone()).collect();
+        let store = if i == 0 {
+            Some(&mut *memory)
+        } else {
+            team.as_deref_mut()
+        };
+        let Some(store) = store else { continue };
+        let receipt = store.import_files(&items, dry_run)?;
+        for ((item, dest), file) in files.iter().zip(&receipt.files) {
+            let (word, slot) = match file.outcome {
+                ImportOutcome::Created => ("create", 0),
+                ImportOutcome::Appended => ("append", 1),
+                ImportOutcome::Unchanged => ("unchanged", 2),
+            };
+            counts[slot] += 1;
+            changed[i] |= slot < 2;
+            let mut line = format!(
+                "{word:<9}  {:<width$}  -> {} ({})",
+                item.source,
+                dest.describe(),
+                file.path
+            );
+            for warning in &file.warnings {
+                line.push_str(&format!("\n           {warning}"));
+            }
+            writeln!(out, "{line}")?;
+        }
+        for warning in &receipt.warnings {
+            writeln!(out, "warning: {warning}")?;
+        }
+    }
+    let [created, appended, unchanged] = counts;
+    let skipped = skipped.len();
     if dry_run {
         writeln!(
             out,
             "Dry run: would create {created}, append to {appended}; {unchanged} unchanged, {skipped} skipped. Nothing was written."
         )?;
     } else {
+        let undo = match changed {
+            [false, false] => "Nothing new: memory already holds all of it.",
+            [true, false] => "One change: `agent-memory undo` takes it all back.",
+            [false, true] => {
+                "One change, in the team store: `agent-memory --scope team undo` takes it all back."
+            }
+            [true, true] => {
+                "Two changes: `agent-memory undo` takes back the personal notes, `agent-memory --scope team undo` the team's."
+            }
+        };
         writeln!(
             out,
-            "Imported: {created} created, {appended} appended; {unchanged} unchanged, {skipped} skipped."
+            "Imported: {created} created, {appended} appended; {unchanged} unchanged, {skipped} skipped. {undo}"
         )?;
     }
     out.flush()?;

@@ -1,12 +1,15 @@
 //! What the command line adds to the typed methods for a person: one
 //! spelling of each word (both `long_term` and `long-term` accepted), and
-//! the refusal of a write over the cap unless `--truncate` asks for a cut.
+//! the refusal of a write over the cap unless `--truncate` asks for a cut,
+//! and a root that does not exist left uncreated by what only reads.
 
 use std::path::Path;
 
-use agent_memory::Memory;
+use agent_memory::{Memory, RootChoice};
 use anyhow::{Result, bail};
 use clap::ValueEnum;
+
+use crate::Command;
 
 /// What `read` reads: a file, or `list` for all of them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -51,15 +54,57 @@ pub(crate) fn refuse_over_cap(memory: &mut Memory, content: &str) -> Result<()> 
     Ok(())
 }
 
-/// What a read-only command says on a root that does not exist: nothing is
-/// created, and the first write will create it. On standard error, so that
-/// `context` still prints no block.
-pub(crate) fn no_root(root: &Path) -> Result<()> {
-    eprintln!(
-        "no memory at {}: the root does not exist, so there is nothing to show and nothing was created; check --root (or AGENT_MEMORY_DIR), or write something to create it",
+/// What a command does on a root that does not exist, before anything
+/// opens it (opening makes the root): `None` for a command that writes,
+/// which goes on and creates it. A read-only command creates nothing and
+/// says so: on standard error, so that `context` still prints no block,
+/// and silently for a hook, where a new user's first session is no error.
+/// A command that would change what is not there (`undo`, `restore`,
+/// `rename`) fails. `context` and the session-start hook of a project with
+/// a team snapshot go on: they start from it. So do `status` and an
+/// import's dry run, which the caller runs on an empty stand-in root.
+pub(crate) fn missing_root(
+    command: &Command,
+    choice: &RootChoice,
+    snapshot: bool,
+) -> Option<Result<()>> {
+    let root = &choice.root;
+    match command {
+        Command::Context | Command::Hook { .. } if snapshot => None,
+        Command::Hook { event, .. } => {
+            (*event == crate::hook::Event::SessionStart).then_some(Ok(()))
+        }
+        // Status, and a dry run of an import, see an empty stand-in.
+        Command::Status | Command::Import { .. } => None,
+        Command::Context
+        | Command::Search { .. }
+        | Command::Read { .. }
+        | Command::List
+        | Command::History { .. }
+        | Command::Export { .. }
+        | Command::Scan { .. }
+        | Command::Review { .. }
+        | Command::Dream
+        | Command::Index { .. }
+        | Command::Delete { .. }
+        | Command::Clear { .. } => {
+            eprintln!("{}", no_root_text(root));
+            Some(Ok(()))
+        }
+        Command::Undo | Command::Restore { .. } | Command::Rename { .. } => {
+            Some(Err(anyhow::anyhow!("{}", no_root_text(root))))
+        }
+        _ => None,
+    }
+}
+
+/// The sentence for a root that does not exist: nothing is there, nothing
+/// was made, and the command that makes it.
+pub(crate) fn no_root_text(root: &Path) -> String {
+    format!(
+        "no memory at {}: the root does not exist, and nothing was created. Check --root (or AGENT_MEMORY_DIR) for a typo; the first write creates the root, e.g. `agent-memory write long_term \"- a first fact\"`",
         root.display()
-    );
-    Ok(())
+    )
 }
 
 /// Say that a command created the memory root (it did not exist before).

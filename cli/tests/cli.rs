@@ -211,6 +211,8 @@ fn invalid_now_is_a_usage_error() {
 #[test]
 fn now_from_the_environment_pins_the_date() {
     let cli = Cli::new();
+    // An existing (empty) root: status on a missing one opens nothing.
+    fs::create_dir_all(cli.root()).unwrap();
     let output = run(
         cli.bare()
             .arg("--root")
@@ -416,6 +418,7 @@ fn root_defaults_to_agent_memory_dir() {
 #[test]
 fn project_defaults_to_the_git_root_of_the_current_directory() {
     let cli = Cli::new();
+    fs::create_dir_all(cli.root()).unwrap();
     let repo = cli.temp.path().join("shop");
     fs::create_dir_all(repo.join(".git")).unwrap();
     fs::create_dir_all(repo.join("src/deep")).unwrap();
@@ -559,6 +562,7 @@ fn history_and_undo_bring_back_what_a_change_replaced() {
 #[test]
 fn scan_reports_stored_secrets_masked_and_exits_1() {
     let cli = Cli::new();
+    fs::create_dir_all(cli.root()).unwrap();
     assert_eq!(cli.ok(&["scan"]), "No secrets found.\n");
     let token = "ghp_Q3vN8xT2mL5pR9wK4yH7jD1sF6gB0cZ8aE3u";
     cli.ok(&[

@@ -309,22 +309,72 @@ fn a_write_over_the_cap_is_refused_unless_truncate_is_given() {
 #[test]
 fn read_only_commands_on_a_missing_root_create_nothing_and_say_so() {
     let cli = Cli::new();
-    for args in [
-        &["context"][..],
+    let exports = cli.temp.path().join("exported");
+    let source = cli.temp.path().join("claude-memory");
+    fs::create_dir(&source).unwrap();
+    fs::write(source.join("MEMORY.md"), "- imported\n").unwrap();
+    let session_start = serde_json::json!({
+        "session_id": "abc123",
+        "cwd": cli.temp.path(),
+        "hook_event_name": "SessionStart",
+        "source": "startup",
+    })
+    .to_string();
+    // Every command that only reads, and those that would change what a
+    // missing root cannot hold.
+    let reads: &[&[&str]] = &[
+        &["status"],
+        &["context"],
         &["search", "login"],
+        &["search", "--mode", "literal", "login"],
         &["read", "long_term"],
+        &["read", "list"],
         &["list"],
         &["history"],
-    ] {
+        &["export", "claude-code", exports.to_str().unwrap()],
+        &["scan"],
+        &["scan", "--purge"],
+        &["review"],
+        &["dream"],
+        &["index"],
+        &[
+            "import",
+            "--dry-run",
+            "claude-code",
+            source.to_str().unwrap(),
+        ],
+        &["delete", "deploy"],
+        &["clear", "all", "--yes"],
+    ];
+    for args in reads {
         let output = cli.run(args);
         assert_success(&output, args);
         assert!(!cli.root().exists(), "{args:?} created the root");
         assert!(
-            said(&output).contains("does not exist"),
+            said(&output).contains("the root does not exist, and nothing was created"),
             "{args:?} did not say so: {}",
             said(&output)
         );
+        assert!(
+            said(&output).contains("agent-memory write long_term"),
+            "{args:?} named no command that creates it: {}",
+            said(&output)
+        );
     }
+    assert!(!exports.exists(), "export made its folder");
+    for args in [&["undo"][..], &["restore", "v1"], &["rename", "a", "b"]] {
+        let refused = cli.fails(args);
+        assert!(!cli.root().exists(), "{args:?} created the root");
+        assert!(
+            refused.contains("the root does not exist, and nothing was created"),
+            "{args:?}: {refused}"
+        );
+    }
+    // An agent's session starts quietly: no block, no message, no root.
+    let hook = cli.run_with_stdin(&["hook", "claude-code", "session-start"], &session_start);
+    assert_success(&hook, &["hook"]);
+    assert_eq!(said(&hook), "");
+    assert!(!cli.root().exists(), "the hook created the root");
     assert_eq!(
         stdout(&cli.run(&["context"])),
         "",
@@ -435,4 +485,25 @@ fn docs_cli_md_lists_every_subcommand_of_help_and_no_other() {
             "docs/cli.md documents `{name}`, which --help does not list"
         );
     }
+}
+
+#[test]
+fn search_finds_what_the_scratchpad_holds() {
+    let cli = Cli::new();
+    cli.ok(&["write", "scratchpad", "- [ ] Fix flaky login test"]);
+    cli.ok(&["write", "note", "--name", "deploy", "staging first"]);
+    let found = cli.ok(&["search", "login"]);
+    assert!(
+        found.contains("/SCRATCHPAD.md  [matched: login]\n- [ ] Fix flaky login test"),
+        "{found}"
+    );
+    assert!(
+        found.starts_with("Searched 1 term: login(1) across 1 file."),
+        "{found}"
+    );
+    let tool = cli.ok(&["call", "memory_search", r#"{"query":"login"}"#]);
+    assert!(
+        tool.contains("/SCRATCHPAD.md  [matched: login]\n- [ ] Fix flaky login test"),
+        "{tool}"
+    );
 }

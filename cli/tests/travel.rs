@@ -221,8 +221,8 @@ fn status_names_the_rule_that_chose_the_root() {
         "{out}"
     );
     assert!(
-        env.path("flag-root").is_dir(),
-        "a relative --root is taken from the current directory"
+        !env.path("flag-root").exists(),
+        "status reads: it creates no root"
     );
 }
 
@@ -420,7 +420,11 @@ fn claude_code_import_plans_imports_and_adds_nothing_twice() {
         ),
         "{plan}"
     );
-    assert!(line_of(&plan, "MEMORY.md").starts_with("create"), "{plan}");
+    let index = line_of(&plan, "MEMORY.md");
+    assert!(
+        index.starts_with("create") && index.contains("-> note memory-index"),
+        "{plan}"
+    );
     assert!(
         line_of(&plan, "logs/2026/05/2026-05-28.md").contains("-> daily 2026-05-28"),
         "{plan}"
@@ -445,7 +449,9 @@ fn claude_code_import_plans_imports_and_adds_nothing_twice() {
 
     let out = env.ok(&["import", "claude-code", src_arg]);
     assert!(
-        out.ends_with("Imported: 8 created, 0 appended; 0 unchanged, 0 skipped.\n"),
+        out.ends_with(
+            "Imported: 8 created, 0 appended; 0 unchanged, 0 skipped. One change: `agent-memory undo` takes it all back.\n"
+        ),
         "{out}"
     );
     let files = env.store_files(&env.root());
@@ -456,21 +462,50 @@ fn claude_code_import_plans_imports_and_adds_nothing_twice() {
             "{store}: {files:?}"
         );
     };
-    expect("MEMORY.md", "MEMORY.md");
+    // One project's index lands in that project, beside the notes its
+    // links name, so they resolve; the global MEMORY.md is untouched.
+    expect("notes/memory-index.md", "MEMORY.md");
     expect("notes/feedback_testing.md", "feedback_testing.md");
     expect("notes/user_role.md", "user_role.md");
     expect("daily/2026-05-28.md", "logs/2026/05/2026-05-28.md");
     expect("daily/2026-04-30.md", "logs/2026/04/2026-04-30.md");
     assert_eq!(files.len(), 8);
+    assert!(!env.root().join("MEMORY.md").exists());
+    let notes = env
+        .root()
+        .join("projects")
+        .read_dir()
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path()
+        .join("notes");
+    let index = fs::read_to_string(notes.join("memory-index.md")).unwrap();
+    let links: Vec<&str> = index
+        .split("](")
+        .skip(1)
+        .map(|rest| rest.split(')').next().unwrap())
+        .collect();
+    assert_eq!(links.len(), 4, "{index}");
+    for link in links {
+        assert!(notes.join(link).is_file(), "{link} resolves nowhere");
+    }
+    assert!(
+        !env.ok(&["context"]).contains("[Merge freeze]"),
+        "a project's index is not in every project's context"
+    );
 
     // History records each file as imported.
     let history = env.ok(&["history", "note", "feedback_testing"]);
     assert!(history.contains("  import  did not exist"), "{history}");
 
-    // Again: nothing added.
+    // Again: nothing added, and it says so.
     let again = env.ok(&["import", "claude-code", src_arg]);
     assert!(
-        again.ends_with("Imported: 0 created, 0 appended; 8 unchanged, 0 skipped.\n"),
+        again.ends_with(
+            "Imported: 0 created, 0 appended; 8 unchanged, 0 skipped. Nothing new: memory already holds all of it.\n"
+        ),
         "{again}"
     );
     assert_eq!(env.store_files(&env.root()), files);
@@ -483,18 +518,171 @@ fn claude_code_import_plans_imports_and_adds_nothing_twice() {
     let out = env.ok(&["import", "claude-code", src_arg]);
     assert!(line_of(&out, "MEMORY.md").starts_with("append"), "{out}");
     assert!(line_of(&out, "user_role.md").starts_with("append"), "{out}");
-    let memory = fs::read_to_string(env.root().join("MEMORY.md")).unwrap();
-    assert_eq!(memory, index);
+    // The index merges line by line, as MEMORY.md does.
+    assert_eq!(
+        fs::read_to_string(notes.join("memory-index.md")).unwrap(),
+        index
+    );
     let again = env.ok(&["import", "claude-code", src_arg]);
     assert!(
-        again.ends_with("0 created, 0 appended; 8 unchanged, 0 skipped.\n"),
+        again.contains("0 created, 0 appended; 8 unchanged, 0 skipped."),
         "{again}"
     );
 }
 
+#[test]
+fn claude_code_import_with_global_merges_the_index_into_memory_md() {
+    let env = Env::new();
+    let src = env.fixture("claude-code");
+    env.ok(&["write", "long_term", "- prefers tabs"]);
+    let out = env.ok(&["import", "claude-code", "--global", src.to_str().unwrap()]);
+    let index = line_of(&out, "MEMORY.md");
+    assert!(
+        index.starts_with("append") && index.contains("-> MEMORY.md (MEMORY.md)"),
+        "{out}"
+    );
+    let fixture = fs::read_to_string(src.join("MEMORY.md")).unwrap();
+    assert_eq!(
+        fs::read_to_string(env.root().join("MEMORY.md")).unwrap(),
+        format!("- prefers tabs\n{fixture}")
+    );
+    assert!(
+        env.store_files(&env.root())
+            .iter()
+            .all(|(path, _)| path != "notes/memory-index.md")
+    );
+    assert!(
+        env.ok(&["context"])
+            .contains("[Merge freeze](project_merge_freeze.md)")
+    );
+}
+
+#[test]
+fn one_undo_takes_a_whole_import_back_byte_for_byte() {
+    let env = Env::new();
+    let src = env.fixture("claude-code");
+    env.ok(&["write", "long_term", "- prefers tabs"]);
+    env.ok(&[
+        "write",
+        "note",
+        "--name",
+        "user_role",
+        "Dana, on the data team",
+    ]);
+    let root = env.root();
+    let before = snapshot_tree(&root);
+    for global in [false, true] {
+        let mut args = vec!["import", "claude-code", src.to_str().unwrap()];
+        if global {
+            args.push("--global");
+        }
+        let out = env.ok(&args);
+        let counts = if global {
+            "6 created, 2 appended"
+        } else {
+            "7 created, 1 appended"
+        };
+        assert!(out.contains(counts), "{out}");
+        assert_ne!(snapshot_tree(&root), before);
+        let undone = env.ok(&["undo"]);
+        assert!(undone.contains("8 files"), "{undone}");
+        assert_eq!(
+            snapshot_tree(&root),
+            before,
+            "byte for byte (global: {global})"
+        );
+    }
+}
+
+/// Every file under `root` but the store's hidden ones, with its bytes.
+fn snapshot_tree(root: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut files = Vec::new();
+    collect(root, root, &mut files);
+    files
+        .into_iter()
+        .map(|(path, text)| (path, text.into_bytes()))
+        .collect()
+}
+
+#[test]
+fn a_malformed_source_is_refused_whole_and_changes_nothing() {
+    let env = Env::new();
+    env.ok(&["write", "long_term", "- prefers tabs"]);
+    let root = env.root();
+    let before = snapshot_tree(&root);
+    let history = env.ok(&["history"]);
+
+    // Not a memory directory at all.
+    let empty = env.path("not-memory");
+    fs::create_dir_all(&empty).unwrap();
+    fs::write(empty.join("transcript.jsonl"), "{}").unwrap();
+    let output = run(env
+        .command()
+        .args(["import", "claude-code", empty.to_str().unwrap()]));
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        stderr(&output).contains(
+            "holds no Claude Code memory (no MEMORY.md, no topic .md file); nothing was imported"
+        ),
+        "{}",
+        stderr(&output)
+    );
+
+    // Memory files that cannot be imported: every one named, none written.
+    let src = env.fixture("claude-code");
+    fs::write(src.join("bad-utf8.md"), b"ok \xff\xfe broken").unwrap();
+    fs::write(src.join("huge.md"), "x".repeat(70_000)).unwrap();
+    fs::write(src.join("CON.md"), "device name").unwrap();
+    fs::write(
+        src.join("token.md"),
+        "deploy with ghp_Q3vN8xT2mL5pR9wK4yH7jD1sF6gB0cZ8aE3u",
+    )
+    .unwrap();
+    fs::create_dir_all(src.join("logs/2026/13")).unwrap();
+    fs::write(src.join("logs/2026/13/2026-13-01.md"), "bad month").unwrap();
+    for dry_run in [true, false] {
+        let mut args = vec!["import", "claude-code", src.to_str().unwrap()];
+        if dry_run {
+            args.push("--dry-run");
+        }
+        let output = run(env.command().args(&args));
+        assert_eq!(output.status.code(), Some(1), "{args:?}");
+        let said = stderr(&output);
+        assert!(
+            said.starts_with("error: the import is refused and nothing was imported; fix these files in the source (or leave them out) and import again:\n"),
+            "{said}"
+        );
+        for (file, why) in [
+            (
+                "`bad-utf8.md` (-> note bad-utf8)",
+                "not valid UTF-8 (at byte 3); convert it first",
+            ),
+            (
+                "`huge.md` (-> note huge)",
+                "too large: 70000 bytes, over the 65536-byte write cap",
+            ),
+            (
+                "invalid-name: `CON.md`",
+                "it is a reserved Windows device name",
+            ),
+            ("secret-detected: `token.md`", "github"),
+            ("invalid-date: `logs/2026/13/2026-13-01.md`", "2026-13-01"),
+        ] {
+            let line = said
+                .lines()
+                .find(|l| l.contains(file))
+                .unwrap_or_else(|| panic!("{file} not named: {said}"));
+            assert!(line.contains(why), "{line}");
+        }
+        assert!(!said.contains("ghp_"), "the secret is never echoed: {said}");
+        assert_eq!(snapshot_tree(&root), before, "nothing written");
+        assert_eq!(env.ok(&["history"]), history, "nothing recorded");
+    }
+}
+
 #[cfg(unix)]
 #[test]
-fn hostile_entries_are_reported_and_skipped() {
+fn what_is_not_memory_is_reported_and_skipped() {
     let env = Env::new();
     let src = env.fixture("claude-code");
     let outside = env.path("outside-secret.md");
@@ -510,20 +698,8 @@ fn hostile_entries_are_reported_and_skipped() {
             .success()
     );
     fs::write(src.join(".hidden.md"), "hidden").unwrap();
-    fs::write(src.join("CON.md"), "device name").unwrap();
-    fs::write(src.join("bad-utf8.md"), b"ok \xff\xfe broken").unwrap();
-    fs::write(src.join("huge.md"), "x".repeat(70_000)).unwrap();
     fs::write(src.join("notes.txt"), "not markdown").unwrap();
-    fs::write(
-        src.join("token.md"),
-        "deploy with ghp_Q3vN8xT2mL5pR9wK4yH7jD1sF6gB0cZ8aE3u",
-    )
-    .unwrap();
-    fs::create_dir_all(src.join("logs/2026/13")).unwrap();
-    fs::write(src.join("logs/2026/13/2026-13-01.md"), "bad month").unwrap();
     fs::write(src.join("logs/stray.md"), "stray").unwrap();
-    fs::create_dir_all(src.join("a/b/c/d")).unwrap();
-    fs::write(src.join("a/b/c/d/e.md"), "five deep").unwrap();
 
     let out = env.ok(&["import", "claude-code", src.to_str().unwrap()]);
     let skip = |source: &str, why: &str| {
@@ -540,40 +716,24 @@ fn hostile_entries_are_reported_and_skipped() {
         "not a regular file (a FIFO, socket or device); not read",
     );
     skip(".hidden.md", "a hidden (dot) file or folder; not imported");
-    skip(
-        "CON.md",
-        "invalid-name: invalid note name \"CON\": it is a reserved Windows device name",
-    );
-    skip(
-        "bad-utf8.md",
-        "not valid UTF-8 (at byte 3); convert it first",
-    );
-    skip(
-        "huge.md",
-        "too large: 70000 bytes, over the 65536-byte write cap",
-    );
     skip("notes.txt", "not a Markdown (.md) file; not imported");
-    skip("token.md", "secret-detected:");
-    skip("logs/2026/13/2026-13-01.md", "invalid-date:");
     skip(
         "logs/stray.md",
         "under logs/ but not logs/YYYY/MM/YYYY-MM-DD.md",
     );
-    skip("a/b/c/d/e.md", "invalid-name:");
-    assert!(!out.contains("ghp_"), "the secret is never echoed: {out}");
     assert!(
-        out.ends_with("Imported: 8 created, 0 appended; 0 unchanged, 12 skipped.\n"),
+        out.ends_with("Imported: 8 created, 0 appended; 0 unchanged, 6 skipped. One change: `agent-memory undo` takes it all back.\n"),
         "{out}"
     );
     for (_, text) in env.store_files(&env.root()) {
         assert!(
-            !text.contains("canary") && !text.contains("ghp_") && !text.contains("device name")
+            !text.contains("canary") && !text.contains("not markdown") && !text.contains("stray")
         );
     }
 }
 
 #[test]
-fn a_long_import_shows_progress_on_stderr() {
+fn a_long_import_says_how_many_files_it_read() {
     let env = Env::new();
     let src = env.path("many");
     fs::create_dir_all(&src).unwrap();
@@ -587,7 +747,7 @@ fn a_long_import_shows_progress_on_stderr() {
     assert_eq!(
         stderr(&output),
         format!(
-            "import: 10/25 files\nimport: 20/25 files\nimport: 25/25 files\ncreated a new memory root at {}\n",
+            "import: 25 files read; importing them as one change\ncreated a new memory root at {}\n",
             env.root().display()
         )
     );
@@ -664,7 +824,9 @@ fn agents_md_becomes_a_note_named_after_the_file() {
     assert_eq!(read, text);
     let again = env.ok(&["import", "agents-md", src.to_str().unwrap()]);
     assert!(
-        again.ends_with("0 created, 0 appended; 1 unchanged, 0 skipped.\n"),
+        again.ends_with(
+            "0 created, 0 appended; 1 unchanged, 0 skipped. Nothing new: memory already holds all of it.\n"
+        ),
         "{again}"
     );
 }
@@ -776,9 +938,11 @@ fn export_then_import_keeps_every_file() {
         PROJECT,
         "import",
         "claude-code",
+        "--global",
         out_dir.to_str().unwrap(),
     ]));
     assert_success(&output, &["import"]);
+    // With --global the exported MEMORY.md goes back to the global one.
     assert_eq!(env.store_files(&fresh), before, "byte for byte");
 }
 

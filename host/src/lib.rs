@@ -60,10 +60,10 @@ pub use root::{
 };
 pub use runtime::{CodeOrigin, Runtime};
 pub use types::{
-    Audience, Budget, DeleteReceipt, EditReceipt, FileInfo, ImportOutcome, ImportReceipt, Limits,
-    PurgeReceipt, Reach, ReadSource, RenameReceipt, Scope, SearchHit, SearchMode, SearchResults,
-    SecretPolicy, SnapshotInfo, StoredSecret, TermCount, ToolDefinition, ToolSet, WriteMode,
-    WriteReceipt, WriteTarget,
+    Audience, Budget, DeleteReceipt, EditReceipt, FileInfo, ImportItem, ImportOutcome,
+    ImportReceipt, ImportSetReceipt, Limits, PurgeReceipt, Reach, ReadSource, RenameReceipt, Scope,
+    SearchHit, SearchMode, SearchResults, SecretPolicy, SnapshotInfo, StoredSecret, TermCount,
+    ToolDefinition, ToolSet, WriteMode, WriteReceipt, WriteTarget,
 };
 pub use types::{BatchChange, BatchReceipt, ClearReceipt, ClearTarget, PendingChange};
 

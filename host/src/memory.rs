@@ -18,9 +18,9 @@ mod semantic;
 pub use semantic::{NativeModel, SemanticStatus};
 
 use crate::types::{
-    DeleteReceipt, EditReceipt, FileInfo, ImportReceipt, Limits, PurgeReceipt, ReadSource,
-    RenameReceipt, SearchMode, SearchResults, SnapshotInfo, StoredSecret, ToolDefinition, ToolSet,
-    Version, WriteMode, WriteReceipt, WriteTarget,
+    DeleteReceipt, EditReceipt, FileInfo, ImportItem, ImportReceipt, ImportSetReceipt, Limits,
+    PurgeReceipt, ReadSource, RenameReceipt, SearchMode, SearchResults, SnapshotInfo, StoredSecret,
+    ToolDefinition, ToolSet, Version, WriteMode, WriteReceipt, WriteTarget,
 };
 
 /// An open memory: a handle on one memory root and project, in an instance of
@@ -589,6 +589,33 @@ impl Memory {
         self.call("import-file", |store, b, h| {
             b.memory()
                 .call_import_file(store, h, target.into(), name, content, dry_run)
+        })?
+        .map(Into::into)
+        .map_err(domain)
+    }
+
+    /// Imports several files as one change, each merged as
+    /// [`Memory::import_file`] merges it: all or nothing, recorded in
+    /// history as one change, so one [`Memory::undo`] takes the whole
+    /// import back. Every item is checked first; a refusal refuses the
+    /// whole import and names every refused item by its `source`. See the
+    /// WIT `import-files`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Memory`] with kind `InvalidArguments` (over 10,000 items or
+    /// 64 MiB, two items into one file, an item over the write cap), or the
+    /// first refused item's kind (`MissingName`, `InvalidName`,
+    /// `InvalidDate`, `SecretDetected`), `NotAFile`, `Busy` or `Io`; nothing
+    /// is written on error.
+    pub fn import_files(
+        &mut self,
+        items: &[ImportItem],
+        dry_run: bool,
+    ) -> Result<ImportSetReceipt, Error> {
+        let items: Vec<wit::ImportItem> = items.iter().map(Into::into).collect();
+        self.call("import-files", |store, b, h| {
+            b.memory().call_import_files(store, h, &items, dry_run)
         })?
         .map(Into::into)
         .map_err(domain)

@@ -315,6 +315,58 @@ impl From<wit::ImportReceipt> for ImportReceipt {
     }
 }
 
+/// One file of [`Memory::import_files`](crate::Memory::import_files): where
+/// its text goes, and what it was read from (named in errors only).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ImportItem {
+    /// The file the text goes to.
+    pub target: WriteTarget,
+    /// The note's name for `Note`, the date (`YYYY-MM-DD`) for `Daily`.
+    pub name: Option<String>,
+    /// The text.
+    pub content: String,
+    /// What the host read it from (e.g. `topic.md`).
+    pub source: String,
+    /// Merge line by line, as `LongTerm` and `Scratchpad` always are: for a
+    /// note that is a list of one-line entries (an index).
+    pub by_line: bool,
+}
+
+impl From<&ImportItem> for wit::ImportItem {
+    fn from(item: &ImportItem) -> Self {
+        wit::ImportItem {
+            target: item.target.into(),
+            name: item.name.clone(),
+            content: item.content.clone(),
+            source: item.source.clone(),
+            by_line: item.by_line,
+        }
+    }
+}
+
+/// The outcome of [`Memory::import_files`](crate::Memory::import_files).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ImportSetReceipt {
+    /// One receipt per item, in order; each one's warnings are its
+    /// redactions.
+    pub files: Vec<ImportReceipt>,
+    /// What history could not record about the change.
+    pub warnings: Vec<String>,
+    /// For people: each file's line, the warnings, a summary line.
+    pub message: String,
+}
+
+impl From<wit::ImportSetReceipt> for ImportSetReceipt {
+    fn from(receipt: wit::ImportSetReceipt) -> Self {
+        ImportSetReceipt {
+            files: receipt.files.into_iter().map(Into::into).collect(),
+            warnings: receipt.warnings,
+            message: receipt.message,
+        }
+    }
+}
+
 /// The outcome of [`Memory::edit`](crate::Memory::edit).
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]

@@ -247,8 +247,9 @@ pub fn open_store(root: &Path, setting: &Setting) -> Result<core::Memory> {
     Ok(core::Memory::open(root, options)?)
 }
 
-/// The files search looks at, with their text: every file the store lists
-/// except the scratchpad (search never reads it).
+/// The files literal search looks at, with their text: every file the
+/// store lists except the scratchpad (ranked search reads that too; the
+/// baselines keep the seeds' coverage).
 ///
 /// # Errors
 /// When the store cannot be listed or a file read.

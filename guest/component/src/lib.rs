@@ -183,6 +183,28 @@ impl From<core::WriteReceipt> for types::WriteReceipt {
     }
 }
 
+impl From<core::ImportSetReceipt> for types::ImportSetReceipt {
+    fn from(r: core::ImportSetReceipt) -> Self {
+        types::ImportSetReceipt {
+            files: r.files.into_iter().map(Into::into).collect(),
+            warnings: r.warnings,
+            message: r.message,
+        }
+    }
+}
+
+impl From<types::ImportItem> for core::ImportItem {
+    fn from(i: types::ImportItem) -> Self {
+        core::ImportItem {
+            target: i.target.into(),
+            name: i.name,
+            content: i.content,
+            source: i.source,
+            by_line: i.by_line,
+        }
+    }
+}
+
 impl From<core::ImportReceipt> for types::ImportReceipt {
     fn from(r: core::ImportReceipt) -> Self {
         types::ImportReceipt {
@@ -482,6 +504,16 @@ impl store::GuestMemory for Memory {
         dry_run: bool,
     ) -> Result<types::ImportReceipt, types::Error> {
         self.scoped(|m| m.import_file(target.into(), name.as_deref(), &content, dry_run))
+            .map(Into::into)
+    }
+
+    fn import_files(
+        &self,
+        files: Vec<types::ImportItem>,
+        dry_run: bool,
+    ) -> Result<types::ImportSetReceipt, types::Error> {
+        let items: Vec<core::ImportItem> = files.into_iter().map(Into::into).collect();
+        self.scoped(|m| m.import_files(&items, dry_run))
             .map(Into::into)
     }
 

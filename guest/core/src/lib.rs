@@ -51,8 +51,9 @@ pub use store::{
     MAX_REASON_BYTES,
 };
 pub use store::{
-    DeleteReceipt, EditReceipt, FileInfo, ImportOutcome, ImportReceipt, Memory, Options,
-    ReadSource, RenameReceipt, SnapshotInfo, StoredSecret, TEAM_PREFIX, WriteMode, WriteReceipt,
-    WriteTarget, query_text, search_mode, secret_policy, write_mode, write_target,
+    DeleteReceipt, EditReceipt, FileInfo, ImportItem, ImportOutcome, ImportReceipt,
+    ImportSetReceipt, MAX_IMPORT_BYTES, MAX_IMPORT_FILES, Memory, Options, ReadSource,
+    RenameReceipt, SnapshotInfo, StoredSecret, TEAM_PREFIX, WriteMode, WriteReceipt, WriteTarget,
+    query_text, search_mode, secret_policy, write_mode, write_target,
 };
 pub use time::{Clock, Date, LocalTime};

@@ -42,7 +42,9 @@ pub use batch::{
 pub(crate) use change::Preview;
 pub(crate) use change::{Committed, Step, Tx};
 pub use curate::{DeleteReceipt, EditReceipt, RenameReceipt};
-pub use import::{ImportOutcome, ImportReceipt};
+pub use import::{
+    ImportItem, ImportOutcome, ImportReceipt, ImportSetReceipt, MAX_IMPORT_BYTES, MAX_IMPORT_FILES,
+};
 pub use lifecycle::{
     ClearReceipt, ClearTarget, DUE_AFTER_LOG_DAYS, DUE_AT_INDEX_PERCENT, MAX_PLAN_BYTES,
 };
@@ -278,6 +280,18 @@ fn mark_hit(
         let lines = crate::anchors::render_marks(&m, 2048);
         hit.body = format!("{lines}\n{}", hit.body);
     }
+}
+
+/// Which files a search reads. Both modes read `MEMORY.md`, the project's
+/// notes and daily logs (and the team store's); ranked search, which finds
+/// what memory holds wherever it is, reads the scratchpad too, while
+/// literal search keeps the seeds' coverage, unchanged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Coverage {
+    /// The seeds' files: `MEMORY.md`, notes, daily logs.
+    Literal,
+    /// Those and the project's `SCRATCHPAD.md`.
+    Ranked,
 }
 
 /// What search knows of one folder's files (see [`Memory::search_dir`]).
@@ -1184,7 +1198,7 @@ impl Memory {
         // Remembered listings are used, never written: literal search
         // leaves the store as it found it.
         let mut listings = Listings::load(&self.abs(&self.listings_rel()), now_ns());
-        self.each_search_file(&mut listings, &mut |meta, text| {
+        self.each_search_file(Coverage::Literal, &mut listings, &mut |meta, text| {
             searcher.add_file(meta, text)
         })?;
         Ok(self.mark_hits(searcher.finish()))
@@ -1310,23 +1324,27 @@ impl Memory {
     pub(crate) fn ranked_unindexed_order(&self, distinct: &str) -> Result<crate::rank::Ordered> {
         let mut ranker = Ranker::new(distinct, self.today());
         let mut listings = Listings::none();
-        self.each_search_file(&mut listings, &mut |meta, text| ranker.add_file(meta, text))?;
+        self.each_search_file(Coverage::Ranked, &mut listings, &mut |meta, text| {
+            ranker.add_file(meta, text)
+        })?;
         Ok(ranker.order())
     }
 
     /// Call `add` with every file search covers: `MEMORY.md`, the project's
-    /// notes (nested ones by their whole topic, `a/b/c`) and its daily logs,
-    /// each up to [`MAX_SEARCH_FILE_BYTES`]. Each directory is opened once
+    /// notes (nested ones by their whole topic, `a/b/c`), its scratchpad
+    /// (ranked search only: see [`Coverage`]) and its daily logs, each up to
+    /// [`MAX_SEARCH_FILE_BYTES`]. Each directory is opened once
     /// and its files read by name, one at a time: only one file's text is
     /// ever held. An unreadable file is skipped: one bad file must not fail
     /// search. Folders are listed afresh, or taken from `listings` while
     /// unchanged (see [`crate::listing`]).
     fn each_search_file(
         &self,
+        coverage: Coverage,
         listings: &mut Listings,
         add: &mut dyn FnMut(FileMeta, &str),
     ) -> Result<()> {
-        self.each_search_dir(listings, &mut |dir, handle, names| {
+        self.each_search_dir(coverage, listings, &mut |dir, handle, names| {
             let at = self.search_dir(dir);
             for name in names {
                 let Ok(Some((text, _))) = handle.read_head(&name, MAX_SEARCH_FILE_BYTES) else {
@@ -1337,11 +1355,23 @@ impl Memory {
         })
     }
 
+    /// [`Memory::each_search_dir`] of ranked search: the index and the
+    /// vectors cover what it reads.
+    pub(crate) fn each_ranked_dir(
+        &self,
+        listings: &mut Listings,
+        visit: &mut dyn FnMut(&str, &fsio::Dir, Vec<String>),
+    ) -> Result<()> {
+        self.each_search_dir(Coverage::Ranked, listings, visit)
+    }
+
     /// Call `visit` with every directory search covers, opened, and the
     /// names of the files in it that search reads (the root gives only
-    /// `MEMORY.md`), in the order search reads them.
+    /// `MEMORY.md`, the project's folder only `SCRATCHPAD.md`), in the order
+    /// search reads them.
     fn each_search_dir(
         &self,
+        coverage: Coverage,
         listings: &mut Listings,
         visit: &mut dyn FnMut(&str, &fsio::Dir, Vec<String>),
     ) -> Result<()> {
@@ -1353,6 +1383,13 @@ impl Memory {
         if self.layout == Layout::Team {
             return Ok(());
         }
+        if coverage == Coverage::Ranked {
+            let pad = self.scratchpad_rel();
+            if let Some((handle, listed)) = self.list_dir(&pad.dir, listings)? {
+                let names = listed.md.into_iter().filter(|n| *n == pad.file).collect();
+                visit(&pad.dir, &handle, names);
+            }
+        }
         let daily = self.daily_dir();
         if let Some((handle, listed)) = self.list_dir(&daily, listings)? {
             visit(&daily, &handle, listed.md);
@@ -1360,7 +1397,7 @@ impl Memory {
         if let Some(team) = &self.team {
             // A team directory that cannot be read leaves the personal
             // results whole: one bad file or folder never fails search.
-            let _ = team.each_search_dir(listings, visit);
+            let _ = team.each_search_dir(coverage, listings, visit);
         }
         Ok(())
     }

@@ -146,7 +146,7 @@ fn all_definitions() -> Vec<ToolDefinition> {
         },
         ToolDefinition {
             name: MEMORY_SEARCH,
-            description: "Search this project's notes, its daily logs and MEMORY.md. mode=ranked (default) matches whole words and their forms (deploy finds deployed, deployment), splits identifiers (getUserName, max_retry_count), ranks the right note first, and understands dates and time words (yesterday, last week, on Monday, in March, 2026-05-03). mode=literal matches any term as a case-insensitive substring. Returns files with the matching lines and 3 lines of context.",
+            description: "Search this project's notes, its daily logs and MEMORY.md (mode=ranked: its scratchpad too). mode=ranked (default) matches whole words and their forms (deploy finds deployed, deployment), splits identifiers (getUserName, max_retry_count), ranks the right note first, and understands dates and time words (yesterday, last week, on Monday, in March, 2026-05-03). mode=literal matches any term as a case-insensitive substring. Returns files with the matching lines and 3 lines of context.",
             parameters: json!({
                 "type": "object",
                 "properties": {

@@ -2,8 +2,8 @@
 //! "Storage layout" and "Operations" and fails if the rule breaks.
 
 use agent_memory_tests::{
-    Backend, CapsOverride, Fixture, Now, PROJECT, ReadSource, WriteMode, WriteTarget, default_now,
-    project_dir,
+    Backend, CapsOverride, Fixture, Now, PROJECT, ReadSource, SearchMode, WriteMode, WriteTarget,
+    default_now, project_dir,
 };
 
 use WriteMode::{Append, Overwrite};
@@ -560,6 +560,48 @@ pub fn search_coverage<B: Backend>() {
         !paths.iter().any(|p| p.contains("other-00000000")),
         "{paths:?}"
     );
+}
+
+/// The scratchpad is memory: ranked search (the default of `search` and
+/// `memory_search`) finds what it holds, named by its store path as every
+/// hit is; literal search keeps the seeds' coverage (above).
+pub fn ranked_search_covers_the_scratchpad<B: Backend>() {
+    let fx = Fixture::new();
+    let mut m = seed_search::<B>(&fx);
+    let pd = project_dir();
+    fx.put(
+        &format!("{pd}/SCRATCHPAD.md"),
+        "- [ ] Fix flaky login test
+- [x] deploy staging
+",
+    );
+    let r = m.search_in("login", SearchMode::Ranked).unwrap();
+    let paths: Vec<&str> = r.hits.iter().map(|h| h.path.as_str()).collect();
+    assert_eq!(paths, [format!("{pd}/SCRATCHPAD.md")]);
+    assert_eq!(
+        r.hits[0].body,
+        "- [ ] Fix flaky login test\n- [x] deploy staging"
+    );
+    assert!(
+        m.search("login").unwrap().hits.is_empty(),
+        "literal search read it"
+    );
+    let text = m
+        .call("memory_search", r#"{"query":"flaky login"}"#)
+        .unwrap();
+    assert!(
+        text.contains(&format!(
+            "{pd}/SCRATCHPAD.md  [matched: flaky, login]\n- [ ] Fix flaky login test"
+        )),
+        "{text}"
+    );
+    // Another project's scratchpad stays out.
+    fx.put(
+        "projects/other-00000000/SCRATCHPAD.md",
+        "- [ ] login elsewhere\n",
+    );
+    let r = m.search_in("login", SearchMode::Ranked).unwrap();
+    assert_eq!(r.hits.len(), 1, "{:?}", r.hits);
 }
 
 pub fn search_ranking<B: Backend>() {

@@ -58,6 +58,7 @@ suite! {
     search_windows_merge_and_cap,
     search_filename_fallback,
     search_coverage,
+    ranked_search_covers_the_scratchpad,
     search_ranking,
     search_render_cap,
     search_empty_query,

@@ -8,13 +8,20 @@
 //! already holds (after the secret guard, so a redacted value compares as
 //! stored):
 //!
-//! - `MEMORY.md` and the scratchpad are lists of one-line entries: only the
+//! - `MEMORY.md` and the scratchpad (and any file the host asks to merge
+//!   line by line, such as a project's index note) are lists of one-line
+//!   entries: only the
 //!   non-blank lines not already in the file (compared with trailing
 //!   whitespace dropped) are appended, in order, each once.
 //! - Notes and daily logs are documents: the text (surrounding blank lines
 //!   dropped) is appended after a blank line unless the file already
 //!   contains it.
 //! - A missing or blank file is created with the text, byte for byte.
+//!
+//! An import of several files is one change (as a change set is): every
+//! file is checked first and any refusal refuses the whole import, naming
+//! each refused file by its source; the files are recorded in history as
+//! one change, so one undo takes the whole import back.
 
 use std::collections::HashSet;
 
@@ -62,12 +69,55 @@ pub struct ImportReceipt {
     pub message: String,
 }
 
+/// Most files one import may hold.
+pub const MAX_IMPORT_FILES: usize = 10_000;
+/// Most bytes of text one import may carry, all its files together.
+pub const MAX_IMPORT_BYTES: usize = 64 * 1024 * 1024;
+
+/// One file of an import: where its text goes, and where it came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ImportItem {
+    /// The file the text goes to.
+    pub target: WriteTarget,
+    /// The note's name for `note`, the date (`YYYY-MM-DD`) for `daily`;
+    /// ignored otherwise.
+    pub name: Option<String>,
+    /// The text.
+    pub content: String,
+    /// What the host read it from (e.g. `topic.md`), named in errors.
+    pub source: String,
+    /// Merge line by line, as `MEMORY.md` and the scratchpad always are: for
+    /// a note or log that is a list of one-line entries (an index).
+    pub by_line: bool,
+}
+
+/// The outcome of [`Memory::import_files`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ImportSetReceipt {
+    /// One receipt per file, in the order given; each file's warnings are
+    /// its redactions.
+    pub files: Vec<ImportReceipt>,
+    /// What history could not record about the change.
+    pub warnings: Vec<String>,
+    /// For people: one line per file, then the warnings, then a summary.
+    pub message: String,
+}
+
+/// An item whose file is resolved and whose text passed the guard.
+struct Checked<'a> {
+    rel: Rel,
+    text: std::borrow::Cow<'a, str>,
+    by_line: bool,
+    notes: Vec<String>,
+}
+
 impl Memory {
     /// Import `content` into the file `target` names: `name` is the note
     /// name for `note` and the date (`YYYY-MM-DD`, required) for `daily`;
     /// ignored otherwise. With `dry_run` everything is checked (names, the
     /// secret guard, the comparison) and the receipt says what would happen,
-    /// but nothing is locked, written or recorded.
+    /// but nothing is locked, written or recorded. One file of
+    /// [`Memory::import_files`].
     ///
     /// # Errors
     /// `missing-name`, `invalid-name`, `invalid-date`, `invalid-arguments`
@@ -81,8 +131,133 @@ impl Memory {
         content: &str,
         dry_run: bool,
     ) -> Result<ImportReceipt> {
-        self.team_target(target.into())?;
-        let rel = match target {
+        let item = ImportItem {
+            target,
+            name: name.map(str::to_string),
+            content: content.to_string(),
+            source: String::new(),
+            by_line: false,
+        };
+        let mut set = self.import_files(std::slice::from_ref(&item), dry_run)?;
+        let mut one = set.files.remove(0);
+        for w in &set.warnings {
+            one.message.push_str(&format!(" (warning: {w})"));
+        }
+        one.warnings.append(&mut set.warnings);
+        Ok(one)
+    }
+
+    /// Import several files as one change: all or nothing, one history
+    /// change (so one undo takes the whole import back), one receipt. Each
+    /// file is merged as [`Memory::import_file`] merges it, against the
+    /// store as it is before the import. See the WIT `import-files` for
+    /// the rules.
+    ///
+    /// # Errors
+    /// `invalid-arguments` for more than [`MAX_IMPORT_FILES`] files or
+    /// [`MAX_IMPORT_BYTES`] bytes, or two files into one; otherwise the
+    /// kind of the first file refused, the message naming every refused
+    /// file by its source. On any error nothing was written.
+    pub fn import_files(&self, items: &[ImportItem], dry_run: bool) -> Result<ImportSetReceipt> {
+        let invalid = |m: String| Error::new(ErrorKind::InvalidArguments, m);
+        if items.len() > MAX_IMPORT_FILES {
+            return Err(invalid(format!(
+                "an import holds at most {MAX_IMPORT_FILES} files, not {}; import the source in parts",
+                items.len()
+            )));
+        }
+        let bytes: usize = items.iter().map(|i| i.content.len()).sum();
+        if bytes > MAX_IMPORT_BYTES {
+            return Err(invalid(format!(
+                "an import carries at most {MAX_IMPORT_BYTES} bytes, not {bytes}; import the source in parts"
+            )));
+        }
+        // Every file is checked before any is written, and every refusal
+        // is named: one round of fixes, not one a run.
+        let mut checked = Vec::with_capacity(items.len());
+        let mut refused: Vec<Error> = Vec::new();
+        let mut seen: std::collections::HashMap<String, &str> = std::collections::HashMap::new();
+        for item in items {
+            match self.check_import(item) {
+                Ok(c) => {
+                    let path = c.rel.path();
+                    if let Some(first) = seen.insert(path.clone(), &item.source) {
+                        refused.push(invalid(format!(
+                            "{}: goes to `{path}`, as {} does; an import puts one file into each",
+                            shown(&item.source),
+                            shown(first)
+                        )));
+                    }
+                    checked.push(c);
+                }
+                Err(e) if item.source.is_empty() => refused.push(e),
+                Err(e) => refused.push(e.within(&shown(&item.source))),
+            }
+        }
+        if refused.len() == 1 && items.len() == 1 {
+            return Err(refused.remove(0));
+        }
+        if let Some(first) = refused.first() {
+            let mut message = format!(
+                "{} of {} files refused; nothing was imported:",
+                refused.len(),
+                items.len()
+            );
+            for e in &refused {
+                message.push_str(&format!("\n  {}: {}", e.kind().as_str(), e.message()));
+            }
+            return Err(Error::new(first.kind(), message));
+        }
+
+        if dry_run {
+            let mut files = Vec::with_capacity(checked.len());
+            for c in checked {
+                let old = self.existing(&c.rel, false)?;
+                let (outcome, added) = plan(old.as_deref(), &c.text, c.by_line);
+                files.push(receipt(c.rel.path(), outcome, added.len(), c.notes));
+            }
+            return Ok(set_receipt(files, Vec::new()));
+        }
+
+        let (planned, done) = self.change(Operation::Import, |tx| {
+            let mut planned = Vec::with_capacity(checked.len());
+            for (c, item) in checked.iter().zip(items) {
+                tx.part(Operation::Import, shown(&item.source));
+                let old = self.existing(&c.rel, false)?;
+                let (outcome, added) = plan(old.as_deref(), &c.text, c.by_line);
+                if outcome != ImportOutcome::Unchanged {
+                    let mut bytes = match outcome {
+                        ImportOutcome::Created => Vec::new(),
+                        _ => old.unwrap_or_default().into_bytes(),
+                    };
+                    let start = bytes.len();
+                    bytes.extend_from_slice(added.as_bytes());
+                    let end = bytes.len();
+                    tx.push(Step::Put {
+                        rel: c.rel.clone(),
+                        bytes,
+                        added: start..end,
+                    });
+                }
+                planned.push((outcome, added.len()));
+            }
+            tx.focus(&self.long_term_rel());
+            Ok(planned)
+        })?;
+        let files = checked
+            .into_iter()
+            .zip(planned)
+            .map(|(c, (outcome, added))| receipt(c.rel.path(), outcome, added, c.notes))
+            .collect();
+        Ok(set_receipt(files, done.history))
+    }
+
+    /// One file of an import, resolved and guarded: its name, date and
+    /// size checked, its text through the secret guard.
+    fn check_import<'a>(&self, item: &'a ImportItem) -> Result<Checked<'a>> {
+        self.team_target(item.target.into())?;
+        let name = item.name.as_deref();
+        let rel = match item.target {
             WriteTarget::Daily => {
                 let date = name.ok_or_else(|| {
                     Error::new(
@@ -98,6 +273,7 @@ impl Memory {
         };
         let path = rel.path();
         let cap = self.limits.max_write_bytes;
+        let content = item.content.as_str();
         if content.len() > cap {
             return Err(Error::new(
                 ErrorKind::InvalidArguments,
@@ -108,48 +284,14 @@ impl Memory {
             ));
         }
         let guarded = self.guard(content, &path)?;
-        let text = guarded.text.as_ref();
-        let by_line = matches!(target, WriteTarget::LongTerm | WriteTarget::Scratchpad);
-
-        if dry_run {
-            let old = self.existing(&rel, false)?;
-            let (outcome, added) = plan(old.as_deref(), text, by_line);
-            return Ok(receipt(
-                path,
-                outcome,
-                added.len(),
-                guarded.note().into_iter().collect(),
-                Vec::new(),
-            ));
-        }
-
-        let ((outcome, added), done) = self.change(Operation::Import, |tx| {
-            tx.focus(&rel);
-            let old = self.existing(&rel, false)?;
-            let (outcome, added) = plan(old.as_deref(), text, by_line);
-            if outcome == ImportOutcome::Unchanged {
-                return Ok((outcome, 0));
-            }
-            let mut bytes = match outcome {
-                ImportOutcome::Created => Vec::new(),
-                _ => old.unwrap_or_default().into_bytes(),
-            };
-            let start = bytes.len();
-            bytes.extend_from_slice(added.as_bytes());
-            let end = bytes.len();
-            tx.push(Step::Put {
-                rel: rel.clone(),
-                bytes,
-                added: start..end,
-            });
-            Ok((outcome, added.len()))
-        })?;
-        let redactions = if done.redactions.is_empty() {
-            guarded.note().into_iter().collect()
-        } else {
-            done.redactions
-        };
-        Ok(receipt(path, outcome, added, redactions, done.history))
+        let notes = guarded.note().into_iter().collect();
+        Ok(Checked {
+            rel,
+            text: guarded.text,
+            by_line: item.by_line
+                || matches!(item.target, WriteTarget::LongTerm | WriteTarget::Scratchpad),
+            notes,
+        })
     }
 
     /// The file's text, `None` when it is missing. When `create`, the
@@ -221,12 +363,20 @@ fn plan(old: Option<&str>, text: &str, by_line: bool) -> (ImportOutcome, String)
     (ImportOutcome::Appended, added)
 }
 
+/// `source` in backquotes, or `the file` for a host that named none.
+fn shown(source: &str) -> String {
+    if source.is_empty() {
+        "the file".to_string()
+    } else {
+        format!("`{source}`")
+    }
+}
+
 fn receipt(
     path: String,
     outcome: ImportOutcome,
     added: usize,
     redactions: Vec<String>,
-    history: Vec<String>,
 ) -> ImportReceipt {
     let added = if outcome == ImportOutcome::Unchanged {
         0
@@ -242,16 +392,46 @@ fn receipt(
         message.push('\n');
         message.push_str(note);
     }
-    for w in &history {
-        message.push_str(&format!(" (warning: {w})"));
-    }
-    let mut warnings = redactions;
-    warnings.extend(history);
     ImportReceipt {
         path,
         outcome,
         bytes_written: added as u64,
-        warnings,
+        warnings: redactions,
+        message,
+    }
+}
+
+/// The whole import's receipt: the files' lines, history's warnings, and
+/// a summary that says when nothing changed (a re-import).
+fn set_receipt(files: Vec<ImportReceipt>, history: Vec<String>) -> ImportSetReceipt {
+    let count = |o: ImportOutcome| files.iter().filter(|f| f.outcome == o).count();
+    let (created, appended) = (
+        count(ImportOutcome::Created),
+        count(ImportOutcome::Appended),
+    );
+    let unchanged = count(ImportOutcome::Unchanged);
+    let mut message = String::new();
+    for f in &files {
+        message.push_str(&f.message);
+        message.push('\n');
+    }
+    for w in &history {
+        message.push_str(&format!("warning: {w}\n"));
+    }
+    if files.is_empty() {
+        message.push_str("Nothing to import.");
+    } else if created + appended == 0 {
+        message.push_str(&format!(
+            "Nothing imported: all {unchanged} files were already in memory."
+        ));
+    } else {
+        message.push_str(&format!(
+            "Imported as one change: {created} created, {appended} appended, {unchanged} unchanged."
+        ));
+    }
+    ImportSetReceipt {
+        files,
+        warnings: history,
         message,
     }
 }

@@ -132,7 +132,7 @@ impl Memory {
         let (mut settled_files, mut settled_bytes) = (0usize, 0u64);
         // The old index's entry after the last one found: see `entry_of`.
         let mut guess = 0;
-        let walked = self.each_search_dir(&mut listings, &mut |dir, handle, names| {
+        let walked = self.each_ranked_dir(&mut listings, &mut |dir, handle, names| {
             let at = self.search_dir(dir);
             for name in names {
                 let Ok(Some(sig)) = handle.file_sig(&name) else {

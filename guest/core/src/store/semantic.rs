@@ -536,7 +536,7 @@ impl Memory {
         let mut next_files = HashMap::new();
         let mut budget = reach.bytes;
         let old = std::mem::take(&mut cache.files);
-        let _ = self.each_search_dir(&mut listings, &mut |dir, handle, names| {
+        let _ = self.each_ranked_dir(&mut listings, &mut |dir, handle, names| {
             let at = self.search_dir(dir);
             for name in names {
                 let Ok(Some(sig)) = handle.file_sig(&name) else {

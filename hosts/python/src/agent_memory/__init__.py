@@ -1496,7 +1496,8 @@ class Memory:
         return _write_receipt(self._method("append-daily", heading, body))
 
     def search(self, query: str, mode: str = "ranked") -> SearchResults:
-        """Searches MEMORY.md, the project's notes and daily logs.
+        """Searches MEMORY.md, the project's notes and daily logs (ranked: its
+        scratchpad too).
 
         ``mode`` is ``ranked`` (words, not substrings: identifiers split,
         light stemming, relevance with names and headings weighted, time
