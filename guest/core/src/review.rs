@@ -11,8 +11,8 @@
 //!
 //! Text a queued call would store is guarded when it is queued: under
 //! `block` a secret refuses the call, under `redact` the queue keeps the
-//! redacted text. A decided call keeps only its id, decision and outcome:
-//! a rejected call leaves nothing of its text behind.
+//! redacted text. A decided call keeps only its id and decision: a
+//! rejected call leaves nothing of its text behind.
 
 use std::fs;
 
@@ -21,7 +21,8 @@ use serde_json::Value;
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::fsio;
-use crate::store::{Memory, Preview};
+use crate::layout::Rel;
+use crate::store::{Memory, Preview, Step};
 use agent_memory_vocab::Scope;
 
 pub use crate::store::ReviewGate;
@@ -82,8 +83,6 @@ pub(crate) struct Entry {
     pub(crate) arguments: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) decision: Option<Decision>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) outcome: Option<String>,
 }
 
 impl Memory {
@@ -125,7 +124,6 @@ impl Memory {
             tool: tool.to_string(),
             arguments: Some(args.to_string()),
             decision: None,
-            outcome: None,
         };
         self.save_entry(&entry, &lock)?;
         Ok(format!(
@@ -248,15 +246,35 @@ impl Memory {
         Ok(entries)
     }
 
-    /// Write `entry` atomically.
+    /// Write `entry` atomically. Caller holds the lock.
     pub(crate) fn save_entry(&self, entry: &Entry, lock: &fsio::LockGuard) -> Result<()> {
-        let dir = self.review_dir();
-        fs::create_dir_all(self.abs(&dir)).map_err(|e| Error::io("create directory", &dir, &e))?;
+        let (rel, bytes) = self.entry_file(entry)?;
+        fs::create_dir_all(self.abs(&rel.dir))
+            .map_err(|e| Error::io("create directory", &rel.dir, &e))?;
+        fsio::replace(&self.abs(&rel.dir), &rel.file, &bytes, lock)
+            .map_err(|e| Error::io("write", &rel.path(), &e))
+    }
+
+    /// The step that writes `entry` as a step of a change (an approval's
+    /// decision rides on the change of the call it approves).
+    pub(crate) fn entry_step(&self, entry: &Entry) -> Result<Step> {
+        let (rel, bytes) = self.entry_file(entry)?;
+        Ok(Step::Mark {
+            rel,
+            bytes: Some(bytes),
+            if_changed: false,
+        })
+    }
+
+    /// Where `entry` is kept, and its bytes.
+    fn entry_file(&self, entry: &Entry) -> Result<(Rel, Vec<u8>)> {
         let bytes = serde_json::to_vec(entry)
             .map_err(|e| Error::new(ErrorKind::Io, format!("cannot encode p{}: {e}", entry.id)))?;
-        let name = format!("p{}.json", entry.id);
-        fsio::replace(&self.abs(&dir), &name, &bytes, lock)
-            .map_err(|e| Error::io("write", &format!("{dir}/{name}"), &e))
+        let rel = Rel {
+            dir: self.review_dir(),
+            file: format!("p{}.json", entry.id),
+        };
+        Ok((rel, bytes))
     }
 }
 

@@ -6,6 +6,7 @@ use serde_json::{Map, Value, json};
 
 use crate::args::{invalid, opt_str, parse_object, req_str, type_name};
 use crate::error::{Error, ErrorKind, Result};
+use crate::history::Operation;
 use crate::rank::SearchMode;
 use crate::review::{Decision, Pending};
 use crate::store::{
@@ -983,7 +984,9 @@ impl Memory {
     /// the tool's answer. That the entry is still pending, the call's
     /// change and the decision are one critical section under the store's
     /// lock: of two approvals at once, one applies the call and the other
-    /// finds it decided.
+    /// finds it decided. The decision is a step of the call's change
+    /// (journaled with it), so a process killed at any point leaves the
+    /// call either applied and decided or not applied and pending.
     ///
     /// # Errors
     /// `not-found` for an id that was never queued; `invalid-arguments`
@@ -993,7 +996,9 @@ impl Memory {
         let lock = self.lock()?;
         let mut entry = self.open_entry(id)?;
         let arguments = entry.arguments.take().unwrap_or_default();
-        let outcome = call_ungated(&self.under(&lock), &entry.tool, &arguments).map_err(|e| {
+        entry.decision = Some(Decision::Approved);
+        let (held, decision) = self.under(&lock, Some(self.entry_step(&entry)?));
+        let outcome = call_ungated(&held, &entry.tool, &arguments).map_err(|e| {
             Error::new(
                 e.kind(),
                 format!(
@@ -1002,9 +1007,14 @@ impl Memory {
                 ),
             )
         })?;
-        entry.decision = Some(Decision::Approved);
-        entry.outcome = outcome.lines().next().map(str::to_string);
-        self.save_entry(&entry, &lock)?;
+        // A call that changed no personal file (a team call, or one that
+        // found nothing to change) took no decision along: written now.
+        if let Some(step) = decision.take() {
+            self.change_locked(&lock, Operation::Write, |tx| {
+                tx.push(step);
+                Ok(())
+            })?;
+        }
         Ok(outcome)
     }
 }
