@@ -134,6 +134,19 @@ fn base(m: &mut Memory, _: &World) {
     fs::write(notes.join("big.md"), big).unwrap();
 }
 
+/// An approval's call is applied and decided, or neither (the decision is
+/// a step of the call's change; a team call's change leaves a mark that
+/// says it was applied).
+fn decided_with_the_change(m: &mut Memory, applied: bool) -> Option<String> {
+    let pending = m.pending_changes().map(|p| p.len());
+    match (applied, pending) {
+        (true, Ok(0)) | (false, Ok(1)) => None,
+        (_, pending) => Some(format!(
+            "applied: {applied}, yet calls pending: {pending:?}"
+        )),
+    }
+}
+
 fn cases() -> Vec<Case> {
     vec![
         Case {
@@ -368,17 +381,7 @@ fn cases() -> Vec<Case> {
         Case {
             kind: "review approve",
             objects: false,
-            // The decision is a step of the call's change: applied and
-            // decided, or neither.
-            holds: |m, applied| {
-                let pending = m.pending_changes().map(|p| p.len());
-                match (applied, pending) {
-                    (true, Ok(0)) | (false, Ok(1)) => None,
-                    (_, pending) => Some(format!(
-                        "applied: {applied}, yet calls pending: {pending:?}"
-                    )),
-                }
-            },
+            holds: decided_with_the_change,
             options: |o| o.review(&[Scope::Personal]),
             setup: |m, w| {
                 base(m, w);
@@ -386,6 +389,24 @@ fn cases() -> Vec<Case> {
                     .call_tool(
                         "memory_write",
                         r#"{"target":"note","name":"keep","content":"approved line","mode":"append"}"#,
+                    )
+                    .unwrap();
+                assert!(reply.starts_with("Queued for review as p1"), "{reply}");
+            },
+            prepare: nothing,
+            change: |m, _| m.approve("p1").map(drop),
+        },
+        Case {
+            kind: "review approve (team)",
+            objects: false,
+            holds: decided_with_the_change,
+            options: |o| o.review(&[Scope::Team]),
+            setup: |m, w| {
+                base(m, w);
+                let reply = m
+                    .call_tool(
+                        "memory_write",
+                        r#"{"target":"note","name":"keep","content":"approved line","mode":"append","scope":"team"}"#,
                     )
                     .unwrap();
                 assert!(reply.starts_with("Queued for review as p1"), "{reply}");

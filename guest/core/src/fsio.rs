@@ -852,7 +852,7 @@ pub fn append(path: &Path, len: u64, bytes: &[u8], fence: &LockGuard) -> io::Res
 
 /// A name no other writer will pick: random bits from the hasher seed
 /// (which std draws from the OS or WASI random source).
-fn unique_suffix() -> String {
+pub(crate) fn unique_suffix() -> String {
     let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
     hasher.write_u64(0);
     format!("{:016x}", hasher.finish())

@@ -352,16 +352,18 @@ pub struct Memory {
     /// Set on a copy whose changes run inside a lock its caller holds
     /// (see [`Memory::under`]).
     held: Option<Held>,
+    /// Set on a copy whose first change that stages steps takes a step of
+    /// its caller's along (see [`Memory::under`]).
+    rider: Option<Rider>,
 }
 
-/// The write lock a caller holds, shared with the changes it runs, and
-/// a step the first of them that changes something takes along.
+/// The write lock a caller holds, shared with the changes it runs.
 #[derive(Debug)]
-struct Held(LockGuard, Rider);
+struct Held(LockGuard);
 
 impl Clone for Held {
     fn clone(&self) -> Held {
-        Held(self.0.shared(), self.1.clone())
+        Held(self.0.shared())
     }
 }
 
@@ -372,6 +374,10 @@ impl Clone for Held {
 pub(crate) struct Rider(std::sync::Arc<std::sync::Mutex<Option<Step>>>);
 
 impl Rider {
+    fn new(step: Option<Step>) -> Rider {
+        Rider(std::sync::Arc::new(std::sync::Mutex::new(step)))
+    }
+
     /// The step, unless a change took it.
     pub(crate) fn take(&self) -> Option<Step> {
         self.0
@@ -448,6 +454,7 @@ impl Memory {
             semantic: Default::default(),
             audience: Audience::Model,
             held: None,
+            rider: None,
         })
     }
 
@@ -480,7 +487,7 @@ impl Memory {
     /// Take the store's write lock; every mutation holds it, so writers in
     /// other processes never interleave.
     pub(crate) fn lock(&self) -> Result<LockGuard> {
-        if let Some(Held(guard, _)) = &self.held {
+        if let Some(Held(guard)) = &self.held {
             return Ok(guard.shared());
         }
         let policy = LockPolicy {
@@ -510,21 +517,31 @@ impl Memory {
     /// still pending, runs the call and records the decision so). The team
     /// store keeps its own lock.
     ///
-    /// With `step`, the first of its changes that stages a step of its own
-    /// takes it along, committed with it: the step (an approval's decision)
-    /// and that change are both made or neither. The [`Rider`] still holds
-    /// it when no change took it.
-    pub(crate) fn under(&self, lock: &LockGuard, step: Option<Step>) -> (Memory, Rider) {
-        let rider = Rider(std::sync::Arc::new(std::sync::Mutex::new(step)));
+    /// `personal` and `team`, when given, are taken along by the first
+    /// change of this store, and of its team store, that stages steps of
+    /// its own, and committed with it: the step (an approval's decision)
+    /// and that change are both made or neither. A [`Rider`] still holds
+    /// its step when no change took it.
+    pub(crate) fn under(
+        &self,
+        lock: &LockGuard,
+        personal: Option<Step>,
+        team: Option<Step>,
+    ) -> (Memory, Rider, Rider) {
+        let riders = (Rider::new(personal), Rider::new(team));
         let mut held = self.clone();
-        held.held = Some(Held(lock.shared(), rider.clone()));
-        (held, rider)
+        held.held = Some(Held(lock.shared()));
+        held.rider = Some(riders.0.clone());
+        if let Some(store) = &mut held.team {
+            store.rider = Some(riders.1.clone());
+        }
+        (held, riders.0, riders.1)
     }
 
     /// The step a caller of [`Memory::under`] handed over, for a
     /// change that stages steps of its own.
     pub(crate) fn rider(&self) -> Option<Step> {
-        self.held.as_ref().and_then(|Held(_, rider)| rider.take())
+        self.rider.as_ref().and_then(Rider::take)
     }
 
     /// Replace the clock.

@@ -958,7 +958,12 @@ impl Memory {
     pub fn pending(&self) -> Result<Vec<Pending>> {
         let mut out = Vec::new();
         for e in self.queue_entries()? {
-            let (Some(arguments), None) = (e.arguments, e.decision) else {
+            // A team call applied whose decision a stopped process did
+            // not write is no longer pending (`open_entry` writes it).
+            if e.decision.is_some() || self.applied_in_team(&e)? {
+                continue;
+            }
+            let Some(arguments) = e.arguments else {
                 continue;
             };
             let scope = Scope::from_tool_word(&e.scope).unwrap_or_default();
@@ -994,10 +999,11 @@ impl Memory {
     /// error when it fails now (it then stays queued).
     pub fn approve(&self, id: &str) -> Result<String> {
         let lock = self.lock()?;
-        let mut entry = self.open_entry(id)?;
+        let mut entry = self.open_entry(id, &lock)?;
         let arguments = entry.arguments.take().unwrap_or_default();
         entry.decision = Some(Decision::Approved);
-        let (held, decision) = self.under(&lock, Some(self.entry_step(&entry)?));
+        let decided = Some(self.entry_step(&entry)?);
+        let (held, decision, applied) = self.under(&lock, decided, self.applied_step(&entry));
         let outcome = call_ungated(&held, &entry.tool, &arguments).map_err(|e| {
             Error::new(
                 e.kind(),
@@ -1008,12 +1014,17 @@ impl Memory {
             )
         })?;
         // A call that changed no personal file (a team call, or one that
-        // found nothing to change) took no decision along: written now.
+        // found nothing to change) took no decision along: written now. A
+        // team call's change left a mark in the team store that says it was
+        // applied, should the process stop before this (`open_entry`).
         if let Some(step) = decision.take() {
             self.change_locked(&lock, Operation::Write, |tx| {
                 tx.push(step);
                 Ok(())
             })?;
+        }
+        if applied.take().is_none() {
+            self.forget_applied(&entry);
         }
         Ok(outcome)
     }

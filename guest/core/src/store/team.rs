@@ -94,6 +94,9 @@ const APPLIED_FILE: &str = ".snapshot-applied";
 /// Notes a snapshot holds at most.
 const MAX_SNAPSHOT_NOTES: usize = 10_000;
 
+/// The store paths of the notes a snapshot leaves out.
+type Skipped = Vec<String>;
+
 /// The 1-based line of the first unresolved git conflict in `text`: a line
 /// `<<<<<<<` (alone or followed by a space and a label), later a line
 /// `=======`, later a line `>>>>>>>`. One marker alone (a Markdown
@@ -190,6 +193,7 @@ impl Memory {
             // writes are caught up by the next search.
             semantic: Default::default(),
             held: None,
+            rider: None,
         };
         self.team = Some(Box::new(team));
         self
@@ -567,7 +571,7 @@ impl Memory {
     /// # Errors
     /// `io` when the notes cannot be listed or one cannot be read: a
     /// snapshot never leaves out a note it could not look at.
-    fn texts_under(&self, dir: &str) -> Result<(Vec<(String, String)>, Vec<String>)> {
+    fn texts_under(&self, dir: &str) -> Result<(Vec<(String, String)>, Skipped)> {
         let mut rels = self.notes_under(dir)?;
         rels.sort_by_key(Rel::path);
         let mut texts = Vec::new();
