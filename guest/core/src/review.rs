@@ -239,7 +239,9 @@ impl Memory {
             Err(e) => return Err(Error::io("list", &dir, &e)),
         };
         let mut entries: Vec<Entry> = Vec::new();
-        for e in listed.flatten() {
+        for e in listed {
+            // An entry that cannot be listed is an error too.
+            let e = e.map_err(|err| Error::io("list", &dir, &err))?;
             let Some(name) = e.file_name().to_str().map(str::to_string) else {
                 continue;
             };
@@ -265,7 +267,7 @@ impl Memory {
     /// Write `entry` atomically. Caller holds the lock.
     pub(crate) fn save_entry(&self, entry: &Entry, lock: &fsio::LockGuard) -> Result<()> {
         let (rel, bytes) = self.entry_file(entry)?;
-        fs::create_dir_all(self.abs(&rel.dir))
+        fsio::create_dir_all(&self.abs(&rel.dir))
             .map_err(|e| Error::io("create directory", &rel.dir, &e))?;
         fsio::replace(&self.abs(&rel.dir), &rel.file, &bytes, lock)
             .map_err(|e| Error::io("write", &rel.path(), &e))

@@ -1054,18 +1054,8 @@ impl Memory {
         if self.is_team() || dir.starts_with(&self.notes_dir()) {
             self.ensure_dir(dir, true)?;
         } else if !dir.is_empty() && !dir.ends_with(':') {
-            // Looked at first, so a folder that is there but cannot be
-            // looked at fails by its own cause, not as "already exists".
-            let abs = self.abs(dir);
-            match fs::symlink_metadata(&abs) {
-                Ok(meta) if meta.is_dir() => {}
-                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                    return Err(Error::io("inspect", dir, &e));
-                }
-                _ => {
-                    fs::create_dir_all(&abs).map_err(|e| Error::io("create directory", dir, &e))?
-                }
-            }
+            fsio::create_dir_all(&self.abs(dir))
+                .map_err(|e| Error::io("create directory", dir, &e))?;
         }
         fsio::remove_leftovers(&self.abs(dir));
         Ok(())
