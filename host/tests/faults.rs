@@ -101,6 +101,22 @@ struct Case {
     change: fn(&mut Memory, &str) -> Result<(), Error>,
 }
 
+impl Case {
+    /// A change of the [`base`] store, with the default options, that
+    /// looks nothing up first and has nothing else to check.
+    fn new(kind: &'static str, change: fn(&mut Memory, &str) -> Result<(), Error>) -> Case {
+        Case {
+            kind,
+            objects: false,
+            holds: |_, _| None,
+            options: same,
+            setup: base,
+            prepare: nothing,
+            change,
+        }
+    }
+}
+
 fn nothing(_: &mut Memory) -> String {
     String::new()
 }
@@ -134,6 +150,18 @@ fn base(m: &mut Memory, _: &World) {
     fs::write(notes.join("big.md"), big).unwrap();
 }
 
+/// The [`base`] store with a `memory_write` call of `arguments` queued
+/// for review as p1.
+fn queued(m: &mut Memory, w: &World, arguments: &str) {
+    base(m, w);
+    let reply = m.call_tool("memory_write", arguments).unwrap();
+    assert!(reply.starts_with("Queued for review as p1"), "{reply}");
+}
+
+fn approve_p1(m: &mut Memory, _: &str) -> Result<(), Error> {
+    m.approve("p1").map(drop)
+}
+
 /// An approval's call is applied and decided, or neither (the decision is
 /// a step of the call's change; a team call's change leaves a mark that
 /// says it was applied).
@@ -149,198 +177,93 @@ fn decided_with_the_change(m: &mut Memory, applied: bool) -> Option<String> {
 
 fn cases() -> Vec<Case> {
     vec![
-        Case {
-            kind: "write (overwrite)",
-            objects: false,
-            holds: |_, _| None,
-            options: same,
-            setup: base,
-            prepare: nothing,
-            change: |m, _| {
-                m.write(
-                    WriteTarget::Note,
-                    "replaced\n",
-                    WriteMode::Overwrite,
-                    Some("keep"),
-                )
+        Case::new("write (overwrite)", |m, _| {
+            m.write(
+                WriteTarget::Note,
+                "replaced\n",
+                WriteMode::Overwrite,
+                Some("keep"),
+            )
+            .map(drop)
+        }),
+        Case::new("write (new note)", |m, _| {
+            m.write(
+                WriteTarget::Note,
+                "fresh\n",
+                WriteMode::Overwrite,
+                Some("fresh"),
+            )
+            .map(drop)
+        }),
+        Case::new("append (whole file)", |m, _| {
+            m.write(
+                WriteTarget::Note,
+                "third line\n",
+                WriteMode::Append,
+                Some("keep"),
+            )
+            .map(drop)
+        }),
+        Case::new("append (in place)", |m, _| {
+            m.write(
+                WriteTarget::Note,
+                "one more line\n",
+                WriteMode::Append,
+                Some("big"),
+            )
+            .map(drop)
+        }),
+        Case::new("edit", |m, _| {
+            m.edit(WriteTarget::Note, Some("keep"), "hello", "hi there")
                 .map(drop)
-            },
-        },
-        Case {
-            kind: "write (new note)",
-            objects: false,
-            holds: |_, _| None,
-            options: same,
-            setup: base,
-            prepare: nothing,
-            change: |m, _| {
-                m.write(
-                    WriteTarget::Note,
-                    "fresh\n",
-                    WriteMode::Overwrite,
-                    Some("fresh"),
-                )
-                .map(drop)
-            },
-        },
-        Case {
-            kind: "append (whole file)",
-            objects: false,
-            holds: |_, _| None,
-            options: same,
-            setup: base,
-            prepare: nothing,
-            change: |m, _| {
-                m.write(
-                    WriteTarget::Note,
-                    "third line\n",
-                    WriteMode::Append,
-                    Some("keep"),
-                )
-                .map(drop)
-            },
-        },
-        Case {
-            kind: "append (in place)",
-            objects: false,
-            holds: |_, _| None,
-            options: same,
-            setup: base,
-            prepare: nothing,
-            change: |m, _| {
-                m.write(
-                    WriteTarget::Note,
-                    "one more line\n",
-                    WriteMode::Append,
-                    Some("big"),
-                )
-                .map(drop)
-            },
-        },
-        Case {
-            kind: "edit",
-            objects: false,
-            holds: |_, _| None,
-            options: same,
-            setup: base,
-            prepare: nothing,
-            change: |m, _| {
-                m.edit(WriteTarget::Note, Some("keep"), "hello", "hi there")
-                    .map(drop)
-            },
-        },
-        Case {
-            kind: "rename",
-            objects: false,
-            holds: |_, _| None,
-            options: same,
-            setup: base,
-            prepare: nothing,
-            change: |m, _| m.rename_note("keep", "kept").map(drop),
-        },
-        Case {
-            kind: "folder rename",
-            objects: false,
-            holds: |_, _| None,
-            options: same,
-            setup: base,
-            prepare: nothing,
-            change: |m, _| {
-                m.call_tool(
+        }),
+        Case::new("rename", |m, _| m.rename_note("keep", "kept").map(drop)),
+        Case::new("folder rename", |m, _| {
+            m.call_tool(
                     "memory",
                     r#"{"command":"rename","old_path":"/memories/topic","new_path":"/memories/subject"}"#,
                 )
                 .map(drop)
-            },
-        },
+        }),
+        Case::new("delete", |m, _| m.delete_note("gone").map(drop)),
+        Case::new("batch", |m, _| {
+            m.apply(
+                &[
+                    BatchChange::Edit {
+                        target: WriteTarget::Note,
+                        name: Some("keep".into()),
+                        old_text: "hello".into(),
+                        new_text: "hi".into(),
+                    },
+                    BatchChange::Write {
+                        target: WriteTarget::LongTerm,
+                        content: "- keep: notes/keep.md\n".into(),
+                        mode: WriteMode::Append,
+                        name: None,
+                    },
+                    BatchChange::Delete {
+                        name: "gone".into(),
+                    },
+                ],
+                Some("tidy"),
+            )
+            .map(drop)
+        }),
         Case {
-            kind: "delete",
-            objects: false,
-            holds: |_, _| None,
-            options: same,
-            setup: base,
-            prepare: nothing,
-            change: |m, _| m.delete_note("gone").map(drop),
-        },
-        Case {
-            kind: "batch",
-            objects: false,
-            holds: |_, _| None,
-            options: same,
-            setup: base,
-            prepare: nothing,
-            change: |m, _| {
-                m.apply(
-                    &[
-                        BatchChange::Edit {
-                            target: WriteTarget::Note,
-                            name: Some("keep".into()),
-                            old_text: "hello".into(),
-                            new_text: "hi".into(),
-                        },
-                        BatchChange::Write {
-                            target: WriteTarget::LongTerm,
-                            content: "- keep: notes/keep.md\n".into(),
-                            mode: WriteMode::Append,
-                            name: None,
-                        },
-                        BatchChange::Delete {
-                            name: "gone".into(),
-                        },
-                    ],
-                    Some("tidy"),
-                )
-                .map(drop)
-            },
-        },
-        Case {
-            kind: "restore",
-            objects: false,
-            holds: |_, _| None,
-            options: same,
-            setup: base,
             prepare: |m| {
                 let versions = m.history(ReadSource::Note, Some("keep"), None).unwrap();
                 let saved = versions.iter().find(|v| v.bytes.is_some());
                 saved.expect("keep has a saved version").id.clone()
             },
-            change: |m, id| m.restore(id).map(drop),
+            ..Case::new("restore", |m, id| m.restore(id).map(drop))
         },
+        Case::new("undo", |m, _| m.undo(None).map(drop)),
+        Case::new("import", |m, _| {
+            m.import_file(WriteTarget::Note, Some("keep"), "an imported fact\n", false)
+                .map(drop)
+        }),
+        Case::new("snapshot take", |m, _| m.take_snapshot().map(drop)),
         Case {
-            kind: "undo",
-            objects: false,
-            holds: |_, _| None,
-            options: same,
-            setup: base,
-            prepare: nothing,
-            change: |m, _| m.undo(None).map(drop),
-        },
-        Case {
-            kind: "import",
-            objects: false,
-            holds: |_, _| None,
-            options: same,
-            setup: base,
-            prepare: nothing,
-            change: |m, _| {
-                m.import_file(WriteTarget::Note, Some("keep"), "an imported fact\n", false)
-                    .map(drop)
-            },
-        },
-        Case {
-            kind: "snapshot take",
-            objects: false,
-            holds: |_, _| None,
-            options: same,
-            setup: base,
-            prepare: nothing,
-            change: |m, _| m.take_snapshot().map(drop),
-        },
-        Case {
-            kind: "snapshot apply",
-            objects: false,
-            holds: |_, _| None,
-            options: same,
             setup: |m, w| {
                 base(m, w);
                 m.take_snapshot().unwrap();
@@ -352,22 +275,11 @@ fn cases() -> Vec<Case> {
                 );
                 m.delete_note("gone").unwrap();
             },
-            prepare: nothing,
-            change: |m, _| m.apply_snapshot().map(drop),
+            ..Case::new("snapshot apply", |m, _| m.apply_snapshot().map(drop))
         },
+        Case::new("clear", |m, _| m.clear(ClearTarget::Project).map(drop)),
         Case {
-            kind: "clear",
-            objects: false,
-            holds: |_, _| None,
-            options: same,
-            setup: base,
-            prepare: nothing,
-            change: |m, _| m.clear(ClearTarget::Project).map(drop),
-        },
-        Case {
-            kind: "scan --purge",
             objects: true,
-            holds: |_, _| None,
             options: |o| o.secret_policy(SecretPolicy::Off),
             setup: |m, w| {
                 base(m, w);
@@ -375,44 +287,31 @@ fn cases() -> Vec<Case> {
                 write(m, "keep", &key, WriteMode::Overwrite);
                 write(m, "keep", "no secret now\n", WriteMode::Overwrite);
             },
-            prepare: nothing,
-            change: |m, _| m.purge_secrets().map(drop),
+            ..Case::new("scan --purge", |m, _| m.purge_secrets().map(drop))
         },
         Case {
-            kind: "review approve",
-            objects: false,
             holds: decided_with_the_change,
             options: |o| o.review(&[Scope::Personal]),
             setup: |m, w| {
-                base(m, w);
-                let reply = m
-                    .call_tool(
-                        "memory_write",
-                        r#"{"target":"note","name":"keep","content":"approved line","mode":"append"}"#,
-                    )
-                    .unwrap();
-                assert!(reply.starts_with("Queued for review as p1"), "{reply}");
+                queued(
+                    m,
+                    w,
+                    r#"{"target":"note","name":"keep","content":"approved line","mode":"append"}"#,
+                )
             },
-            prepare: nothing,
-            change: |m, _| m.approve("p1").map(drop),
+            ..Case::new("review approve", approve_p1)
         },
         Case {
-            kind: "review approve (team)",
-            objects: false,
             holds: decided_with_the_change,
             options: |o| o.review(&[Scope::Team]),
             setup: |m, w| {
-                base(m, w);
-                let reply = m
-                    .call_tool(
-                        "memory_write",
-                        r#"{"target":"note","name":"keep","content":"approved line","mode":"append","scope":"team"}"#,
-                    )
-                    .unwrap();
-                assert!(reply.starts_with("Queued for review as p1"), "{reply}");
+                queued(
+                    m,
+                    w,
+                    r#"{"target":"note","name":"keep","content":"approved line","mode":"append","scope":"team"}"#,
+                )
             },
-            prepare: nothing,
-            change: |m, _| m.approve("p1").map(drop),
+            ..Case::new("review approve (team)", approve_p1)
         },
     ]
 }
