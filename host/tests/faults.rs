@@ -573,6 +573,14 @@ fn run_one(case: &Case, base: &Baseline, fault: Fault, n: u64, dir: PathBuf, tal
     ) {
         fail("next change", format!("the next change failed: {e}"));
     }
+    // A journal a team change could not remove (its cleanup failed) is
+    // finished by the next operation on the team store, a read included.
+    if let Err(e) = m.list_files() {
+        fail(
+            "next change",
+            format!("listing after the change failed: {e}"),
+        );
+    }
     // The root's lock was taken and released again by the next change; a
     // team lock left by a release the fault stopped stays until the next
     // team change breaks it (its lease is over).
