@@ -850,9 +850,23 @@ pub fn append(path: &Path, len: u64, bytes: &[u8], fence: &LockGuard) -> io::Res
     }
 }
 
+/// [`fs::create_dir_all`], except that a folder that is there is never
+/// reported as "already exists" because looking at it failed once: it is
+/// looked at again, and a failure then is reported by its own cause.
+pub fn create_dir_all(path: &Path) -> io::Result<()> {
+    match fs::create_dir_all(path) {
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => match fs::symlink_metadata(path) {
+            Ok(meta) if meta.is_dir() => Ok(()),
+            Ok(_) => Err(e),
+            Err(why) => Err(why),
+        },
+        done => done,
+    }
+}
+
 /// A name no other writer will pick: random bits from the hasher seed
 /// (which std draws from the OS or WASI random source).
-fn unique_suffix() -> String {
+pub(crate) fn unique_suffix() -> String {
     let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
     hasher.write_u64(0);
     format!("{:016x}", hasher.finish())

@@ -1165,12 +1165,25 @@ impl History {
 
     /// The content of the object `sha`, checked against its hash.
     fn read_object(&self, sha: &[u8; 32], size: u64) -> Option<Vec<u8>> {
+        self.read_object_checked(sha, size).ok().flatten()
+    }
+
+    /// The content of the object `sha`; `None` when it is missing, of
+    /// another size or does not hash to `sha` (damaged).
+    ///
+    /// # Errors
+    /// When it cannot be looked at or read.
+    fn read_object_checked(&self, sha: &[u8; 32], size: u64) -> io::Result<Option<Vec<u8>>> {
         let path = self.object_path(sha);
-        if fsio::kind(&path).ok()? != Kind::File(size) {
-            return None;
+        if fsio::kind(&path)? != Kind::File(size) {
+            return Ok(None);
         }
-        let bytes = fs::read(&path).ok()?;
-        (sha256(&bytes) == *sha).then_some(bytes)
+        let bytes = match fs::read(&path) {
+            Ok(bytes) => bytes,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        Ok((sha256(&bytes) == *sha).then_some(bytes))
     }
 
     /// Is the object there with the right size? (Listings check no more.)
@@ -1223,6 +1236,44 @@ impl History {
         }
         let anchor = anchors(index, positions)[i];
         let bytes = self.anchor_bytes(index, anchor, &e.path, size)?;
+        let hashed = &bytes[(size - e.tail.unwrap_or(size)) as usize..];
+        (sha256(hashed) == sha).then_some(Some(bytes))
+    }
+
+    /// [`History::content`] in a purge's staged index, whose new objects
+    /// are not on disk yet but in `written`.
+    fn staged_content(
+        &self,
+        staged: &Index,
+        positions: &[usize],
+        i: usize,
+        written: &[([u8; 32], Vec<u8>)],
+    ) -> Option<Option<Vec<u8>>> {
+        let planned = |sha: &[u8; 32]| {
+            written
+                .iter()
+                .find(|(s, _)| s == sha)
+                .map(|(_, b)| b.clone())
+        };
+        let e = &staged.entries[positions[i]];
+        let (Some(size), Some(sha)) = (e.size, e.sha) else {
+            return Some(None);
+        };
+        if !e.prefix {
+            return planned(&sha)
+                .or_else(|| self.read_object(&sha, size))
+                .map(Some);
+        }
+        let Anchor::Object(a) = anchors(staged, positions)[i] else {
+            return self.content(staged, positions, i);
+        };
+        let Some(mut bytes) = staged.entries[a].object().and_then(|(s, _)| planned(&s)) else {
+            return self.content(staged, positions, i);
+        };
+        if (bytes.len() as u64) < size {
+            return None;
+        }
+        bytes.truncate(size as usize);
         let hashed = &bytes[(size - e.tail.unwrap_or(size)) as usize..];
         (sha256(hashed) == sha).then_some(Some(bytes))
     }
@@ -1395,37 +1446,43 @@ impl History {
             .collect()
     }
 
-    /// Redact every secret in every saved version in place, under the
-    /// store's write lock: each object holding one is written again
-    /// redacted (a new object, named by its new SHA-256), the entries naming
-    /// it point at the new one and are marked `purged`, and the journal is
-    /// replaced atomically (as pruning does) before the old objects are
-    /// deleted. Version ids, times, operations and paths stay. An append's
-    /// entry whose prefix no longer reads back from the redacted version
-    /// gets its own redacted object and becomes a whole version, so it stays
-    /// restorable; a secret its prefix cuts in two is redacted up to the
-    /// cut. Live files are not touched. Entries already unreadable (a
-    /// missing object, an append broken by a hand edit) are left as they
-    /// are.
-    pub(crate) fn purge(&self, lock: &LockGuard) -> io::Result<Purged> {
+    /// Plan the redaction of every secret in every saved version, in
+    /// place, writing nothing: each object holding one is to be written
+    /// again redacted (a new object, named by its new SHA-256), the entries
+    /// naming it point at the new one and are marked `purged`, the journal
+    /// is replaced whole and the old objects deleted. Version ids, times,
+    /// operations and paths stay. An append's entry whose prefix no longer
+    /// reads back from the redacted version gets its own redacted object
+    /// and becomes a whole version, so it stays restorable; a secret its
+    /// prefix cuts in two is redacted up to the cut. Live files are not
+    /// touched. Entries already unreadable (a missing or damaged object, an
+    /// append broken by a hand edit) are left as they are. `None`: nothing
+    /// to purge. The caller holds the store's write lock and commits the
+    /// plan as one change (`Memory::purge_secrets`).
+    ///
+    /// # Errors
+    /// When the journal or an object cannot be read: a version that could
+    /// not be looked at is never left unpurged silently.
+    pub(crate) fn purge_plan(&self) -> io::Result<Option<PurgePlan>> {
         let mut index = self.index();
-        let result = self.purge_locked(lock, &mut index);
+        let result = self.purge_plan_of(&mut index);
         if result.is_err() {
             *index = Index::default();
         }
         result
     }
 
-    fn purge_locked(&self, lock: &LockGuard, index: &mut Index) -> io::Result<Purged> {
+    fn purge_plan_of(&self, index: &mut Index) -> io::Result<Option<PurgePlan>> {
         let mut out = Purged::default();
         if let Journal::Missing = self.refresh(index)? {
-            return Ok(out);
+            return Ok(None);
         }
         // Each distinct object once: its new name and size, and the secrets
         // found in the old content (for appends' prefixes cut inside one).
         type Redacted = ([u8; 32], u64, Vec<crate::secrets::Finding>);
         let mut objects: HashMap<[u8; 32], Redacted> = HashMap::new();
         let mut clean: HashSet<[u8; 32]> = HashSet::new();
+        let mut written: Vec<([u8; 32], Vec<u8>)> = Vec::new();
         for e in &index.entries {
             let Some((sha, size)) = e.object() else {
                 continue;
@@ -1433,7 +1490,7 @@ impl History {
             if objects.contains_key(&sha) || clean.contains(&sha) {
                 continue;
             }
-            let Some(bytes) = self.read_object(&sha, size) else {
+            let Some(bytes) = self.read_object_checked(&sha, size)? else {
                 clean.insert(sha);
                 continue;
             };
@@ -1445,12 +1502,12 @@ impl History {
             }
             let (new, n) = redacted(&text, &[]);
             let new_sha = sha256(new.as_bytes());
-            self.write_object(&new_sha, new.as_bytes())?;
             out.secrets += n as u32;
             objects.insert(sha, (new_sha, new.len() as u64, findings));
+            written.push((new_sha, new.into_bytes()));
         }
         if objects.is_empty() {
-            return Ok(out);
+            return Ok(None);
         }
         // Appends' entries reading from a redacted object: their content as
         // it was, before anything changes.
@@ -1498,17 +1555,19 @@ impl History {
             }
         }
         // Newest first: an older append's entry may read from a newer one
-        // made whole here.
+        // made whole here (its new object is read from `written`).
         for (positions, prefixes) in pending {
             for (i, bytes, anchor_sha) in prefixes.into_iter().rev() {
-                if self.content(&staged, &positions, i).is_some() {
+                if self
+                    .staged_content(&staged, &positions, i, &written)
+                    .is_some()
+                {
                     continue;
                 }
                 let text = String::from_utf8_lossy(&bytes);
                 let cut = objects.get(&anchor_sha).map_or(&[][..], |o| &o.2[..]);
                 let (new, _) = redacted(&text, cut);
                 let new_sha = sha256(new.as_bytes());
-                self.write_object(&new_sha, new.as_bytes())?;
                 let e = &mut staged.entries[positions[i]];
                 e.prefix = false;
                 e.tail = None;
@@ -1517,11 +1576,57 @@ impl History {
                 e.purged = true;
                 out.versions += 1;
                 out.appends_saved += 1;
+                written.push((new_sha, new.into_bytes()));
             }
         }
-        self.rewrite(lock, index, &staged.entries)?;
-        Ok(out)
+        let named: HashSet<[u8; 32]> = staged
+            .entries
+            .iter()
+            .filter_map(|e| e.object().map(|(sha, _)| sha))
+            .collect();
+        let objects_dir = format!("{HISTORY_DIR}/{OBJECTS_DIR}");
+        let mut stale: Vec<String> = objects
+            .keys()
+            .filter(|sha| !named.contains(*sha))
+            .map(|sha| hex(sha))
+            .collect();
+        stale.sort();
+        written.sort_by_key(|(sha, _)| *sha);
+        written.dedup_by_key(|(sha, _)| *sha);
+        let mut journal = header_line(&random_token(), index.next, staged.entries.len() as u64);
+        for e in &staged.entries {
+            journal.push_str(&e.line());
+        }
+        Ok(Some(PurgePlan {
+            objects_dir,
+            objects: written.into_iter().map(|(sha, b)| (hex(&sha), b)).collect(),
+            journal_dir: HISTORY_DIR.to_string(),
+            journal_file: JOURNAL_FILE.to_string(),
+            journal: journal.into_bytes(),
+            stale,
+            purged: out,
+        }))
     }
+}
+
+/// What a purge writes ([`History::purge_plan`]), for the store to commit
+/// as one change: paths relative to the store's root.
+pub(crate) struct PurgePlan {
+    /// The folder of the objects.
+    pub(crate) objects_dir: String,
+    /// The redacted objects: file name (the SHA-256 of the bytes, hex) and
+    /// bytes.
+    pub(crate) objects: Vec<(String, Vec<u8>)>,
+    /// The folder and file name of the journal.
+    pub(crate) journal_dir: String,
+    pub(crate) journal_file: String,
+    /// The journal as it will be: its entries pointing at the redacted
+    /// objects.
+    pub(crate) journal: Vec<u8>,
+    /// The objects the journal no longer names (they hold the secrets).
+    pub(crate) stale: Vec<String>,
+    /// What the purge does, for the receipt.
+    pub(crate) purged: Purged,
 }
 
 fn header_line(generation: &str, next: u64, kept: u64) -> String {

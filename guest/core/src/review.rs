@@ -11,8 +11,8 @@
 //!
 //! Text a queued call would store is guarded when it is queued: under
 //! `block` a secret refuses the call, under `redact` the queue keeps the
-//! redacted text. A decided call keeps only its id, decision and outcome:
-//! a rejected call leaves nothing of its text behind.
+//! redacted text. A decided call keeps only its id and decision: a
+//! rejected call leaves nothing of its text behind.
 
 use std::fs;
 
@@ -21,7 +21,8 @@ use serde_json::Value;
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::fsio;
-use crate::store::{Memory, Preview};
+use crate::layout::Rel;
+use crate::store::{Memory, Preview, Step};
 use agent_memory_vocab::Scope;
 
 pub use crate::store::ReviewGate;
@@ -62,6 +63,9 @@ pub struct Pending {
 pub const MAX_PENDING: usize = 200;
 /// Where queues live under the personal root.
 const REVIEW_DIR: &str = ".store/review";
+/// Where an approved team call's change leaves its token, in the team
+/// store (git-ignored, as every dot file there).
+const APPLIED_DIR: &str = ".store/review-applied";
 /// Keys whose text must match the store as it is, so are never redacted
 /// (a secret there is already stored).
 const MATCHED_KEYS: [&str; 2] = ["old_text", "old_str"];
@@ -82,8 +86,10 @@ pub(crate) struct Entry {
     pub(crate) arguments: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) decision: Option<Decision>,
+    /// A call to the team store: the name of the file its approved change
+    /// leaves in the team store (see [`Memory::applied_step`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) outcome: Option<String>,
+    pub(crate) token: Option<String>,
 }
 
 impl Memory {
@@ -125,7 +131,7 @@ impl Memory {
             tool: tool.to_string(),
             arguments: Some(args.to_string()),
             decision: None,
-            outcome: None,
+            token: (scope == Scope::Team).then(fsio::unique_suffix),
         };
         self.save_entry(&entry, &lock)?;
         Ok(format!(
@@ -170,7 +176,7 @@ impl Memory {
     /// for one already decided or not of the form `p12`.
     pub fn reject(&self, id: &str) -> Result<String> {
         let lock = self.lock()?;
-        let mut entry = self.open_entry(id)?;
+        let mut entry = self.open_entry(id, &lock)?;
         entry.arguments = None;
         entry.decision = Some(Decision::Rejected);
         self.save_entry(&entry, &lock)?;
@@ -180,8 +186,8 @@ impl Memory {
         ))
     }
 
-    /// The undecided entry `id`, or why not.
-    pub(crate) fn open_entry(&self, id: &str) -> Result<Entry> {
+    /// The undecided entry `id`, or why not. Caller holds the lock.
+    pub(crate) fn open_entry(&self, id: &str, lock: &fsio::LockGuard) -> Result<Entry> {
         let n = id
             .strip_prefix('p')
             .filter(|d| !d.is_empty() && d.len() <= 19 && d.bytes().all(|b| b.is_ascii_digit()))
@@ -192,7 +198,7 @@ impl Memory {
                     format!("{id:?} is not a review id: ids look like p12 (agent-memory review lists them)"),
                 )
             })?;
-        let entry = self
+        let mut entry = self
             .queue_entries()?
             .into_iter()
             .find(|e| e.id == n)
@@ -202,6 +208,14 @@ impl Memory {
                     format!("no queued change {id}: agent-memory review lists the ones waiting"),
                 )
             })?;
+        if entry.decision.is_none() && self.applied_in_team(&entry)? {
+            // Its team change was made and the process stopped before the
+            // decision was written: written now.
+            entry.arguments = None;
+            entry.decision = Some(Decision::Approved);
+            self.save_entry(&entry, lock)?;
+            self.forget_applied(&entry);
+        }
         if let Some(decision) = entry.decision {
             let word = match decision {
                 Decision::Approved => "approved",
@@ -225,7 +239,9 @@ impl Memory {
             Err(e) => return Err(Error::io("list", &dir, &e)),
         };
         let mut entries: Vec<Entry> = Vec::new();
-        for e in listed.flatten() {
+        for e in listed {
+            // An entry that cannot be listed is an error too.
+            let e = e.map_err(|err| Error::io("list", &dir, &err))?;
             let Some(name) = e.file_name().to_str().map(str::to_string) else {
                 continue;
             };
@@ -248,15 +264,77 @@ impl Memory {
         Ok(entries)
     }
 
-    /// Write `entry` atomically.
+    /// Write `entry` atomically. Caller holds the lock.
     pub(crate) fn save_entry(&self, entry: &Entry, lock: &fsio::LockGuard) -> Result<()> {
-        let dir = self.review_dir();
-        fs::create_dir_all(self.abs(&dir)).map_err(|e| Error::io("create directory", &dir, &e))?;
+        let (rel, bytes) = self.entry_file(entry)?;
+        fsio::create_dir_all(&self.abs(&rel.dir))
+            .map_err(|e| Error::io("create directory", &rel.dir, &e))?;
+        fsio::replace(&self.abs(&rel.dir), &rel.file, &bytes, lock)
+            .map_err(|e| Error::io("write", &rel.path(), &e))
+    }
+
+    /// The step that writes `entry` as a step of a change (an approval's
+    /// decision rides on the change of the call it approves).
+    pub(crate) fn entry_step(&self, entry: &Entry) -> Result<Step> {
+        let (rel, bytes) = self.entry_file(entry)?;
+        Ok(Step::Mark {
+            rel,
+            bytes: Some(bytes),
+            if_changed: false,
+        })
+    }
+
+    /// For a call to the team store: the step its change takes along in
+    /// the team store, which says the call was applied until the decision
+    /// is written (the decision is in this store, the change in the
+    /// team's: no one change holds both).
+    pub(crate) fn applied_step(&self, entry: &Entry) -> Option<Step> {
+        self.team_store()?;
+        Some(Step::Mark {
+            rel: self.applied_rel(entry)?,
+            bytes: Some(format!("p{} of {}\n", entry.id, self.slug()).into_bytes()),
+            if_changed: false,
+        })
+    }
+
+    fn applied_rel(&self, entry: &Entry) -> Option<Rel> {
+        Some(Rel {
+            dir: format!("{}{APPLIED_DIR}", crate::layout::TEAM_PREFIX),
+            file: entry.token.clone()?,
+        })
+    }
+
+    /// Whether the team change of `entry` was made (its decision may not
+    /// be written yet).
+    ///
+    /// # Errors
+    /// `io` when the team store cannot be looked at.
+    pub(crate) fn applied_in_team(&self, entry: &Entry) -> Result<bool> {
+        let (Some(rel), Some(team)) = (self.applied_rel(entry), self.team_store()) else {
+            return Ok(false);
+        };
+        let path = rel.path();
+        let kind = fsio::kind(&team.abs(&path)).map_err(|e| Error::io("inspect", &path, &e))?;
+        Ok(kind != fsio::Kind::Missing)
+    }
+
+    /// Once the decision is written, the team store's mark of `entry` has
+    /// done its work. Best effort: a mark left over names a decided call.
+    pub(crate) fn forget_applied(&self, entry: &Entry) {
+        if let (Some(rel), Some(team)) = (self.applied_rel(entry), self.team_store()) {
+            let _ = fs::remove_file(team.abs(&rel.path()));
+        }
+    }
+
+    /// Where `entry` is kept, and its bytes.
+    fn entry_file(&self, entry: &Entry) -> Result<(Rel, Vec<u8>)> {
         let bytes = serde_json::to_vec(entry)
             .map_err(|e| Error::new(ErrorKind::Io, format!("cannot encode p{}: {e}", entry.id)))?;
-        let name = format!("p{}.json", entry.id);
-        fsio::replace(&self.abs(&dir), &name, &bytes, lock)
-            .map_err(|e| Error::io("write", &format!("{dir}/{name}"), &e))
+        let rel = Rel {
+            dir: self.review_dir(),
+            file: format!("p{}.json", entry.id),
+        };
+        Ok((rel, bytes))
     }
 }
 

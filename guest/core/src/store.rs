@@ -366,6 +366,9 @@ pub struct Memory {
     /// Set on a copy whose changes run inside a lock its caller holds
     /// (see [`Memory::under`]).
     held: Option<Held>,
+    /// Set on a copy whose first change that stages steps takes a step of
+    /// its caller's along (see [`Memory::under`]).
+    rider: Option<Rider>,
 }
 
 /// The write lock a caller holds, shared with the changes it runs.
@@ -375,6 +378,26 @@ struct Held(LockGuard);
 impl Clone for Held {
     fn clone(&self) -> Held {
         Held(self.0.shared())
+    }
+}
+
+/// A step a caller hands to the next change of a [`Memory::under`]
+/// copy (an approval's decision): committed with that change, all or
+/// nothing, or still here for the caller when no change took it.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Rider(std::sync::Arc<std::sync::Mutex<Option<Step>>>);
+
+impl Rider {
+    fn new(step: Option<Step>) -> Rider {
+        Rider(std::sync::Arc::new(std::sync::Mutex::new(step)))
+    }
+
+    /// The step, unless a change took it.
+    pub(crate) fn take(&self) -> Option<Step> {
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take()
     }
 }
 
@@ -445,6 +468,7 @@ impl Memory {
             semantic: Default::default(),
             audience: Audience::Model,
             held: None,
+            rider: None,
         })
     }
 
@@ -506,10 +530,32 @@ impl Memory {
     /// it are one critical section (an approval checks that its entry is
     /// still pending, runs the call and records the decision so). The team
     /// store keeps its own lock.
-    pub(crate) fn under(&self, lock: &LockGuard) -> Memory {
+    ///
+    /// `personal` and `team`, when given, are taken along by the first
+    /// change of this store, and of its team store, that stages steps of
+    /// its own, and committed with it: the step (an approval's decision)
+    /// and that change are both made or neither. A [`Rider`] still holds
+    /// its step when no change took it.
+    pub(crate) fn under(
+        &self,
+        lock: &LockGuard,
+        personal: Option<Step>,
+        team: Option<Step>,
+    ) -> (Memory, Rider, Rider) {
+        let riders = (Rider::new(personal), Rider::new(team));
         let mut held = self.clone();
         held.held = Some(Held(lock.shared()));
-        held
+        held.rider = Some(riders.0.clone());
+        if let Some(store) = &mut held.team {
+            store.rider = Some(riders.1.clone());
+        }
+        (held, riders.0, riders.1)
+    }
+
+    /// The step a caller of [`Memory::under`] handed over, for a
+    /// change that stages steps of its own.
+    pub(crate) fn rider(&self) -> Option<Step> {
+        self.rider.as_ref().and_then(Rider::take)
     }
 
     /// Replace the clock.
@@ -1033,23 +1079,55 @@ impl Memory {
 
     /// Redact every secret in every version saved in history, in place: the
     /// personal store's history, then the team store's when there is one,
-    /// each under its write lock. Version ids stay; each redacted version is
-    /// marked purged in the journal, and afterwards no byte of a redacted
-    /// secret is left under `.store/`. Live files are not changed (the user
-    /// edits them); names are not changed either (rename the file).
+    /// each as one change under its write lock. Version ids stay; each
+    /// redacted version is marked purged in the journal, and afterwards no
+    /// byte of a redacted secret is left under `.store/`. Live files are not
+    /// changed (the user edits them); names are not changed either (rename
+    /// the file).
+    ///
+    /// Each store's purge is one change of the store's own files (see
+    /// [`Step::Mark`]): every redacted object written, the history journal
+    /// replaced and the old objects deleted, journaled together, so a
+    /// failure puts them all back and a crash is finished by the next
+    /// writer.
     ///
     /// # Errors
-    /// `busy` when a lock cannot be taken; `io` when an object or the
-    /// journal cannot be written (the journal is then as it was: versions
-    /// already redacted in another store stay redacted).
+    /// `busy` when a lock cannot be taken; `io` when a saved version, an
+    /// object or the journal cannot be read or written (that store's history
+    /// is then as it was: a personal store already purged stays purged).
     pub fn purge_secrets(&self) -> Result<history::Purged> {
         let mut out = history::Purged::default();
         for store in std::iter::once(self).chain(self.team_store()) {
-            let lock = store.lock()?;
-            let done = store
-                .history
-                .purge(&lock)
-                .map_err(|e| Error::io("purge the history of", history::HISTORY_DIR, &e))?;
+            let (done, _) = store.change(Operation::Write, |tx| {
+                let plan = store
+                    .history
+                    .purge_plan()
+                    .map_err(|e| Error::io("purge the history of", history::HISTORY_DIR, &e))?;
+                let Some(plan) = plan else {
+                    return Ok(history::Purged::default());
+                };
+                let top = store.top_dir();
+                let mark = |dir: &str, file: String, bytes: Option<Vec<u8>>| Step::Mark {
+                    rel: Rel {
+                        dir: format!("{top}{dir}"),
+                        file,
+                    },
+                    bytes,
+                    if_changed: false,
+                };
+                for (file, bytes) in plan.objects {
+                    tx.push(mark(&plan.objects_dir, file, Some(bytes)));
+                }
+                tx.push(mark(
+                    &plan.journal_dir,
+                    plan.journal_file,
+                    Some(plan.journal),
+                ));
+                for file in plan.stale {
+                    tx.push(mark(&plan.objects_dir, file, None));
+                }
+                Ok(plan.purged)
+            })?;
             out.add(done);
         }
         Ok(out)

@@ -6,6 +6,7 @@ use serde_json::{Map, Value, json};
 
 use crate::args::{invalid, opt_str, parse_object, req_str, type_name};
 use crate::error::{Error, ErrorKind, Result};
+use crate::history::Operation;
 use crate::rank::SearchMode;
 use crate::review::{Decision, Pending};
 use crate::store::{
@@ -957,7 +958,12 @@ impl Memory {
     pub fn pending(&self) -> Result<Vec<Pending>> {
         let mut out = Vec::new();
         for e in self.queue_entries()? {
-            let (Some(arguments), None) = (e.arguments, e.decision) else {
+            // A team call applied whose decision a stopped process did
+            // not write is no longer pending (`open_entry` writes it).
+            if e.decision.is_some() || self.applied_in_team(&e)? {
+                continue;
+            }
+            let Some(arguments) = e.arguments else {
                 continue;
             };
             let scope = Scope::from_tool_word(&e.scope).unwrap_or_default();
@@ -983,7 +989,9 @@ impl Memory {
     /// the tool's answer. That the entry is still pending, the call's
     /// change and the decision are one critical section under the store's
     /// lock: of two approvals at once, one applies the call and the other
-    /// finds it decided.
+    /// finds it decided. The decision is a step of the call's change
+    /// (journaled with it), so a process killed at any point leaves the
+    /// call either applied and decided or not applied and pending.
     ///
     /// # Errors
     /// `not-found` for an id that was never queued; `invalid-arguments`
@@ -991,9 +999,12 @@ impl Memory {
     /// error when it fails now (it then stays queued).
     pub fn approve(&self, id: &str) -> Result<String> {
         let lock = self.lock()?;
-        let mut entry = self.open_entry(id)?;
+        let mut entry = self.open_entry(id, &lock)?;
         let arguments = entry.arguments.take().unwrap_or_default();
-        let outcome = call_ungated(&self.under(&lock), &entry.tool, &arguments).map_err(|e| {
+        entry.decision = Some(Decision::Approved);
+        let decided = Some(self.entry_step(&entry)?);
+        let (held, decision, applied) = self.under(&lock, decided, self.applied_step(&entry));
+        let outcome = call_ungated(&held, &entry.tool, &arguments).map_err(|e| {
             Error::new(
                 e.kind(),
                 format!(
@@ -1002,9 +1013,19 @@ impl Memory {
                 ),
             )
         })?;
-        entry.decision = Some(Decision::Approved);
-        entry.outcome = outcome.lines().next().map(str::to_string);
-        self.save_entry(&entry, &lock)?;
+        // A call that changed no personal file (a team call, or one that
+        // found nothing to change) took no decision along: written now. A
+        // team call's change left a mark in the team store that says it was
+        // applied, should the process stop before this (`open_entry`).
+        if let Some(step) = decision.take() {
+            self.change_locked(&lock, Operation::Write, |tx| {
+                tx.push(step);
+                Ok(())
+            })?;
+        }
+        if applied.take().is_none() {
+            self.forget_applied(&entry);
+        }
         Ok(outcome)
     }
 }

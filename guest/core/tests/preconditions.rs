@@ -254,6 +254,50 @@ fn approve_applies_a_pending_call_once() {
         "- team line"
     );
     assert!(m.pending().unwrap().is_empty());
+    // The team change's mark that it was applied is gone with the decision.
+    let marks = fs::read_dir(f.team.join(".store/review-applied")).unwrap();
+    assert_eq!(marks.count(), 0);
+}
+
+/// A team call's change and its decision are in two stores: the change
+/// leaves a mark in the team store, so a process stopped after the change
+/// and before the decision leaves the call decided, never applied twice.
+#[test]
+fn a_team_call_applied_before_a_stop_is_not_applied_again() {
+    let f = Fixture::new();
+    let m = f.open_with(ReviewGate {
+        personal: false,
+        team: true,
+    });
+    tools::call(
+        &m,
+        "memory_write",
+        r#"{"target":"long_term","content":"- team line","scope":"team"}"#,
+    )
+    .unwrap();
+    // What a process stopped between the two leaves: the team change made,
+    // with its mark, and the entry still pending.
+    let queue = f.root.join(format!(".store/review/{}/p1.json", m.slug()));
+    let entry: serde_json::Value = serde_json::from_slice(&fs::read(&queue).unwrap()).unwrap();
+    let token = entry["token"].as_str().expect("a team call has a token");
+    fs::write(f.team.join("MEMORY.md"), "- team line").unwrap();
+    fs::create_dir_all(f.team.join(".store/review-applied")).unwrap();
+    fs::write(f.team.join(".store/review-applied").join(token), "p1\n").unwrap();
+
+    assert!(m.pending().unwrap().is_empty());
+    let err = m.approve("p1").unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::InvalidArguments, "{err}");
+    assert_eq!(
+        err.message(),
+        "p1 was already approved; nothing was changed"
+    );
+    assert_eq!(
+        fs::read_to_string(f.team.join("MEMORY.md")).unwrap(),
+        "- team line"
+    );
+    let entry: serde_json::Value = serde_json::from_slice(&fs::read(&queue).unwrap()).unwrap();
+    assert_eq!(entry["decision"], "approved");
+    assert!(!f.team.join(".store/review-applied").join(token).exists());
 }
 
 #[test]

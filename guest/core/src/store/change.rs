@@ -77,13 +77,15 @@ pub(crate) enum Step {
         dirs: Vec<String>,
         unlink: Vec<String>,
     },
-    /// Make the store's own marker `rel` (not memory: never recorded in
-    /// history, see docs/architecture.md) hold `bytes`, in the change's
-    /// journal like its files. With `if_changed`, only when another step
-    /// changes a file.
+    /// Make one of the store's own files `rel` (a marker, a review
+    /// decision, history's journal and objects rewritten by a purge: not
+    /// memory, never recorded in history, see docs/architecture.md) hold
+    /// `bytes`, or be gone when `bytes` is `None`, in the change's journal
+    /// like its files. With `if_changed`, only when another step changes a
+    /// file.
     Mark {
         rel: Rel,
-        bytes: Vec<u8>,
+        bytes: Option<Vec<u8>>,
         if_changed: bool,
     },
 }
@@ -393,6 +395,11 @@ impl Memory {
             let previews = self.preview(tx.steps)?;
             sink.lock().map_err(|_| dry_stop())?.extend(previews);
             return Err(dry_stop());
+        }
+        if !tx.steps.is_empty()
+            && let Some(step) = self.rider()
+        {
+            tx.push(step);
         }
         let committed = self.commit(lock, tx.steps, tx.focus, tx.source.as_deref())?;
         Ok((value, committed))
@@ -760,7 +767,7 @@ impl Memory {
                         format!("cannot rename the folder `{from}` to `{to}`: the target exists"),
                     ));
                 }
-                let mut notes = self.notes_under(from);
+                let mut notes = self.notes_under(from)?;
                 notes.sort_by_key(Rel::path);
                 let mut files = Vec::with_capacity(notes.len() * 2);
                 for rel in notes {
@@ -828,7 +835,7 @@ impl Memory {
                         ));
                     }
                 };
-                let same = old.as_deref() == Some(bytes.as_slice());
+                let same = old == *bytes;
                 (kind, old, same, Vec::new())
             }
         };
@@ -901,7 +908,10 @@ impl Memory {
                     out.extend(dirs.iter().cloned().map(Replay::RemoveDir));
                     continue;
                 }
-                Step::Mark { rel, bytes, .. } => Replay::Put(rel.path(), bytes.clone()),
+                Step::Mark { rel, bytes, .. } => match bytes {
+                    Some(bytes) => Replay::Put(rel.path(), bytes.clone()),
+                    None => Replay::Remove(rel.path()),
+                },
             });
         }
         out
@@ -1020,9 +1030,19 @@ impl Memory {
             }
             Step::Mark { rel, bytes, .. } => {
                 let path = rel.path();
-                self.make_dir(&rel.dir)?;
-                fsio::replace(&self.abs(&rel.dir), &rel.file, bytes, lock)
-                    .map_err(|e| Error::io("write", &path, &e))?;
+                match bytes {
+                    Some(bytes) => {
+                        self.make_dir(&rel.dir)?;
+                        fsio::replace(&self.abs(&rel.dir), &rel.file, bytes, lock)
+                            .map_err(|e| Error::io("write", &path, &e))?;
+                    }
+                    None => {
+                        lock.check().map_err(|e| Error::io("delete", &path, &e))?;
+                        fs::remove_file(self.abs(&path))
+                            .map_err(|e| Error::io("delete", &path, &e))?;
+                        fsio::sync_dir(&self.abs(&rel.dir));
+                    }
+                }
                 Ok(0..0)
             }
         }
@@ -1034,7 +1054,7 @@ impl Memory {
         if self.is_team() || dir.starts_with(&self.notes_dir()) {
             self.ensure_dir(dir, true)?;
         } else if !dir.is_empty() && !dir.ends_with(':') {
-            fs::create_dir_all(self.abs(dir))
+            fsio::create_dir_all(&self.abs(dir))
                 .map_err(|e| Error::io("create directory", dir, &e))?;
         }
         fsio::remove_leftovers(&self.abs(dir));

@@ -290,26 +290,36 @@ impl Memory {
     }
 
     /// The notes in the folder `dir` and its topic folders (as deep as a
-    /// note name reaches), never through a link; at most 10,000.
-    pub(crate) fn notes_under(&self, dir: &str) -> Vec<Rel> {
+    /// note name reaches), never through a link; at most 10,000. A missing
+    /// folder has none.
+    ///
+    /// # Errors
+    /// `io` when a folder or an entry in it cannot be looked at: a change
+    /// that acts on every note of a folder must not miss one.
+    pub(crate) fn notes_under(&self, dir: &str) -> Result<Vec<Rel>> {
         let mut out = Vec::new();
         let mut pending = vec![(dir.to_string(), 0usize)];
         while let Some((dir, depth)) = pending.pop() {
-            let Ok(entries) = fs::read_dir(self.abs(&dir)) else {
-                continue;
+            let entries = match fs::read_dir(self.abs(&dir)) {
+                Ok(entries) => entries,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+                Err(e) => return Err(Error::io("list", &dir, &e)),
             };
-            for entry in entries.flatten() {
+            for entry in entries {
+                let entry = entry.map_err(|e| Error::io("list", &dir, &e))?;
                 let Ok(name) = entry.file_name().into_string() else {
                     continue;
                 };
-                match fsio::kind(&entry.path()) {
-                    Ok(Kind::File(_)) if name.ends_with(".md") && !name.starts_with('.') => {
+                let kind = fsio::kind(&entry.path())
+                    .map_err(|e| Error::io("inspect", &format!("{dir}/{name}"), &e))?;
+                match kind {
+                    Kind::File(_) if name.ends_with(".md") && !name.starts_with('.') => {
                         out.push(Rel {
                             dir: dir.clone(),
                             file: name,
                         });
                     }
-                    Ok(Kind::Other("a directory"))
+                    Kind::Other("a directory")
                         if depth < crate::names::MAX_NOTE_SEGMENTS && !name.starts_with('.') =>
                     {
                         pending.push((format!("{dir}/{name}"), depth + 1));
@@ -317,11 +327,11 @@ impl Memory {
                     _ => {}
                 }
                 if out.len() >= 10_000 {
-                    return out;
+                    return Ok(out);
                 }
             }
         }
-        out
+        Ok(out)
     }
 
     /// Remove the note folder `dir` and its parents while they are empty

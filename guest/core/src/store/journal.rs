@@ -119,7 +119,7 @@ impl Memory {
     /// of them is touched. A failure fails the change (nothing applied).
     pub(crate) fn write_journal(&self, lock: &LockGuard, steps: &[Replay]) -> crate::Result<()> {
         let dir = self.abs(JOURNAL_DIR);
-        fs::create_dir_all(&dir)
+        fsio::create_dir_all(&dir)
             .map_err(|e| crate::Error::io("create directory", JOURNAL_DIR, &e))?;
         fsio::replace(&dir, JOURNAL_FILE, &encode(steps), lock)
             .map_err(|e| crate::Error::io("write", ".store/applying", &e))

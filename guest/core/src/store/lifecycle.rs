@@ -69,7 +69,7 @@ impl Memory {
                 dir: self.project_dir(),
                 file: CONSOLIDATED_FILE.to_string(),
             },
-            bytes: self.clock().unix_seconds().to_string().into_bytes(),
+            bytes: Some(self.clock().unix_seconds().to_string().into_bytes()),
             if_changed: true,
         }
     }

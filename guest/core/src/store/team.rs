@@ -94,6 +94,9 @@ const APPLIED_FILE: &str = ".snapshot-applied";
 /// Notes a snapshot holds at most.
 const MAX_SNAPSHOT_NOTES: usize = 10_000;
 
+/// The store paths of the notes a snapshot leaves out.
+type Skipped = Vec<String>;
+
 /// The 1-based line of the first unresolved git conflict in `text`: a line
 /// `<<<<<<<` (alone or followed by a space and a label), later a line
 /// `=======`, later a line `>>>>>>>`. One marker alone (a Markdown
@@ -190,6 +193,7 @@ impl Memory {
             // writes are caught up by the next search.
             semantic: Default::default(),
             held: None,
+            rider: None,
         };
         self.team = Some(Box::new(team));
         self
@@ -328,14 +332,15 @@ impl Memory {
     }
 
     /// Every file of this team store that git shares: `MEMORY.md`, the
-    /// notes and the snapshot's notes, in path order.
+    /// notes and the snapshot's notes, in path order. For notices and
+    /// scans: a folder that cannot be listed is left out.
     pub(crate) fn shared_files(&self) -> Vec<Rel> {
         let mut files = vec![self.long_term_rel()];
         for dir in [
             self.notes_dir(),
             format!("{TEAM_PREFIX}{SNAPSHOT_DIR}/notes"),
         ] {
-            files.extend(self.notes_under(&dir));
+            files.extend(self.notes_under(&dir).unwrap_or_default());
         }
         files.sort_by_key(Rel::path);
         files
@@ -403,20 +408,39 @@ impl Memory {
     }
 
     /// The snapshot in the team directory, if any: `None` when there is no
-    /// team directory, no `TAKEN` file or an unreadable one.
+    /// team directory, no `TAKEN` file, or one that cannot be read or is
+    /// not a stamp (for the notices of a session's start).
     fn snapshot_taken(&self) -> Option<(i64, i32)> {
-        let team = self.team.as_deref()?;
-        let path = team.abs(&format!("{TEAM_PREFIX}{SNAPSHOT_DIR}/{TAKEN_FILE}"));
-        let (text, _) = fsio::read_head(&path, 256).ok().flatten()?;
-        let mut words = text.split_whitespace();
-        let unix = words.next()?.parse::<i64>().ok()?;
-        let offset = words.next()?.parse::<i32>().ok()?;
-        let clock = crate::Clock {
-            utc_offset_minutes: offset,
-            fixed_unix_seconds: Some(unix),
+        self.snapshot_stamp().ok().flatten()
+    }
+
+    /// The time and offset in the team snapshot's `TAKEN` file: `None`
+    /// when there is no team directory, no `TAKEN` file or not a stamp.
+    ///
+    /// # Errors
+    /// `io` when it is there but cannot be read.
+    fn snapshot_stamp(&self) -> Result<Option<(i64, i32)>> {
+        let Some(team) = self.team.as_deref() else {
+            return Ok(None);
         };
-        clock.validate().ok()?;
-        Some((unix, offset))
+        let rel = format!("{TEAM_PREFIX}{SNAPSHOT_DIR}/{TAKEN_FILE}");
+        let Some((text, _)) =
+            fsio::read_head(&team.abs(&rel), 256).map_err(|e| Error::io("read", &rel, &e))?
+        else {
+            return Ok(None);
+        };
+        let mut words = text.split_whitespace();
+        let stamp = (|| {
+            let unix = words.next()?.parse::<i64>().ok()?;
+            let offset = words.next()?.parse::<i32>().ok()?;
+            let clock = crate::Clock {
+                utc_offset_minutes: offset,
+                fixed_unix_seconds: Some(unix),
+            };
+            clock.validate().ok()?;
+            Some((unix, offset))
+        })();
+        Ok(stamp)
     }
 
     /// The `TAKEN` time of the snapshot this project last applied.
@@ -472,36 +496,23 @@ impl Memory {
                 "take the snapshot from the personal memory: it copies the personal notes",
             ));
         }
-        // Read and check everything before the first change.
-        let notes_dir = self.notes_dir();
-        let mut notes: Vec<(String, String)> = Vec::new();
-        let mut skipped = Vec::new();
-        let mut rels = self.notes_under(&notes_dir);
-        rels.sort_by_key(Rel::path);
-        for rel in rels.into_iter().take(MAX_SNAPSHOT_NOTES) {
-            let path = rel.path();
-            match self.read_text_locked(&rel) {
-                Ok(Some(text)) => {
-                    notes.push((path[notes_dir.len() + 1..].to_string(), text));
-                }
-                Ok(None) => {}
-                Err(_) => skipped.push(path),
-            }
-        }
         let unix = self.clock.unix_seconds();
         let offset = self.clock.utc_offset_minutes;
         let base = format!("{TEAM_PREFIX}{SNAPSHOT_DIR}");
         let snap_notes = format!("{base}/notes");
-        // One change: the previous snapshot's notes this one does not have
-        // go, every note is written, and the stamp last; checked whole
-        // before anything is touched, undone as one.
-        let (removed, _) = team.change(Operation::Write, |tx| {
+        // The personal notes are read under their store's lock (taken
+        // before the team's, as an approval takes them), inside the team
+        // change: one change, checked whole before anything is touched,
+        // journaled, undone as one. A note that cannot be read fails it.
+        let personal = self.lock()?;
+        let ((notes, skipped, removed), _) = team.change(Operation::Write, |tx| {
+            let (notes, skipped) = self.texts_under(&self.notes_dir())?;
             let mut removed = Vec::new();
             let keep: std::collections::HashSet<String> = notes
                 .iter()
                 .map(|(rel, _)| format!("{snap_notes}/{rel}"))
                 .collect();
-            let mut old = team.notes_under(&snap_notes);
+            let mut old = team.notes_under(&snap_notes)?;
             old.sort_by_key(Rel::path);
             for rel in old {
                 if !keep.contains(&rel.path()) {
@@ -526,15 +537,16 @@ impl Memory {
                 },
                 stamp,
             );
-            Ok(removed)
+            Ok((notes.len(), skipped, removed))
         })?;
+        drop(personal);
         for dir in removed {
             team.prune_snapshot_dirs(&dir, &snap_notes);
         }
         let mut info = SnapshotInfo {
             taken_unix: unix,
             utc_offset_minutes: offset,
-            notes: notes.len() as u32,
+            notes: notes as u32,
             message: String::new(),
         };
         info.message = format!(
@@ -544,11 +556,43 @@ impl Memory {
         );
         if !skipped.is_empty() {
             info.message.push_str(&format!(
-                "; skipped (not readable as UTF-8 text): {}",
+                "; skipped (not UTF-8 text of at most {} MiB): {}",
+                MAX_EDIT_FILE_BYTES >> 20,
                 skipped.join(", ")
             ));
         }
         Ok(info)
+    }
+
+    /// The notes under the folder `dir` a snapshot copies, by their path
+    /// under it, in path order, and the store paths of those it leaves out
+    /// (not UTF-8 text, or too large to copy whole). Caller holds the lock.
+    ///
+    /// # Errors
+    /// `io` when the notes cannot be listed or one cannot be read: a
+    /// snapshot never leaves out a note it could not look at.
+    fn texts_under(&self, dir: &str) -> Result<(Vec<(String, String)>, Skipped)> {
+        let mut rels = self.notes_under(dir)?;
+        rels.sort_by_key(Rel::path);
+        let mut texts = Vec::new();
+        let mut skipped = Vec::new();
+        for rel in rels.into_iter().take(MAX_SNAPSHOT_NOTES) {
+            let path = rel.path();
+            let len = match self.file_kind(&path)? {
+                Kind::File(len) => len,
+                _ => continue,
+            };
+            if len > MAX_EDIT_FILE_BYTES {
+                skipped.push(path);
+                continue;
+            }
+            let bytes = fs::read(self.abs(&path)).map_err(|e| Error::io("read", &path, &e))?;
+            match String::from_utf8(bytes) {
+                Ok(text) => texts.push((path[dir.len() + 1..].to_string(), text)),
+                Err(_) => skipped.push(path),
+            }
+        }
+        Ok((texts, skipped))
     }
 
     /// Remove the snapshot folder `dir` and its parents while empty, up to
@@ -574,49 +618,40 @@ impl Memory {
     /// personal policy `block`), `busy`, `io`.
     pub fn apply_snapshot(&self) -> Result<SnapshotInfo> {
         let team = self.team()?;
-        let Some((taken, offset)) = self.snapshot_taken() else {
-            return Err(Error::new(
-                ErrorKind::NotFound,
-                "there is no team snapshot: .agent-memory/snapshot/TAKEN is missing or unreadable; `agent-memory snapshot` takes one",
-            ));
-        };
         let snap_notes = format!("{TEAM_PREFIX}{SNAPSHOT_DIR}/notes");
-        let mut rels = team.notes_under(&snap_notes);
-        rels.sort_by_key(Rel::path);
-        // Everything is read and checked before the first change: files
-        // that came through git are as hostile as a model's input.
-        let mut planned = Vec::new();
-        let mut skipped = Vec::new();
-        for rel in rels.into_iter().take(MAX_SNAPSHOT_NOTES) {
-            let path = rel.path();
-            let name = path[snap_notes.len() + 1..].trim_end_matches(".md");
-            let Ok(name) = note_name(name) else {
-                skipped.push(path);
-                continue;
+        let pd = self.project_dir();
+        // One change: the snapshot is read and checked in its plan, under
+        // the personal lock and then the team's (the order an approval
+        // takes them in), before history records anything. Files that came
+        // through git are as hostile as a model's input.
+        let (((taken, offset), applied, skipped), done) = self.change(Operation::Import, |tx| {
+            let team_lock = team.lock()?;
+            let Some((taken, offset)) = self.snapshot_stamp()? else {
+                return Err(Error::new(
+                    ErrorKind::NotFound,
+                    "there is no team snapshot: .agent-memory/snapshot/TAKEN is missing or not a snapshot stamp; `agent-memory snapshot` takes one",
+                ));
             };
-            let text = match team.read_text_locked(&rel) {
-                Ok(Some(text)) => text,
-                _ => {
+            let (texts, mut skipped) = team.texts_under(&snap_notes)?;
+            let mut applied = 0u32;
+            for (name, text) in texts {
+                let path = format!("{snap_notes}/{name}");
+                let Ok(name) = note_name(name.trim_end_matches(".md")) else {
                     skipped.push(path);
                     continue;
+                };
+                if let Some(line) = conflict_line(&text) {
+                    return Err(Error::new(
+                        ErrorKind::Conflict,
+                        format!(
+                            "cannot apply the team snapshot: `{path}` has unresolved git conflict markers (from line {line}); resolve them in git first; nothing was applied"
+                        ),
+                    ));
                 }
-            };
-            if let Some(line) = conflict_line(&text) {
-                return Err(Error::new(
-                    ErrorKind::Conflict,
-                    format!(
-                        "cannot apply the team snapshot: `{path}` has unresolved git conflict markers (from line {line}); resolve them in git first; nothing was applied"
-                    ),
-                ));
+                tx.put(self.note_rel(Some(name))?, text);
+                applied += 1;
             }
-            let target = self.note_rel(Some(name))?;
-            planned.push((target, text));
-        }
-        let pd = self.project_dir();
-        let ((), done) = self.change(Operation::Import, |tx| {
-            for (rel, text) in &planned {
-                tx.put(rel.clone(), text.as_bytes());
-            }
+            drop(team_lock);
             // Which snapshot was applied: a marker, not memory, so history
             // does not record it (undoing the apply does not make the
             // snapshot new again), written in the same change.
@@ -625,16 +660,17 @@ impl Memory {
                     dir: pd.clone(),
                     file: APPLIED_FILE.to_string(),
                 },
-                bytes: format!("{taken}\n").into_bytes(),
+                bytes: Some(format!("{taken}\n").into_bytes()),
                 if_changed: false,
             });
-            Ok(())
+            skipped.sort();
+            Ok(((taken, offset), applied, skipped))
         })?;
         let warnings = done.warnings();
         let mut info = SnapshotInfo {
             taken_unix: taken,
             utc_offset_minutes: offset,
-            notes: planned.len() as u32,
+            notes: applied,
             message: String::new(),
         };
         info.message = if done.changed {
@@ -655,7 +691,8 @@ impl Memory {
         };
         if !skipped.is_empty() {
             info.message.push_str(&format!(
-                "; skipped (not a valid note name or not UTF-8 text): {}",
+                "; skipped (not a valid note name, or not UTF-8 text of at most {} MiB): {}",
+                MAX_EDIT_FILE_BYTES >> 20,
                 skipped.join(", ")
             ));
         }

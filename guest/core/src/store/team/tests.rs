@@ -657,7 +657,7 @@ fn a_hostile_snapshot_is_checked_before_anything_is_applied() {
     assert_eq!(info.notes, 1);
     assert!(
         info.message.contains(
-            "skipped (not a valid note name or not UTF-8 text): team:snapshot/notes/CON.md"
+            "skipped (not a valid note name, or not UTF-8 text of at most 16 MiB): team:snapshot/notes/CON.md"
         ),
         "{}",
         info.message
