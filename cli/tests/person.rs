@@ -235,10 +235,7 @@ fn restore_delete_rename_and_list_do_what_the_tools_do() {
         .to_string();
     let restored = cli.ok(&["restore", &newest]);
     assert!(restored.starts_with("Restored"), "{restored}");
-    assert_eq!(
-        fs::read_to_string(cli.note("ops/deploy")).unwrap(),
-        "make ship"
-    );
+    assert_eq!(fs::read_to_string(cli.note("ops/deploy")).unwrap(), "make ship\n");
     // Renaming onto a taken name is refused, as memory_rename refuses it.
     cli.ok(&["write", "note", "--name", "other", "y"]);
     let taken = cli.fails(&["rename", "other", "ops/deploy"]);
@@ -339,6 +336,24 @@ fn read_only_commands_on_a_missing_root_create_nothing_and_say_so() {
     );
     let second = cli.run(&["write", "long_term", "- second"]);
     assert!(!stderr(&second).contains("created"), "{}", stderr(&second));
+}
+
+#[test]
+fn every_file_written_from_the_command_line_ends_with_one_newline() {
+    let cli = Cli::new();
+    cli.ok(&["write", "scratchpad", "- [ ] Fix flaky login test"]);
+    cli.ok(&["write", "scratchpad", "- [ ] second\n\n\n"]);
+    let pad = fs::read_dir(cli.root().join("projects"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path()
+        .join("SCRATCHPAD.md");
+    assert_eq!(
+        fs::read_to_string(pad).unwrap(),
+        "- [ ] Fix flaky login test\n- [ ] second\n"
+    );
 }
 
 #[test]

@@ -74,11 +74,15 @@
 //!    reference raises an `OSError` (also when the folder is missing, after
 //!    making it as the destination's parent: here that case is `not-found`,
 //!    with the same folder left behind).
-//! 10. **Text that is not UTF-8** in a stored file is an `io` error; the
+//! 10. **File endings are the reference's.** Every other write path ends
+//!     a Markdown file with exactly one `\n`; `create`, `str_replace` and
+//!     `insert` store the text as the reference does, byte for byte, since
+//!     a file's last line is part of what `view` and `insert_line` show.
+//! 11. **Text that is not UTF-8** in a stored file is an `io` error; the
 //!     reference raises `UnicodeDecodeError`. Entries whose names are not
 //!     UTF-8 are left out of listings, and a folder holding one is not
 //!     deleted (`invalid-arguments`).
-//! 11. **Concurrency.** Changes hold the store's write lock and replace
+//! 12. **Concurrency.** Changes hold the store's write lock and replace
 //!     files atomically (`create` too, where the reference writes in place).
 
 use std::fs;
@@ -646,6 +650,7 @@ fn create(memory: &Memory, path: &str, text: &str) -> Result<String> {
     };
     let place = at(memory, &loc);
     let ((), done) = memory.change(Operation::Write, |tx| {
+        tx.verbatim();
         match &loc {
             Loc::Note(_) => {}
             // The reference tries to create a file where a folder is.
@@ -681,6 +686,7 @@ fn str_replace(memory: &Memory, path: &str, old: &str, new: &str) -> Result<Stri
     let guarded = memory.guard(new, path)?;
     let new = guarded.text.as_ref();
     let (snippet, done) = memory.change(Operation::Edit, |tx| {
+        tx.verbatim();
         let place = existing_note(memory, path)?;
         let content = read_text(memory, &place, path)?;
         let count = content.matches(old).count();
@@ -750,6 +756,7 @@ fn insert(memory: &Memory, path: &str, line: i64, text: &str) -> Result<String> 
     let guarded = memory.guard(text, path)?;
     let text = guarded.text.as_ref();
     let ((), done) = memory.change(Operation::Edit, |tx| {
+        tx.verbatim();
         let place = existing_note(memory, path)?;
         let content = read_text(memory, &place, path)?;
         let mut lines: Vec<&str> = content.split('\n').collect();

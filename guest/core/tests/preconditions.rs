@@ -233,7 +233,7 @@ fn approve_applies_a_pending_call_once() {
     assert_eq!(long_term(&m), None);
 
     let out = m.approve("p1").unwrap();
-    assert!(out.starts_with("Appended 15 bytes to MEMORY.md"), "{out}");
+    assert!(out.starts_with("Appended 16 bytes to MEMORY.md"), "{out}");
     let err = m.approve("p1").unwrap_err();
     assert_eq!(err.kind(), ErrorKind::InvalidArguments, "{err}");
     assert_eq!(

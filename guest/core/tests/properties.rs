@@ -7,14 +7,18 @@
 //!   bytes, forged tags, huge logs);
 //! - truncation never splits a character, never exceeds its limit, and
 //!   keeps a prefix of the text;
-//! - appending never loses or changes earlier content.
+//! - appending never loses or changes earlier content;
+//! - every Markdown file a change writes ends with exactly one `\n`,
+//!   whatever the text and whichever write path wrote it.
 
 use std::fs;
 use std::path::Path;
 
 use agent_memory_core::context::{self, CLOSE_TAG, OPEN_TAG, Sources};
 use agent_memory_core::text::{prefix_at_char_boundary, truncate_with_marker};
-use agent_memory_core::{Clock, Limits, Memory, Options, ReadSource, WriteMode, WriteTarget};
+use agent_memory_core::{
+    BatchChange, Clock, Limits, Memory, Options, ReadSource, WriteMode, WriteTarget, tools,
+};
 use proptest::prelude::*;
 
 /// 2026-05-30 09:15 at UTC+2, as the behavioural suite pins it.
@@ -203,10 +207,11 @@ proptest! {
             .unwrap();
         let stored = fs::read(dir.path().join(&receipt.path)).unwrap();
         let stored = String::from_utf8(stored).expect("stored bytes are UTF-8");
-        prop_assert!(content.starts_with(&stored));
-        prop_assert!(stored.len() <= write_cap);
+        // The cap counts the text given; the stored line end is the store's.
+        let kept = prefix_at_char_boundary(&content, write_cap);
+        prop_assert_eq!(&stored, &one_line_end(kept));
         if content.len() > write_cap {
-            prop_assert!(stored.len() + 4 > write_cap);
+            prop_assert!(kept.len() + 4 > write_cap);
             prop_assert_eq!(receipt.truncated_from, Some(content.len() as u64));
         }
         // Read back a larger file than the read cap, planted directly.
@@ -244,15 +249,142 @@ proptest! {
             let before = expected[which].clone();
             let receipt = memory.write(target, content, WriteMode::Append, name).unwrap();
             let model = &mut expected[which];
-            if !content.is_empty() {
+            let added = one_line_end(content);
+            if !added.is_empty() {
                 if !model.is_empty() && !model.ends_with('\n') {
                     model.push('\n');
                 }
-                model.push_str(content);
+                model.push_str(&added);
             }
             let on_disk = fs::read_to_string(dir.path().join(&receipt.path)).unwrap_or_default();
             prop_assert!(on_disk.starts_with(&before), "earlier content changed");
             prop_assert_eq!(&on_disk, model);
+        }
+    }
+}
+
+/// A change of the store through one of its write paths.
+#[derive(Debug, Clone)]
+enum Write {
+    Write(usize, WriteMode, String),
+    Daily(String),
+    Flush(String),
+    /// Replace the whole of note `a` through `edit`.
+    Edit(String),
+    Batch(String, String),
+    Import(String),
+    Tool(String),
+}
+
+fn write_op() -> impl Strategy<Value = Write> {
+    let content = || prop::collection::vec(piece(), 0..12).prop_map(|p| p.concat());
+    let mode = prop::sample::select(vec![WriteMode::Append, WriteMode::Overwrite]);
+    prop_oneof![
+        4 => (0usize..4, mode, content()).prop_map(|(t, m, c)| Write::Write(t, m, c)),
+        1 => content().prop_map(Write::Daily),
+        1 => content().prop_map(Write::Flush),
+        2 => content().prop_map(Write::Edit),
+        1 => (content(), content()).prop_map(|(a, b)| Write::Batch(a, b)),
+        1 => content().prop_map(Write::Import),
+        1 => content().prop_map(Write::Tool),
+    ]
+}
+
+/// `text` as the store keeps it: trailing line breaks made one `\n`,
+/// nothing for text that is only line breaks.
+fn one_line_end(text: &str) -> String {
+    let mut body = text;
+    while let Some(rest) = body.strip_suffix("\r\n").or_else(|| body.strip_suffix('\n')) {
+        body = rest;
+    }
+    if body.is_empty() {
+        String::new()
+    } else {
+        format!("{body}\n")
+    }
+}
+
+/// Every `.md` file under `dir`, outside the store's hidden places.
+fn markdown_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+    for entry in fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        if entry.file_name().to_string_lossy().starts_with('.') {
+            continue;
+        }
+        if path.is_dir() {
+            markdown_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "md") {
+            out.push(path);
+        }
+    }
+}
+
+proptest! {
+    #[test]
+    fn every_markdown_file_ends_with_exactly_one_newline(
+        ops in prop::collection::vec(write_op(), 1..10),
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        let memory = open(dir.path(), 32 * 1024);
+        for op in ops {
+            // Refusals (a secret in random text, an empty heading) change
+            // nothing; every change that succeeds must keep the rule.
+            let _ = match &op {
+                Write::Write(which, mode, content) => {
+                    let (target, name) = match which {
+                        0 => (WriteTarget::LongTerm, None),
+                        1 => (WriteTarget::Daily, None),
+                        2 => (WriteTarget::Note, Some("a")),
+                        _ => (WriteTarget::Scratchpad, None),
+                    };
+                    memory.write(target, content, *mode, name).map(drop)
+                }
+                Write::Daily(body) => memory.append_daily("entry", body).map(drop),
+                Write::Flush(summary) => memory.flush_compaction(summary, Some(3)).map(drop),
+                Write::Edit(new_text) => {
+                    let old = memory.read(ReadSource::Note, Some("a")).unwrap().unwrap_or_default();
+                    memory.edit(WriteTarget::Note, Some("a"), &old, new_text).map(drop)
+                }
+                Write::Batch(a, b) => memory
+                    .apply(
+                        &[
+                            BatchChange::Write {
+                                target: WriteTarget::Note,
+                                content: a.clone(),
+                                mode: WriteMode::Overwrite,
+                                name: Some("b".into()),
+                            },
+                            BatchChange::Write {
+                                target: WriteTarget::LongTerm,
+                                content: b.clone(),
+                                mode: WriteMode::Append,
+                                name: None,
+                            },
+                        ],
+                        None,
+                    )
+                    .map(drop),
+                Write::Import(content) => memory
+                    .import_file(WriteTarget::Note, Some("imported"), content, false)
+                    .map(drop),
+                Write::Tool(content) => {
+                    let args = serde_json::json!({"target": "note", "name": "t", "content": content});
+                    tools::call(&memory, "memory_write", &args.to_string()).map(drop)
+                }
+            };
+            let mut files = Vec::new();
+            markdown_files(dir.path(), &mut files);
+            for file in files {
+                let text = fs::read_to_string(&file).unwrap();
+                prop_assert!(
+                    text.is_empty()
+                        || (text.ends_with('\n') && !text.ends_with("\n\n") && !text.ends_with("\n\r\n")),
+                    "{} after {:?} ends {:?}",
+                    file.display(),
+                    op,
+                    text.char_indices().rev().nth(11).map_or(&text[..], |(i, _)| &text[i..])
+                );
+            }
         }
     }
 }

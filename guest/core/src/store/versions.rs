@@ -155,6 +155,8 @@ impl Memory {
         let mut version = None;
         let (found, done) = self
             .change(Operation::Restore, |tx| {
+                // A version comes back byte for byte, as it was recorded.
+                tx.verbatim();
                 let Some((value, id)) = pick()? else {
                     return Ok(None);
                 };
