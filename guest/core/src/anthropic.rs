@@ -74,10 +74,14 @@
 //!    reference raises an `OSError` (also when the folder is missing, after
 //!    making it as the destination's parent: here that case is `not-found`,
 //!    with the same folder left behind).
-//! 10. **File endings are the reference's.** Every other write path ends
-//!     a Markdown file with exactly one `\n`; `create`, `str_replace` and
-//!     `insert` store the text as the reference does, byte for byte, since
-//!     a file's last line is part of what `view` and `insert_line` show.
+//! 10. **Every file ends with one `\n`**, as every Markdown file the store
+//!     writes does (see `wit/store.wit`): `create` and `str_replace` store
+//!     the text's trailing line breaks as one `\n` where the reference keeps
+//!     them as given (its `insert` already ends the file with one). `view`
+//!     shows the stored bytes as the reference shows a file, so a file that
+//!     ends with `\n` shows a last, empty numbered line. The write cap of
+//!     `file_text` and `insert_text` does not count their trailing line
+//!     breaks.
 //! 11. **Text that is not UTF-8** in a stored file is an `io` error; the
 //!     reference raises `UnicodeDecodeError`. Entries whose names are not
 //!     UTF-8 are left out of listings, and a folder holding one is not
@@ -88,6 +92,7 @@
 use std::fs;
 use std::path::Path;
 
+use agent_memory_vocab::without_line_ends;
 use serde_json::{Map, Value};
 
 use crate::args::{parse_object, req_str, type_name};
@@ -650,14 +655,13 @@ fn create(memory: &Memory, path: &str, text: &str) -> Result<String> {
     };
     let place = at(memory, &loc);
     let ((), done) = memory.change(Operation::Write, |tx| {
-        tx.verbatim();
         match &loc {
             Loc::Note(_) => {}
             // The reference tries to create a file where a folder is.
             _ if place.entry(memory)? != Entry::Missing => return Err(exists()),
             _ => return Err(not_md(path)),
         }
-        check_size(memory, path, "file_text", text)?;
+        check_size(memory, path, "file_text", without_line_ends(text))?;
         if place.entry(memory)? != Entry::Missing {
             return Err(exists());
         }
@@ -686,7 +690,6 @@ fn str_replace(memory: &Memory, path: &str, old: &str, new: &str) -> Result<Stri
     let guarded = memory.guard(new, path)?;
     let new = guarded.text.as_ref();
     let (snippet, done) = memory.change(Operation::Edit, |tx| {
-        tx.verbatim();
         let place = existing_note(memory, path)?;
         let content = read_text(memory, &place, path)?;
         let count = content.matches(old).count();
@@ -752,11 +755,10 @@ fn str_replace(memory: &Memory, path: &str, old: &str, new: &str) -> Result<Stri
 }
 
 fn insert(memory: &Memory, path: &str, line: i64, text: &str) -> Result<String> {
-    check_size(memory, path, "insert_text", text)?;
+    check_size(memory, path, "insert_text", without_line_ends(text))?;
     let guarded = memory.guard(text, path)?;
     let text = guarded.text.as_ref();
     let ((), done) = memory.change(Operation::Edit, |tx| {
-        tx.verbatim();
         let place = existing_note(memory, path)?;
         let content = read_text(memory, &place, path)?;
         let mut lines: Vec<&str> = content.split('\n').collect();

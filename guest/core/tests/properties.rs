@@ -9,7 +9,10 @@
 //!   keeps a prefix of the text;
 //! - appending never loses or changes earlier content;
 //! - every Markdown file a change writes ends with exactly one `\n`,
-//!   whatever the text and whichever write path wrote it.
+//!   whatever the text and whichever write path wrote it (write in both
+//!   modes, write-if-unchanged, daily entries, compaction flushes, edits,
+//!   change sets, import, the model tools, the `memory` tool's `create`,
+//!   `str_replace` and `insert`, restore, undo and rename).
 
 use std::fs;
 use std::path::Path;
@@ -17,7 +20,8 @@ use std::path::Path;
 use agent_memory_core::context::{self, CLOSE_TAG, OPEN_TAG, Sources};
 use agent_memory_core::text::{prefix_at_char_boundary, truncate_with_marker};
 use agent_memory_core::{
-    BatchChange, Clock, Limits, Memory, Options, ReadSource, WriteMode, WriteTarget, tools,
+    BatchChange, Clock, ErrorKind, Limits, Memory, Options, ReadSource, WriteMode, WriteTarget,
+    tools,
 };
 use proptest::prelude::*;
 
@@ -207,12 +211,17 @@ proptest! {
             .unwrap();
         let stored = fs::read(dir.path().join(&receipt.path)).unwrap();
         let stored = String::from_utf8(stored).expect("stored bytes are UTF-8");
-        // The cap counts the text given; the stored line end is the store's.
-        let kept = prefix_at_char_boundary(&content, write_cap);
+        // The cap counts the text without its trailing line breaks; the
+        // one `\n` the file ends with is the store's.
+        let settled = one_line_end(&content);
+        let body = settled.strip_suffix('\n').unwrap_or(&settled);
+        let kept = prefix_at_char_boundary(body, write_cap);
         prop_assert_eq!(&stored, &one_line_end(kept));
-        if content.len() > write_cap {
+        if body.len() > write_cap {
             prop_assert!(kept.len() + 4 > write_cap);
             prop_assert_eq!(receipt.truncated_from, Some(content.len() as u64));
+        } else {
+            prop_assert_eq!(receipt.truncated_from, None);
         }
         // Read back a larger file than the read cap, planted directly.
         fs::write(dir.path().join(&receipt.path), &content).unwrap();
@@ -267,13 +276,31 @@ proptest! {
 #[derive(Debug, Clone)]
 enum Write {
     Write(usize, WriteMode, String),
+    /// `write-if-unchanged` of note `a`, from what it holds.
+    IfUnchanged(String),
     Daily(String),
     Flush(String),
     /// Replace the whole of note `a` through `edit`.
     Edit(String),
-    Batch(String, String),
+    /// Replace the whole of note `a` through the `memory_edit` tool.
+    ToolEdit(String),
+    /// A change set: a note overwritten, `MEMORY.md` appended to, note `a`
+    /// replaced whole.
+    Batch(String, String, String),
     Import(String),
     Tool(String),
+    /// The `memory` tool's `create` of a new note.
+    Create(String),
+    /// The `memory` tool's `str_replace` of all of note `a`.
+    StrReplace(String),
+    /// The `memory` tool's `insert` into note `a` at a line (modulo its
+    /// line count + 1).
+    Insert(usize, String),
+    /// `restore` of one of note `a`'s versions (modulo how many it has).
+    Restore(usize),
+    Undo,
+    /// Note `a` renamed to `r` and back.
+    Rename,
 }
 
 fn write_op() -> impl Strategy<Value = Write> {
@@ -281,12 +308,20 @@ fn write_op() -> impl Strategy<Value = Write> {
     let mode = prop::sample::select(vec![WriteMode::Append, WriteMode::Overwrite]);
     prop_oneof![
         4 => (0usize..4, mode, content()).prop_map(|(t, m, c)| Write::Write(t, m, c)),
+        1 => content().prop_map(Write::IfUnchanged),
         1 => content().prop_map(Write::Daily),
         1 => content().prop_map(Write::Flush),
         2 => content().prop_map(Write::Edit),
-        1 => (content(), content()).prop_map(|(a, b)| Write::Batch(a, b)),
+        1 => content().prop_map(Write::ToolEdit),
+        1 => (content(), content(), content()).prop_map(|(a, b, c)| Write::Batch(a, b, c)),
         1 => content().prop_map(Write::Import),
         1 => content().prop_map(Write::Tool),
+        1 => content().prop_map(Write::Create),
+        1 => content().prop_map(Write::StrReplace),
+        1 => (0usize..8, content()).prop_map(|(l, c)| Write::Insert(l, c)),
+        1 => (0usize..8).prop_map(Write::Restore),
+        1 => Just(Write::Undo),
+        1 => Just(Write::Rename),
     ]
 }
 
@@ -319,59 +354,134 @@ fn markdown_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
     }
 }
 
+/// What note `a` holds as a file (empty when missing).
+fn note_a(dir: &Path) -> String {
+    fs::read_to_string(dir.join("projects/my-app-f5485506/notes/a.md")).unwrap_or_default()
+}
+
+/// Run one write path; `Err` only for a refusal random text may earn.
+fn run(memory: &Memory, dir: &Path, op: &Write) -> agent_memory_core::Result<()> {
+    let memory_tool = |args: serde_json::Value| {
+        agent_memory_core::anthropic::call(memory, &args.to_string()).map(drop)
+    };
+    match op {
+        Write::Write(which, mode, content) => {
+            let (target, name) = match which {
+                0 => (WriteTarget::LongTerm, None),
+                1 => (WriteTarget::Daily, None),
+                2 => (WriteTarget::Note, Some("a")),
+                _ => (WriteTarget::Scratchpad, None),
+            };
+            memory.write(target, content, *mode, name).map(drop)
+        }
+        Write::IfUnchanged(content) => {
+            use sha2::{Digest, Sha256};
+            let base: String = Sha256::digest(note_a(dir).as_bytes())
+                .iter()
+                .map(|b| format!("{b:02x}"))
+                .collect();
+            memory
+                .write_if_unchanged(WriteTarget::Note, content, Some("a"), &base)
+                .map(drop)
+        }
+        Write::Daily(body) => memory.append_daily("entry", body).map(drop),
+        Write::Flush(summary) => memory.flush_compaction(summary, Some(3)).map(drop),
+        Write::Edit(new_text) => memory
+            .edit(WriteTarget::Note, Some("a"), &note_a(dir), new_text)
+            .map(drop),
+        Write::ToolEdit(new_text) => {
+            let args = serde_json::json!({"target": "note", "name": "a", "old_text": note_a(dir), "new_text": new_text});
+            tools::call(memory, "memory_edit", &args.to_string()).map(drop)
+        }
+        Write::Batch(a, b, c) => memory
+            .apply(
+                &[
+                    BatchChange::Write {
+                        target: WriteTarget::Note,
+                        content: a.clone(),
+                        mode: WriteMode::Overwrite,
+                        name: Some("b".into()),
+                    },
+                    BatchChange::Write {
+                        target: WriteTarget::LongTerm,
+                        content: b.clone(),
+                        mode: WriteMode::Append,
+                        name: None,
+                    },
+                    BatchChange::Edit {
+                        target: WriteTarget::Note,
+                        name: Some("a".into()),
+                        old_text: note_a(dir),
+                        new_text: c.clone(),
+                    },
+                ],
+                None,
+            )
+            .map(drop),
+        Write::Import(content) => memory
+            .import_file(WriteTarget::Note, Some("imported"), content, false)
+            .map(drop),
+        Write::Tool(content) => {
+            let args = serde_json::json!({"target": "note", "name": "t", "content": content});
+            tools::call(memory, "memory_write", &args.to_string()).map(drop)
+        }
+        Write::Create(text) => {
+            // A fresh name each time: `create` refuses an existing file.
+            let n = fs::read_dir(dir.join("projects/my-app-f5485506/notes"))
+                .map_or(0, |d| d.count());
+            memory_tool(serde_json::json!({"command": "create", "path": format!("/memories/c{n}.md"), "file_text": text}))
+        }
+        Write::StrReplace(new) => memory_tool(
+            serde_json::json!({"command": "str_replace", "path": "/memories/a.md", "old_str": note_a(dir), "new_str": new}),
+        ),
+        Write::Insert(line, text) => {
+            let lines = note_a(dir).lines().count();
+            memory_tool(
+                serde_json::json!({"command": "insert", "path": "/memories/a.md", "insert_line": line % (lines + 1), "insert_text": text}),
+            )
+        }
+        Write::Restore(pick) => {
+            let versions = memory.history(ReadSource::Note, Some("a"), None)?;
+            match versions.get(pick % versions.len().max(1)) {
+                Some(v) => memory.restore(&v.id).map(drop),
+                None => Ok(()),
+            }
+        }
+        Write::Undo => memory.undo(None).map(drop),
+        Write::Rename => {
+            memory.rename_note("a", "r")?;
+            memory.rename_note("r", "a").map(drop)
+        }
+    }
+}
+
 proptest! {
     #[test]
     fn every_markdown_file_ends_with_exactly_one_newline(
-        ops in prop::collection::vec(write_op(), 1..10),
+        ops in prop::collection::vec(write_op(), 1..12),
     ) {
         let dir = tempfile::tempdir().unwrap();
         let memory = open(dir.path(), 32 * 1024);
         for op in ops {
-            // Refusals (a secret in random text, an empty heading) change
-            // nothing; every change that succeeds must keep the rule.
-            let _ = match &op {
-                Write::Write(which, mode, content) => {
-                    let (target, name) = match which {
-                        0 => (WriteTarget::LongTerm, None),
-                        1 => (WriteTarget::Daily, None),
-                        2 => (WriteTarget::Note, Some("a")),
-                        _ => (WriteTarget::Scratchpad, None),
-                    };
-                    memory.write(target, content, *mode, name).map(drop)
-                }
-                Write::Daily(body) => memory.append_daily("entry", body).map(drop),
-                Write::Flush(summary) => memory.flush_compaction(summary, Some(3)).map(drop),
-                Write::Edit(new_text) => {
-                    let old = memory.read(ReadSource::Note, Some("a")).unwrap().unwrap_or_default();
-                    memory.edit(WriteTarget::Note, Some("a"), &old, new_text).map(drop)
-                }
-                Write::Batch(a, b) => memory
-                    .apply(
-                        &[
-                            BatchChange::Write {
-                                target: WriteTarget::Note,
-                                content: a.clone(),
-                                mode: WriteMode::Overwrite,
-                                name: Some("b".into()),
-                            },
-                            BatchChange::Write {
-                                target: WriteTarget::LongTerm,
-                                content: b.clone(),
-                                mode: WriteMode::Append,
-                                name: None,
-                            },
-                        ],
-                        None,
-                    )
-                    .map(drop),
-                Write::Import(content) => memory
-                    .import_file(WriteTarget::Note, Some("imported"), content, false)
-                    .map(drop),
-                Write::Tool(content) => {
-                    let args = serde_json::json!({"target": "note", "name": "t", "content": content});
-                    tools::call(&memory, "memory_write", &args.to_string()).map(drop)
-                }
-            };
+            // A refusal random text can earn (a secret in it, an empty
+            // `old_text` on a missing note, a note to rename that is not
+            // there) changes nothing; any other error fails the case, and
+            // every change that succeeds must keep the rule.
+            if let Err(e) = run(&memory, dir.path(), &op) {
+                prop_assert!(
+                    matches!(
+                        e.kind(),
+                        ErrorKind::SecretDetected
+                            | ErrorKind::InvalidArguments
+                            | ErrorKind::NotFound
+                            | ErrorKind::Ambiguous
+                            | ErrorKind::AlreadyExists
+                    ),
+                    "{:?} failed: {}",
+                    op,
+                    e
+                );
+            }
             let mut files = Vec::new();
             markdown_files(dir.path(), &mut files);
             for file in files {

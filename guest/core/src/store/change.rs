@@ -33,6 +33,8 @@
 use std::fs;
 use std::ops::Range;
 
+use agent_memory_vocab::without_line_ends;
+
 use super::{Memory, Rel};
 use crate::budget::Budget;
 use crate::dupes;
@@ -123,9 +125,6 @@ pub(crate) struct Tx<'m> {
     /// The source label history records this change with, instead of the
     /// memory's own.
     source: Option<String>,
-    /// Write the steps staged from now on byte for byte, without settling
-    /// their Markdown endings (see [`settle_ending`]).
-    verbatim: bool,
 }
 
 /// A staged step with what history records it as and the part of the
@@ -134,7 +133,6 @@ struct Staged {
     step: Step,
     op: Operation,
     label: Option<String>,
-    verbatim: bool,
 }
 
 impl Tx<'_> {
@@ -177,15 +175,7 @@ impl Tx<'_> {
             step,
             op: self.op,
             label: self.label.clone(),
-            verbatim: self.verbatim,
         });
-    }
-
-    /// Write the steps staged from now on exactly as given, their endings
-    /// unsettled: a restore puts back a version's own bytes, and the
-    /// `memory` tool keeps the reference tool's file contents.
-    pub(crate) fn verbatim(&mut self) {
-        self.verbatim = true;
     }
 
     /// Record the steps staged from now on as `op`, and name them `label`
@@ -291,29 +281,13 @@ impl Committed {
     }
 }
 
-/// `text` without its trailing line breaks (`\n`, `\r\n`).
-pub(crate) fn without_line_ends(text: &str) -> &str {
-    let mut end = text.len();
-    loop {
-        let t = &text[..end];
-        if let Some(rest) = t.strip_suffix("\r\n") {
-            end = rest.len();
-        } else if let Some(rest) = t.strip_suffix('\n') {
-            end = rest.len();
-        } else {
-            break;
-        }
-    }
-    &text[..end]
-}
-
 /// Every Markdown file the store writes ends with exactly one `\n`: the
 /// trailing line breaks (`\n`, `\r\n`) of what a step writes become one
 /// `\n`; text that is empty or only line breaks writes nothing (a file so
 /// put is empty). An append's text ends the same way, so the file it adds
-/// to does too. Run on every staged step of every change (step 1) unless
-/// its front end asked for [`Tx::verbatim`]; files that are not Markdown,
-/// or not UTF-8, are written as given.
+/// to does too. Run on every staged step of every change (step 1), restores
+/// and the `memory` tool included; files that are not Markdown, or not
+/// UTF-8, are written as given.
 fn settle_ending(step: &mut Step) {
     match step {
         Step::Put { rel, bytes, added } if rel.file.ends_with(".md") => {
@@ -324,12 +298,16 @@ fn settle_ending(step: &mut Step) {
             if body + 1 == bytes.len() && bytes.ends_with(b"\n") {
                 return;
             }
+            // What was added to the end of the text ends with the newline:
+            // receipts count the bytes as stored.
+            let reaches_end = added.end == bytes.len();
             bytes.truncate(body);
             if body > 0 {
                 bytes.push(b'\n');
             }
-            added.start = added.start.min(body);
-            added.end = added.end.min(body);
+            let end = bytes.len();
+            added.start = added.start.min(end);
+            added.end = if reaches_end { end } else { added.end.min(end) };
         }
         Step::Append { rel, text } if rel.file.ends_with(".md") && !text.is_empty() => {
             let body = without_line_ends(text).len();
@@ -450,7 +428,6 @@ impl Memory {
             op,
             label: None,
             source: None,
-            verbatim: false,
         };
         let value = plan(&mut tx)?;
         if let Some(sink) = &self.dry {
@@ -469,9 +446,7 @@ impl Memory {
         let lossy = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
         for mut s in steps {
             let mut redactions = Vec::new();
-            if !s.verbatim {
-                settle_ending(&mut s.step);
-            }
+            settle_ending(&mut s.step);
             self.validate(&mut s.step, &mut redactions)
                 .map_err(|e| within(e, &s.label))?;
             let c = self.check(s.step, s.op).map_err(|e| within(e, &s.label))?;
@@ -557,9 +532,7 @@ impl Memory {
         let mut steps = steps;
         let mut labels = Vec::with_capacity(steps.len());
         for s in &mut steps {
-            if !s.verbatim {
-                settle_ending(&mut s.step);
-            }
+            settle_ending(&mut s.step);
             self.validate(&mut s.step, &mut redactions)
                 .map_err(|e| within(e, &s.label))?;
             labels.push(s.label.take());
