@@ -240,18 +240,18 @@ fn approve_applies_a_pending_call_once() {
         err.message(),
         "p1 was already approved; nothing was changed"
     );
-    assert_eq!(long_term(&m).as_deref(), Some("- approved once"));
+    assert_eq!(long_term(&m).as_deref(), Some("- approved once\n"));
 
     // A team call runs under the personal lock the approval holds and the
     // team store's own.
     let out = m.approve("p2").unwrap();
     assert!(
-        out.starts_with("Appended 11 bytes to team:MEMORY.md"),
+        out.starts_with("Appended 12 bytes to team:MEMORY.md"),
         "{out}"
     );
     assert_eq!(
         fs::read_to_string(f.team.join("MEMORY.md")).unwrap(),
-        "- team line"
+        "- team line\n"
     );
     assert!(m.pending().unwrap().is_empty());
 }
