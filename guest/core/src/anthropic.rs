@@ -37,8 +37,9 @@
 //!    refused (`invalid-name`, saying to use `.md`): the store holds
 //!    Markdown notes. The reference stores any file.
 //! 2. **Names follow the note rule.** Each segment must be a valid note name
-//!    (letters, digits, `-`, `_`, single inner spaces, at most 64
-//!    characters, no device names) and a note has at most 4 segments
+//!    (letters, digits, `-`, `_`, single inner spaces, dots between two
+//!    digits, at most 64 characters, no device names; a refusal says the
+//!    rule) and a note has at most 4 segments
 //!    (`/memories/a/b/c/d.md`); folders therefore at most 3. The reference
 //!    takes any file name at any depth. Renaming a folder so that a note
 //!    would end up deeper than 4 segments is refused too.
@@ -100,7 +101,7 @@ use crate::dupes;
 use crate::error::{Error, ErrorKind, Result, os_cause};
 use crate::fsio::Kind;
 use crate::history::Operation;
-use crate::names::{MAX_NOTE_SEGMENTS, check_segment, note_name};
+use crate::names::{MAX_NOTE_SEGMENTS, NOTE_NAME_RULE, check_segment, note_name};
 use crate::store::{Committed, Memory, Step};
 
 /// The tool's name.
@@ -244,7 +245,7 @@ fn resolve(path: &str) -> Result<Loc> {
             return Err(err(
                 ErrorKind::InvalidName,
                 format!(
-                    "Path {path} is not a valid memory folder name: segment {} {s:?}: {why}",
+                    "Path {path} is not a valid memory folder name: segment {} {s:?}: {why}; {NOTE_NAME_RULE}",
                     i + 1
                 ),
             ));
@@ -1106,11 +1107,11 @@ mod tests {
             ),
             (
                 "/memories/a/b/c/d/e.md",
-                "Path /memories/a/b/c/d/e.md is not a valid memory file name: it has 5 segments, the limit is 4 (`a/b/c/d`)".into(),
+                format!("Path /memories/a/b/c/d/e.md is not a valid memory file name: it has 5 segments, the limit is 4 (`a/b/c/d`); {NOTE_NAME_RULE}"),
             ),
             (
                 "/memories/a/CON.md",
-                "Path /memories/a/CON.md is not a valid memory file name: segment 2 \"CON\": it is a reserved Windows device name".into(),
+                format!("Path /memories/a/CON.md is not a valid memory file name: segment 2 \"CON\": it is a reserved Windows device name; {NOTE_NAME_RULE}"),
             ),
             (
                 "/memories/a/b/c/d",
@@ -1118,7 +1119,7 @@ mod tests {
             ),
             (
                 "/memories/nul",
-                "Path /memories/nul is not a valid memory folder name: segment 1 \"nul\": it is a reserved Windows device name".into(),
+                format!("Path /memories/nul is not a valid memory folder name: segment 1 \"nul\": it is a reserved Windows device name; {NOTE_NAME_RULE}"),
             ),
         ] {
             let e = resolve(path).unwrap_err();
