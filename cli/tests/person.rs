@@ -324,7 +324,7 @@ fn the_write_cap_never_counts_the_final_newline() {
         assert_success(&output, &["write", name]);
         assert_eq!(
             stdout(&output).lines().next().unwrap(),
-            format!("Created {} with 65537 bytes", cli.note_path(name)),
+            format!("Appended 65537 bytes to {}", cli.note_path(name)),
         );
         assert_eq!(fs::read_to_string(cli.note(name)).unwrap(), format!("{exact}\n"));
     }

@@ -561,7 +561,7 @@ test('the three tool sets', () => {
   assert.ok(prompts.anthropic.includes('/memories') && !prompts.anthropic.includes('memory_write'));
   // Every tool runs whatever set the model was given.
   memory.callTool('memory', { command: 'create', path: '/memories/plan.md', file_text: '- ship' });
-  assert.equal(memory.read('note', 'plan'), '- ship');
+  assert.equal(memory.read('note', 'plan'), '- ship\n');
   memory.close();
 });
 

@@ -602,7 +602,7 @@ def test_the_three_tool_sets(memory):
     assert "/memories" in prompts["anthropic"] and "memory_write" not in prompts["anthropic"]
     # Every tool runs whatever set the model was given.
     memory.call_tool("memory", {"command": "create", "path": "/memories/plan.md", "file_text": "- ship"})
-    assert memory.read("note", "plan") == "- ship"
+    assert memory.read("note", "plan") == "- ship\n"
 
 
 def test_a_team_dir_gives_team_scope_and_snapshots(tmp_path):
