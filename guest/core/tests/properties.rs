@@ -301,6 +301,10 @@ enum Write {
     Undo,
     /// Note `a` renamed to `r` and back.
     Rename,
+    /// Note `a` written from outside the store (an editor, an older
+    /// version of it), so that history records text that does not end
+    /// with one newline.
+    Plant(String),
 }
 
 fn write_op() -> impl Strategy<Value = Write> {
@@ -322,6 +326,7 @@ fn write_op() -> impl Strategy<Value = Write> {
         1 => (0usize..8).prop_map(Write::Restore),
         1 => Just(Write::Undo),
         1 => Just(Write::Rename),
+        1 => content().prop_map(Write::Plant),
     ]
 }
 
@@ -452,7 +457,27 @@ fn run(memory: &Memory, dir: &Path, op: &Write) -> agent_memory_core::Result<()>
             memory.rename_note("a", "r")?;
             memory.rename_note("r", "a").map(drop)
         }
+        Write::Plant(text) => {
+            let notes = dir.join("projects/my-app-f5485506/notes");
+            fs::create_dir_all(&notes).unwrap();
+            fs::write(notes.join("a.md"), text).unwrap();
+            Ok(())
+        }
     }
+}
+
+/// Every Markdown file under `dir` (outside the store's hidden places)
+/// with its text.
+fn markdown_texts(dir: &Path) -> std::collections::BTreeMap<std::path::PathBuf, String> {
+    let mut files = Vec::new();
+    markdown_files(dir, &mut files);
+    files
+        .into_iter()
+        .map(|f| {
+            let text = fs::read_to_string(&f).unwrap();
+            (f, text)
+        })
+        .collect()
 }
 
 proptest! {
@@ -467,6 +492,7 @@ proptest! {
             // `old_text` on a missing note, a note to rename that is not
             // there) changes nothing; any other error fails the case, and
             // every change that succeeds must keep the rule.
+            let before = markdown_texts(dir.path());
             if let Err(e) = run(&memory, dir.path(), &op) {
                 prop_assert!(
                     matches!(
@@ -482,10 +508,15 @@ proptest! {
                     e
                 );
             }
-            let mut files = Vec::new();
-            markdown_files(dir.path(), &mut files);
-            for file in files {
-                let text = fs::read_to_string(&file).unwrap();
+            if matches!(op, Write::Plant(_)) {
+                continue;
+            }
+            // Every file the change wrote (a planted file it left alone is
+            // not the store's).
+            for (file, text) in markdown_texts(dir.path()) {
+                if before.get(&file) == Some(&text) {
+                    continue;
+                }
                 prop_assert!(
                     text.is_empty()
                         || (text.ends_with('\n') && !text.ends_with("\n\n") && !text.ends_with("\n\r\n")),
