@@ -279,7 +279,10 @@ fn edit_saves_what_the_editor_changed() {
         None,
     );
     assert_success(&output, &["edit", "long_term"]);
-    assert_eq!(fs::read_to_string(cli.memory_md()).unwrap(), "line one\nx\n");
+    assert_eq!(
+        fs::read_to_string(cli.memory_md()).unwrap(),
+        "line one\nx\n"
+    );
 }
 
 #[test]
@@ -550,7 +553,10 @@ fn history_and_undo_bring_back_what_a_change_replaced() {
         ),
         "{undo}"
     );
-    assert_eq!(fs::read_to_string(cli.memory_md()).unwrap(), "- keep this\n");
+    assert_eq!(
+        fs::read_to_string(cli.memory_md()).unwrap(),
+        "- keep this\n"
+    );
     // The undo is recorded: undoing it again redoes.
     cli.ok(&["undo"]);
     assert_eq!(fs::read_to_string(cli.memory_md()).unwrap(), "- oops\n");

@@ -245,7 +245,10 @@ fn restore_delete_rename_and_list_do_what_the_tools_do() {
         .to_string();
     let restored = cli.ok(&["restore", &newest]);
     assert!(restored.starts_with("Restored"), "{restored}");
-    assert_eq!(fs::read_to_string(cli.note("ops/deploy")).unwrap(), "make ship\n");
+    assert_eq!(
+        fs::read_to_string(cli.note("ops/deploy")).unwrap(),
+        "make ship\n"
+    );
     // Renaming onto a taken name is refused, as memory_rename refuses it.
     cli.ok(&["write", "note", "--name", "other", "y"]);
     let taken = cli.fails(&["rename", "other", "ops/deploy"]);
@@ -326,7 +329,10 @@ fn the_write_cap_never_counts_the_final_newline() {
             stdout(&output).lines().next().unwrap(),
             format!("Appended 65537 bytes to {}", cli.note_path(name)),
         );
-        assert_eq!(fs::read_to_string(cli.note(name)).unwrap(), format!("{exact}\n"));
+        assert_eq!(
+            fs::read_to_string(cli.note(name)).unwrap(),
+            format!("{exact}\n")
+        );
     }
     // One character more is over the cap, newline or not.
     let over = format!("{exact}y\n");
@@ -343,13 +349,20 @@ fn a_name_says_what_it_may_hold_and_md_is_dropped_everywhere() {
     let cli = Cli::new();
     // A version number is a name; `.md` at the end names the same note.
     cli.ok(&["write", "note", "--name", "release-1.2.md", "- shipped"]);
-    assert_eq!(fs::read_to_string(cli.note("release-1.2")).unwrap(), "- shipped\n");
+    assert_eq!(
+        fs::read_to_string(cli.note("release-1.2")).unwrap(),
+        "- shipped\n"
+    );
     cli.ok(&["write", "note", "--name", "README.md", "read me"]);
     assert_eq!(cli.ok(&["read", "note", "README.md"]), "read me\n");
     assert_eq!(cli.ok(&["read", "note", "README"]), "read me\n");
     let history = cli.ok(&["history", "note", "README.md"]);
     assert!(
-        history.lines().nth(1).unwrap().ends_with("  append  did not exist"),
+        history
+            .lines()
+            .nth(1)
+            .unwrap()
+            .ends_with("  append  did not exist"),
         "{history}"
     );
     cli.ok(&["rename", "README.md", "docs/readme.md"]);
@@ -359,7 +372,10 @@ fn a_name_says_what_it_may_hold_and_md_is_dropped_everywhere() {
     // A refused name: what broke, then the rule, in a person's words.
     let rule = "a note name is 1-64 letters or digits, `-`, `_`, single inner spaces and dots between two digits (`release-1.2`), in up to 4 topics joined by `/` (`ops/deploy`); one trailing `.md` is dropped";
     for (args, raw) in [
-        (&["write", "note", "--name", "release.notes", "x"][..], "release.notes"),
+        (
+            &["write", "note", "--name", "release.notes", "x"][..],
+            "release.notes",
+        ),
         (&["read", "note", "a.md.md"], "a.md.md"),
         (&["rename", "release-1.2", ".hidden"], ".hidden"),
         (&["delete", "../escape"], "../escape"),
@@ -372,7 +388,11 @@ fn a_name_says_what_it_may_hold_and_md_is_dropped_everywhere() {
         assert_speaks_cli(args, &error);
     }
     // The same rule in a tool result, in a model's words.
-    let call = cli.run(&["call", "memory_write", r#"{"target":"note","name":"v1..2","content":"x"}"#]);
+    let call = cli.run(&[
+        "call",
+        "memory_write",
+        r#"{"target":"note","name":"v1..2","content":"x"}"#,
+    ]);
     let result = said(&call);
     assert!(
         result.contains("invalid note name \"v1..2\": a dot is allowed only between two digits; ")

@@ -190,7 +190,10 @@ pub(crate) fn check_segment(stem: &str) -> std::result::Result<(), String> {
             // A version number (`release-1.2`): never `.` or `..`, never a
             // leading dot (hidden), a trailing one (Windows drops it) or a
             // second extension (`a.md.md`).
-            let digit = |at: Option<usize>| at.and_then(|at| all.get(at)).is_some_and(char::is_ascii_digit);
+            let digit = |at: Option<usize>| {
+                at.and_then(|at| all.get(at))
+                    .is_some_and(char::is_ascii_digit)
+            };
             if !(digit(i.checked_sub(1)) && digit(Some(i + 1))) {
                 return Err("a dot is allowed only between two digits".into());
             }
@@ -422,7 +425,9 @@ mod tests {
         let err = note_stem("release-1.2b.x").unwrap_err();
         assert_eq!(
             err.message(),
-            format!("invalid note name \"release-1.2b.x\": a dot is allowed only between two digits; {NOTE_NAME_RULE}")
+            format!(
+                "invalid note name \"release-1.2b.x\": a dot is allowed only between two digits; {NOTE_NAME_RULE}"
+            )
         );
     }
 
@@ -482,11 +487,26 @@ mod tests {
             ("/a", "it starts or ends with `/`; write topics as `a/b`"),
             ("a/", "it starts or ends with `/`; write topics as `a/b`"),
             ("/", "it starts or ends with `/`; write topics as `a/b`"),
-            ("a/../b", "segment 2 \"..\": a dot is allowed only between two digits"),
-            ("a/./b", "segment 2 \".\": a dot is allowed only between two digits"),
-            ("../a", "segment 1 \"..\": a dot is allowed only between two digits"),
-            ("a/b.md/c", "segment 2 \"b.md\": a dot is allowed only between two digits"),
-            ("a/b.md.md", "segment 2 \"b.md\": a dot is allowed only between two digits"),
+            (
+                "a/../b",
+                "segment 2 \"..\": a dot is allowed only between two digits",
+            ),
+            (
+                "a/./b",
+                "segment 2 \".\": a dot is allowed only between two digits",
+            ),
+            (
+                "../a",
+                "segment 1 \"..\": a dot is allowed only between two digits",
+            ),
+            (
+                "a/b.md/c",
+                "segment 2 \"b.md\": a dot is allowed only between two digits",
+            ),
+            (
+                "a/b.md.md",
+                "segment 2 \"b.md\": a dot is allowed only between two digits",
+            ),
             (r"a\b", "path separators are not allowed"),
             (
                 r"a/b\c",

@@ -103,8 +103,8 @@ impl Options {
 }
 
 use crate::words::{self, Act, Audience};
-use agent_memory_vocab::{Scope, without_line_ends};
 pub use agent_memory_vocab::{ReadSource, WriteMode, WriteTarget};
+use agent_memory_vocab::{Scope, without_line_ends};
 
 /// Which scopes' tool calls wait for review.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -334,7 +334,10 @@ fn write_op() -> impl Strategy<Value = Write> {
 /// nothing for text that is only line breaks.
 fn one_line_end(text: &str) -> String {
     let mut body = text;
-    while let Some(rest) = body.strip_suffix("\r\n").or_else(|| body.strip_suffix('\n')) {
+    while let Some(rest) = body
+        .strip_suffix("\r\n")
+        .or_else(|| body.strip_suffix('\n'))
+    {
         body = rest;
     }
     if body.is_empty() {
@@ -432,9 +435,11 @@ fn run(memory: &Memory, dir: &Path, op: &Write) -> agent_memory_core::Result<()>
         }
         Write::Create(text) => {
             // A fresh name each time: `create` refuses an existing file.
-            let n = fs::read_dir(dir.join("projects/my-app-f5485506/notes"))
-                .map_or(0, |d| d.count());
-            memory_tool(serde_json::json!({"command": "create", "path": format!("/memories/c{n}.md"), "file_text": text}))
+            let n =
+                fs::read_dir(dir.join("projects/my-app-f5485506/notes")).map_or(0, |d| d.count());
+            memory_tool(
+                serde_json::json!({"command": "create", "path": format!("/memories/c{n}.md"), "file_text": text}),
+            )
         }
         Write::StrReplace(new) => memory_tool(
             serde_json::json!({"command": "str_replace", "path": "/memories/a.md", "old_str": note_a(dir), "new_str": new}),

@@ -276,9 +276,7 @@ pub fn note_name_trimming<B: Backend>() {
     let r = m.write(Note, "y", Append, Some("日本語-メモ")).unwrap();
     assert!(r.path.ends_with("/notes/日本語-メモ.md"));
     // A version number is a name, and its `.md` is dropped like any other.
-    let r = m
-        .write(Note, "z", Append, Some("release-1.2.md"))
-        .unwrap();
+    let r = m.write(Note, "z", Append, Some("release-1.2.md")).unwrap();
     assert_eq!(r.path, format!("{}/notes/release-1.2.md", project_dir()));
     assert_eq!(
         m.read(ReadSource::Note, Some("release-1.2"))
