@@ -274,7 +274,7 @@ proptest! {
 
 /// A change of the store through one of its write paths.
 #[derive(Debug, Clone)]
-enum Write {
+enum Op {
     Write(usize, WriteMode, String),
     /// `write-if-unchanged` of note `a`, from what it holds.
     IfUnchanged(String),
@@ -307,26 +307,26 @@ enum Write {
     Plant(String),
 }
 
-fn write_op() -> impl Strategy<Value = Write> {
+fn write_op() -> impl Strategy<Value = Op> {
     let content = || prop::collection::vec(piece(), 0..12).prop_map(|p| p.concat());
     let mode = prop::sample::select(vec![WriteMode::Append, WriteMode::Overwrite]);
     prop_oneof![
-        4 => (0usize..4, mode, content()).prop_map(|(t, m, c)| Write::Write(t, m, c)),
-        1 => content().prop_map(Write::IfUnchanged),
-        1 => content().prop_map(Write::Daily),
-        1 => content().prop_map(Write::Flush),
-        2 => content().prop_map(Write::Edit),
-        1 => content().prop_map(Write::ToolEdit),
-        1 => (content(), content(), content()).prop_map(|(a, b, c)| Write::Batch(a, b, c)),
-        1 => content().prop_map(Write::Import),
-        1 => content().prop_map(Write::Tool),
-        1 => content().prop_map(Write::Create),
-        1 => content().prop_map(Write::StrReplace),
-        1 => (0usize..8, content()).prop_map(|(l, c)| Write::Insert(l, c)),
-        1 => (0usize..8).prop_map(Write::Restore),
-        1 => Just(Write::Undo),
-        1 => Just(Write::Rename),
-        1 => content().prop_map(Write::Plant),
+        4 => (0usize..4, mode, content()).prop_map(|(t, m, c)| Op::Write(t, m, c)),
+        1 => content().prop_map(Op::IfUnchanged),
+        1 => content().prop_map(Op::Daily),
+        1 => content().prop_map(Op::Flush),
+        2 => content().prop_map(Op::Edit),
+        1 => content().prop_map(Op::ToolEdit),
+        1 => (content(), content(), content()).prop_map(|(a, b, c)| Op::Batch(a, b, c)),
+        1 => content().prop_map(Op::Import),
+        1 => content().prop_map(Op::Tool),
+        1 => content().prop_map(Op::Create),
+        1 => content().prop_map(Op::StrReplace),
+        1 => (0usize..8, content()).prop_map(|(l, c)| Op::Insert(l, c)),
+        1 => (0usize..8).prop_map(Op::Restore),
+        1 => Just(Op::Undo),
+        1 => Just(Op::Rename),
+        1 => content().prop_map(Op::Plant),
     ]
 }
 
@@ -368,12 +368,12 @@ fn note_a(dir: &Path) -> String {
 }
 
 /// Run one write path; `Err` only for a refusal random text may earn.
-fn run(memory: &Memory, dir: &Path, op: &Write) -> agent_memory_core::Result<()> {
+fn run(memory: &Memory, dir: &Path, op: &Op) -> agent_memory_core::Result<()> {
     let memory_tool = |args: serde_json::Value| {
         agent_memory_core::anthropic::call(memory, &args.to_string()).map(drop)
     };
     match op {
-        Write::Write(which, mode, content) => {
+        Op::Write(which, mode, content) => {
             let (target, name) = match which {
                 0 => (WriteTarget::LongTerm, None),
                 1 => (WriteTarget::Daily, None),
@@ -382,7 +382,7 @@ fn run(memory: &Memory, dir: &Path, op: &Write) -> agent_memory_core::Result<()>
             };
             memory.write(target, content, *mode, name).map(drop)
         }
-        Write::IfUnchanged(content) => {
+        Op::IfUnchanged(content) => {
             use sha2::{Digest, Sha256};
             let base: String = Sha256::digest(note_a(dir).as_bytes())
                 .iter()
@@ -392,16 +392,16 @@ fn run(memory: &Memory, dir: &Path, op: &Write) -> agent_memory_core::Result<()>
                 .write_if_unchanged(WriteTarget::Note, content, Some("a"), &base)
                 .map(drop)
         }
-        Write::Daily(body) => memory.append_daily("entry", body).map(drop),
-        Write::Flush(summary) => memory.flush_compaction(summary, Some(3)).map(drop),
-        Write::Edit(new_text) => memory
+        Op::Daily(body) => memory.append_daily("entry", body).map(drop),
+        Op::Flush(summary) => memory.flush_compaction(summary, Some(3)).map(drop),
+        Op::Edit(new_text) => memory
             .edit(WriteTarget::Note, Some("a"), &note_a(dir), new_text)
             .map(drop),
-        Write::ToolEdit(new_text) => {
+        Op::ToolEdit(new_text) => {
             let args = serde_json::json!({"target": "note", "name": "a", "old_text": note_a(dir), "new_text": new_text});
             tools::call(memory, "memory_edit", &args.to_string()).map(drop)
         }
-        Write::Batch(a, b, c) => memory
+        Op::Batch(a, b, c) => memory
             .apply(
                 &[
                     BatchChange::Write {
@@ -426,14 +426,14 @@ fn run(memory: &Memory, dir: &Path, op: &Write) -> agent_memory_core::Result<()>
                 None,
             )
             .map(drop),
-        Write::Import(content) => memory
+        Op::Import(content) => memory
             .import_file(WriteTarget::Note, Some("imported"), content, false)
             .map(drop),
-        Write::Tool(content) => {
+        Op::Tool(content) => {
             let args = serde_json::json!({"target": "note", "name": "t", "content": content});
             tools::call(memory, "memory_write", &args.to_string()).map(drop)
         }
-        Write::Create(text) => {
+        Op::Create(text) => {
             // A fresh name each time: `create` refuses an existing file.
             let n =
                 fs::read_dir(dir.join("projects/my-app-f5485506/notes")).map_or(0, |d| d.count());
@@ -441,28 +441,28 @@ fn run(memory: &Memory, dir: &Path, op: &Write) -> agent_memory_core::Result<()>
                 serde_json::json!({"command": "create", "path": format!("/memories/c{n}.md"), "file_text": text}),
             )
         }
-        Write::StrReplace(new) => memory_tool(
+        Op::StrReplace(new) => memory_tool(
             serde_json::json!({"command": "str_replace", "path": "/memories/a.md", "old_str": note_a(dir), "new_str": new}),
         ),
-        Write::Insert(line, text) => {
+        Op::Insert(line, text) => {
             let lines = note_a(dir).lines().count();
             memory_tool(
                 serde_json::json!({"command": "insert", "path": "/memories/a.md", "insert_line": line % (lines + 1), "insert_text": text}),
             )
         }
-        Write::Restore(pick) => {
+        Op::Restore(pick) => {
             let versions = memory.history(ReadSource::Note, Some("a"), None)?;
             match versions.get(pick % versions.len().max(1)) {
                 Some(v) => memory.restore(&v.id).map(drop),
                 None => Ok(()),
             }
         }
-        Write::Undo => memory.undo(None).map(drop),
-        Write::Rename => {
+        Op::Undo => memory.undo(None).map(drop),
+        Op::Rename => {
             memory.rename_note("a", "r")?;
             memory.rename_note("r", "a").map(drop)
         }
-        Write::Plant(text) => {
+        Op::Plant(text) => {
             let notes = dir.join("projects/my-app-f5485506/notes");
             fs::create_dir_all(&notes).unwrap();
             fs::write(notes.join("a.md"), text).unwrap();
@@ -513,7 +513,7 @@ proptest! {
                     e
                 );
             }
-            if matches!(op, Write::Plant(_)) {
+            if matches!(op, Op::Plant(_)) {
                 continue;
             }
             // Every file the change wrote (a planted file it left alone is
