@@ -9,6 +9,15 @@ line, every change of ours must add its budget line, and writes may add
 near-duplicate notes before it), and so must the final files and folders of
 `/memories` and of the notes folder.
 
+Every Markdown file the store writes ends with exactly one `\n` (the
+`wit/store.wit` rule; difference 10 in `anthropic.rs`), where the reference
+keeps `create` and `str_replace` text as given. After each command, a
+reference file that differs from ours only by that ending is given our
+ending, and counted ("reference file ending settled to one newline"), so
+that the next commands (their `view`, `insert_line` and `str_replace`
+outputs) start from the same bytes and are compared byte for byte; any
+other difference in a file still fails.
+
 Commands whose input lies outside what the core accepts on purpose (the
 differences listed in the module docs of `anthropic.rs`: other file types,
 traversal spellings, names outside the note rule, too deep, `/memoriesX`)
@@ -89,6 +98,27 @@ HOSTILE = [
     ("/memories/a b  c.md", "note name rule"),
     ("/memories/a.b.md", "note name rule"),
 ]
+
+
+def settled(text: str) -> str:
+    """`text` as the store keeps it: its trailing line breaks (`\\n`,
+    `\\r\\n`) made one `\\n`, nothing for text that is only line breaks."""
+    body = text
+    while body.endswith("\n"):
+        body = body[:-2] if body.endswith("\r\n") else body[:-1]
+    return body + "\n" if body else ""
+
+
+def settle_reference(ref_root: Path, ours: dict[str, str | None], stats: Counter) -> None:
+    """Give each reference file that differs from ours only by the store's
+    ending rule our bytes, counting it; leave every other difference."""
+    ref = tree(ref_root)
+    if ref.keys() != ours.keys():
+        return
+    for rel, text in ref.items():
+        if text is not None and text != ours[rel] and settled(text) == ours[rel]:
+            (ref_root / rel).write_bytes(ours[rel].encode("utf-8"))
+            stats["reference file ending settled to one newline"] += 1
 
 
 def tree(root: Path) -> dict[str, str | None]:
@@ -342,6 +372,7 @@ def run_sequence(args, seed: int, stats: Counter, failures: list) -> None:
                             stats["reference's folders of a refused rename taken back"] += 1
                         except OSError:
                             pass
+                settle_reference(ref_root, tree(ours.notes), stats)
                 if tree(ref_root) != tree(ours.notes):
                     failures.append((seed, step, command, tree(ref_root), tree(ours.notes)))
                     break

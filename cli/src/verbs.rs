@@ -42,13 +42,16 @@ impl Source {
 
 /// Refuse `content` when it is over the memory's write cap: a person piping
 /// a file expects all of it stored or none (a model's tool call gets the
-/// cut and its receipt instead; `write --truncate` asks for that here).
+/// cut and its receipt instead; `write --truncate` asks for that here). The
+/// cap counts the content as the store does, without its trailing line
+/// breaks (`wit/store.wit`): a file piped in is never refused for its
+/// final newline.
 pub(crate) fn refuse_over_cap(memory: &mut Memory, content: &str) -> Result<()> {
     let cap = memory.limits()?.max_write_bytes;
-    if content.len() > cap as usize {
+    let counted = agent_memory_vocab::without_line_ends(content).len();
+    if counted > cap as usize {
         bail!(
-            "refused: the content is {} bytes, over the {cap}-byte write cap; nothing was written. Split it into several writes (notes hold reference material), or pass --truncate to store the first {cap} bytes",
-            content.len()
+            "refused: the content is {counted} bytes (not counting its final newline), over the {cap}-byte write cap; nothing was written. Split it into several writes (notes hold reference material), or pass --truncate to store the first {cap} bytes",
         );
     }
     Ok(())

@@ -128,7 +128,7 @@ fn call_reads_json_from_stdin_when_absent_or_dash() {
     let output = cli.run_with_stdin(&["call", "memory_read", "-"], r#"{"source":"long_term"}"#);
     assert_success(&output, &["call", "memory_read", "-"]);
     assert_eq!(stdout(&output), "from stdin\n");
-    assert_eq!(fs::read_to_string(cli.memory_md()).unwrap(), "from stdin");
+    assert_eq!(fs::read_to_string(cli.memory_md()).unwrap(), "from stdin\n");
 }
 
 #[test]
@@ -281,7 +281,10 @@ fn edit_saves_what_the_editor_changed() {
         None,
     );
     assert_success(&output, &["edit", "long_term"]);
-    assert_eq!(fs::read_to_string(cli.memory_md()).unwrap(), "line one\nx");
+    assert_eq!(
+        fs::read_to_string(cli.memory_md()).unwrap(),
+        "line one\nx\n"
+    );
 }
 
 #[test]
@@ -349,7 +352,7 @@ fn edit_with_a_failing_editor_writes_nothing() {
         "{}",
         stderr(&output)
     );
-    assert_eq!(fs::read_to_string(cli.memory_md()).unwrap(), "keep me");
+    assert_eq!(fs::read_to_string(cli.memory_md()).unwrap(), "keep me\n");
 }
 
 #[test]
@@ -412,7 +415,7 @@ fn root_defaults_to_agent_memory_dir() {
         None,
     );
     assert_success(&output, &["write"]);
-    assert_eq!(fs::read_to_string(root.join("MEMORY.md")).unwrap(), "hi");
+    assert_eq!(fs::read_to_string(root.join("MEMORY.md")).unwrap(), "hi\n");
 }
 
 #[test]
@@ -539,7 +542,7 @@ fn history_and_undo_bring_back_what_a_change_replaced() {
     let lines: Vec<&str> = history.lines().collect();
     assert_eq!(lines.len(), 3, "{history}");
     assert!(
-        lines[1].starts_with("v2  ") && lines[1].ends_with("  write  11 bytes"),
+        lines[1].starts_with("v2  ") && lines[1].ends_with("  write  12 bytes"),
         "{history}"
     );
     assert!(
@@ -553,10 +556,13 @@ fn history_and_undo_bring_back_what_a_change_replaced() {
         ),
         "{undo}"
     );
-    assert_eq!(fs::read_to_string(cli.memory_md()).unwrap(), "- keep this");
+    assert_eq!(
+        fs::read_to_string(cli.memory_md()).unwrap(),
+        "- keep this\n"
+    );
     // The undo is recorded: undoing it again redoes.
     cli.ok(&["undo"]);
-    assert_eq!(fs::read_to_string(cli.memory_md()).unwrap(), "- oops");
+    assert_eq!(fs::read_to_string(cli.memory_md()).unwrap(), "- oops\n");
 }
 
 #[test]
@@ -734,7 +740,7 @@ fn snapshot_shares_notes_through_the_team_folder_and_apply_applies_it() {
     let team = project.join(".agent-memory");
     assert_eq!(
         fs::read_to_string(team.join("snapshot/notes/deploy.md")).unwrap(),
-        "Run make ship."
+        "Run make ship.\n"
     );
     // The folder exists now, so every command finds it.
     assert!(as_user("alice", &["status"]).contains(&format!("team:     {}", team.display())));
@@ -769,11 +775,11 @@ fn snapshot_shares_notes_through_the_team_folder_and_apply_applies_it() {
     assert_success(&output, &["--team-dir"]);
     assert_eq!(
         stdout(&output),
-        "Appended 8 bytes to team:MEMORY.md\nBudget: team MEMORY.md 1/200 lines, 8/25000 bytes; team section of the context block 133/32768 bytes\n"
+        "Appended 9 bytes to team:MEMORY.md\nBudget: team MEMORY.md 1/200 lines, 9/25000 bytes; team section of the context block 133/32768 bytes\n"
     );
     assert_eq!(
         fs::read_to_string(elsewhere.join("MEMORY.md")).unwrap(),
-        "- shared"
+        "- shared\n"
     );
 }
 
@@ -906,7 +912,7 @@ fn a_symlinked_team_directory_is_refused_naming_the_link() {
     fs::create_dir(&link).unwrap();
     let output = in_project(&["--scope", "team", "write", "note", "--name", "x", "hi"]);
     assert_success(&output, &["write"]);
-    assert_eq!(fs::read_to_string(link.join("notes/x.md")).unwrap(), "hi");
+    assert_eq!(fs::read_to_string(link.join("notes/x.md")).unwrap(), "hi\n");
 }
 
 /// Staleness marks are for rendering: `edit` opens the note's own text, so

@@ -80,6 +80,16 @@ impl Cli {
         stderr(&output)
     }
 
+    /// The store path of note `name`, as receipts print it.
+    fn note_path(&self, name: &str) -> String {
+        let path = self.note(name);
+        path.strip_prefix(self.root())
+            .unwrap()
+            .to_str()
+            .unwrap()
+            .to_string()
+    }
+
     fn note(&self, name: &str) -> PathBuf {
         let notes = fs::read_dir(self.root().join("projects"))
             .unwrap()
@@ -237,7 +247,7 @@ fn restore_delete_rename_and_list_do_what_the_tools_do() {
     assert!(restored.starts_with("Restored"), "{restored}");
     assert_eq!(
         fs::read_to_string(cli.note("ops/deploy")).unwrap(),
-        "make ship"
+        "make ship\n"
     );
     // Renaming onto a taken name is refused, as memory_rename refuses it.
     cli.ok(&["write", "note", "--name", "other", "y"]);
@@ -304,6 +314,92 @@ fn a_write_over_the_cap_is_refused_unless_truncate_is_given() {
         receipt.contains("content truncated from 70000 bytes"),
         "{receipt}"
     );
+}
+
+#[test]
+fn the_write_cap_never_counts_the_final_newline() {
+    let cli = Cli::new();
+    // Exactly the cap, piped with and without its newline: stored whole,
+    // the store's newline after it.
+    let exact = "x".repeat(65_536);
+    for (name, input) in [("bare", exact.clone()), ("ended", format!("{exact}\n\n"))] {
+        let output = cli.run_with_stdin(&["write", "note", "--name", name], &input);
+        assert_success(&output, &["write", name]);
+        assert_eq!(
+            stdout(&output).lines().next().unwrap(),
+            format!("Appended 65537 bytes to {}", cli.note_path(name)),
+        );
+        assert_eq!(
+            fs::read_to_string(cli.note(name)).unwrap(),
+            format!("{exact}\n")
+        );
+    }
+    // One character more is over the cap, newline or not.
+    let over = format!("{exact}y\n");
+    let error = stderr(&cli.run_with_stdin(&["write", "note", "--name", "over"], &over));
+    assert!(
+        error.contains("the content is 65537 bytes (not counting its final newline), over the 65536-byte write cap"),
+        "{error}"
+    );
+    assert!(!cli.note("over").exists(), "a refused write made a note");
+}
+
+#[test]
+fn a_name_says_what_it_may_hold_and_md_is_dropped_everywhere() {
+    let cli = Cli::new();
+    // A version number is a name; `.md` at the end names the same note.
+    cli.ok(&["write", "note", "--name", "release-1.2.md", "- shipped"]);
+    assert_eq!(
+        fs::read_to_string(cli.note("release-1.2")).unwrap(),
+        "- shipped\n"
+    );
+    cli.ok(&["write", "note", "--name", "README.md", "read me"]);
+    assert_eq!(cli.ok(&["read", "note", "README.md"]), "read me\n");
+    assert_eq!(cli.ok(&["read", "note", "README"]), "read me\n");
+    let history = cli.ok(&["history", "note", "README.md"]);
+    assert!(
+        history
+            .lines()
+            .nth(1)
+            .unwrap()
+            .ends_with("  append  did not exist"),
+        "{history}"
+    );
+    cli.ok(&["rename", "README.md", "docs/readme.md"]);
+    assert!(cli.note("docs/readme").exists() && !cli.note("README").exists());
+    cli.ok(&["delete", "docs/readme.md"]);
+    assert!(!cli.note("docs/readme").exists());
+    // A refused name: what broke, then the rule, in a person's words.
+    let rule = "a note name is 1-64 letters or digits, `-`, `_`, single inner spaces and dots between two digits (`release-1.2`), in up to 4 topics joined by `/` (`ops/deploy`); one trailing `.md` is dropped";
+    for (args, raw) in [
+        (
+            &["write", "note", "--name", "release.notes", "x"][..],
+            "release.notes",
+        ),
+        (&["read", "note", "a.md.md"], "a.md.md"),
+        (&["rename", "release-1.2", ".hidden"], ".hidden"),
+        (&["delete", "../escape"], "../escape"),
+    ] {
+        let error = cli.fails(args);
+        assert!(
+            error.contains(&format!("invalid note name {raw:?}: ")) && error.contains(rule),
+            "{args:?}: {error}"
+        );
+        assert_speaks_cli(args, &error);
+    }
+    // The same rule in a tool result, in a model's words.
+    let call = cli.run(&[
+        "call",
+        "memory_write",
+        r#"{"target":"note","name":"v1..2","content":"x"}"#,
+    ]);
+    let result = said(&call);
+    assert!(
+        result.contains("invalid note name \"v1..2\": a dot is allowed only between two digits; ")
+            && result.contains(rule),
+        "{result}"
+    );
+    assert_speaks_tools("memory_write", &result);
 }
 
 #[test]
@@ -389,6 +485,24 @@ fn read_only_commands_on_a_missing_root_create_nothing_and_say_so() {
     );
     let second = cli.run(&["write", "long_term", "- second"]);
     assert!(!stderr(&second).contains("created"), "{}", stderr(&second));
+}
+
+#[test]
+fn every_file_written_from_the_command_line_ends_with_one_newline() {
+    let cli = Cli::new();
+    cli.ok(&["write", "scratchpad", "- [ ] Fix flaky login test"]);
+    cli.ok(&["write", "scratchpad", "- [ ] second\n\n\n"]);
+    let pad = fs::read_dir(cli.root().join("projects"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path()
+        .join("SCRATCHPAD.md");
+    assert_eq!(
+        fs::read_to_string(pad).unwrap(),
+        "- [ ] Fix flaky login test\n- [ ] second\n"
+    );
 }
 
 #[test]

@@ -233,11 +233,11 @@ fn status_counts_files_and_bytes() {
     env.ok(&["write", "note", "--name", "a", "hello"]);
     let out = env.ok(&["status"]);
     assert!(
-        out.contains("store:    2 memory files, 10 bytes (every project)\n"),
+        out.contains("store:    2 memory files, 12 bytes (every project)\n"),
         "{out}"
     );
     assert!(
-        out.contains("files:    2 of this project, 10 bytes\n"),
+        out.contains("files:    2 of this project, 12 bytes\n"),
         "{out}"
     );
 }
@@ -326,7 +326,7 @@ fn the_off_switch_gives_no_block_and_a_plain_tool_answer() {
     );
     assert_eq!(
         fs::read_to_string(env.root().join("MEMORY.md")).unwrap(),
-        "- a fact"
+        "- a fact\n"
     );
 
     let mut write = env.command();
@@ -346,7 +346,7 @@ fn the_off_switch_gives_no_block_and_a_plain_tool_answer() {
         out.contains("memory:   off (AGENT_MEMORY_DISABLE=1)\n"),
         "{out}"
     );
-    assert!(out.contains("store:    1 memory files, 8 bytes"), "{out}");
+    assert!(out.contains("store:    1 memory files, 9 bytes"), "{out}");
 
     // The config's switch, and the variable winning over it.
     let config = env.config(r#"{"disabled": true}"#);
@@ -869,7 +869,7 @@ fn export_writes_notes_without_their_staleness_marks() {
     in_project(&["export", "claude-code", out_dir.to_str().unwrap()]);
     assert_eq!(
         fs::read_to_string(out_dir.join("auth.md")).unwrap(),
-        "Login lives in src/auth.rs"
+        "Login lives in src/auth.rs\n"
     );
 }
 
@@ -917,7 +917,7 @@ fn export_then_import_keeps_every_file() {
     );
     assert_eq!(
         fs::read_to_string(out_dir.join("logs/2026/05/2026-05-30.md")).unwrap(),
-        "### 09:15 — deploy\nshipped 1.4"
+        "### 09:15 — deploy\nshipped 1.4\n"
     );
     assert!(out_dir.join("deploy/staging.md").is_file());
     assert!(out_dir.join("SCRATCHPAD.md").is_file());
@@ -966,12 +966,12 @@ fn scope_team_points_read_write_search_and_history_at_the_team_store() {
     };
     let written = ok(&["write", "long_term", "- deploys need two approvals"]);
     assert!(
-        written.starts_with("Appended 28 bytes to team:MEMORY.md\n"),
+        written.starts_with("Appended 29 bytes to team:MEMORY.md\n"),
         "{written}"
     );
     assert_eq!(
         fs::read_to_string(team.join("MEMORY.md")).unwrap(),
-        "- deploys need two approvals"
+        "- deploys need two approvals\n"
     );
     assert_eq!(ok(&["read", "long_term"]), "- deploys need two approvals\n");
     assert!(

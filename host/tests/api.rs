@@ -117,11 +117,13 @@ fn write_cap_from_the_options_cuts_content() {
     let receipt = memory
         .write(WriteTarget::LongTerm, "abcdefgh", WriteMode::Append, None)
         .unwrap();
-    assert_eq!(receipt.bytes_written, 4);
+    // The cut text, then the newline every stored file ends with (the cap
+    // does not count it).
+    assert_eq!(receipt.bytes_written, 5);
     assert_eq!(receipt.truncated_from, Some(8));
     assert_eq!(
         fs::read_to_string(temp.path().join("MEMORY.md")).unwrap(),
-        "abcd"
+        "abcd\n"
     );
 }
 

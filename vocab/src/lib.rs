@@ -19,6 +19,26 @@ pub use os::{os_advice, os_cause};
 /// the model only when a query needs it look for it.
 pub const SEMANTIC_OFF_NOTE: &str = "semantic recall is off";
 
+/// `text` without its trailing line breaks (`\n`, `\r\n`): what the store
+/// keeps of a written text before the one `\n` every stored Markdown file
+/// ends with (see the `store` interface of `wit/store.wit`). The write cap
+/// counts these bytes, so a text's own final newline never counts against
+/// it, and `"a"`, `"a\n"` and `"a\n\n"` are stored alike.
+pub fn without_line_ends(text: &str) -> &str {
+    let mut end = text.len();
+    loop {
+        let t = &text[..end];
+        if let Some(rest) = t.strip_suffix("\r\n") {
+            end = rest.len();
+        } else if let Some(rest) = t.strip_suffix('\n') {
+            end = rest.len();
+        } else {
+            break;
+        }
+    }
+    &text[..end]
+}
+
 /// What kind of failure an operation hit: the cases of the WIT
 /// `error-kind`, plus [`ErrorKind::Other`] for a kind this crate does not
 /// know (a newer component's), whose name the error carries.

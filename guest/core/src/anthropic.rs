@@ -37,8 +37,9 @@
 //!    refused (`invalid-name`, saying to use `.md`): the store holds
 //!    Markdown notes. The reference stores any file.
 //! 2. **Names follow the note rule.** Each segment must be a valid note name
-//!    (letters, digits, `-`, `_`, single inner spaces, at most 64
-//!    characters, no device names) and a note has at most 4 segments
+//!    (letters, digits, `-`, `_`, single inner spaces, dots between two
+//!    digits, at most 64 characters, no device names; a refusal says the
+//!    rule) and a note has at most 4 segments
 //!    (`/memories/a/b/c/d.md`); folders therefore at most 3. The reference
 //!    takes any file name at any depth. Renaming a folder so that a note
 //!    would end up deeper than 4 segments is refused too.
@@ -74,16 +75,25 @@
 //!    reference raises an `OSError` (also when the folder is missing, after
 //!    making it as the destination's parent: here that case is `not-found`,
 //!    with the same folder left behind).
-//! 10. **Text that is not UTF-8** in a stored file is an `io` error; the
+//! 10. **Every file ends with one `\n`**, as every Markdown file the store
+//!     writes does (see `wit/store.wit`): `create` and `str_replace` store
+//!     the text's trailing line breaks as one `\n` where the reference keeps
+//!     them as given (its `insert` already ends the file with one). `view`
+//!     shows the stored bytes as the reference shows a file, so a file that
+//!     ends with `\n` shows a last, empty numbered line. The write cap of
+//!     `file_text` and `insert_text` does not count their trailing line
+//!     breaks.
+//! 11. **Text that is not UTF-8** in a stored file is an `io` error; the
 //!     reference raises `UnicodeDecodeError`. Entries whose names are not
 //!     UTF-8 are left out of listings, and a folder holding one is not
 //!     deleted (`invalid-arguments`).
-//! 11. **Concurrency.** Changes hold the store's write lock and replace
+//! 12. **Concurrency.** Changes hold the store's write lock and replace
 //!     files atomically (`create` too, where the reference writes in place).
 
 use std::fs;
 use std::path::Path;
 
+use agent_memory_vocab::without_line_ends;
 use serde_json::{Map, Value};
 
 use crate::args::{parse_object, req_str, type_name};
@@ -91,7 +101,7 @@ use crate::dupes;
 use crate::error::{Error, ErrorKind, Result, os_cause};
 use crate::fsio::Kind;
 use crate::history::Operation;
-use crate::names::{MAX_NOTE_SEGMENTS, check_segment, note_name};
+use crate::names::{MAX_NOTE_SEGMENTS, NOTE_NAME_RULE, check_segment, note_name};
 use crate::store::{Committed, Memory, Step};
 
 /// The tool's name.
@@ -235,7 +245,7 @@ fn resolve(path: &str) -> Result<Loc> {
             return Err(err(
                 ErrorKind::InvalidName,
                 format!(
-                    "Path {path} is not a valid memory folder name: segment {} {s:?}: {why}",
+                    "Path {path} is not a valid memory folder name: segment {} {s:?}: {why}; {NOTE_NAME_RULE}",
                     i + 1
                 ),
             ));
@@ -652,7 +662,7 @@ fn create(memory: &Memory, path: &str, text: &str) -> Result<String> {
             _ if place.entry(memory)? != Entry::Missing => return Err(exists()),
             _ => return Err(not_md(path)),
         }
-        check_size(memory, path, "file_text", text)?;
+        check_size(memory, path, "file_text", without_line_ends(text))?;
         if place.entry(memory)? != Entry::Missing {
             return Err(exists());
         }
@@ -746,7 +756,7 @@ fn str_replace(memory: &Memory, path: &str, old: &str, new: &str) -> Result<Stri
 }
 
 fn insert(memory: &Memory, path: &str, line: i64, text: &str) -> Result<String> {
-    check_size(memory, path, "insert_text", text)?;
+    check_size(memory, path, "insert_text", without_line_ends(text))?;
     let guarded = memory.guard(text, path)?;
     let text = guarded.text.as_ref();
     let ((), done) = memory.change(Operation::Edit, |tx| {
@@ -1097,11 +1107,11 @@ mod tests {
             ),
             (
                 "/memories/a/b/c/d/e.md",
-                "Path /memories/a/b/c/d/e.md is not a valid memory file name: it has 5 segments, the limit is 4 (`a/b/c/d`)".into(),
+                format!("Path /memories/a/b/c/d/e.md is not a valid memory file name: it has 5 segments, the limit is 4 (`a/b/c/d`); {NOTE_NAME_RULE}"),
             ),
             (
                 "/memories/a/CON.md",
-                "Path /memories/a/CON.md is not a valid memory file name: segment 2 \"CON\": it is a reserved Windows device name".into(),
+                format!("Path /memories/a/CON.md is not a valid memory file name: segment 2 \"CON\": it is a reserved Windows device name; {NOTE_NAME_RULE}"),
             ),
             (
                 "/memories/a/b/c/d",
@@ -1109,7 +1119,7 @@ mod tests {
             ),
             (
                 "/memories/nul",
-                "Path /memories/nul is not a valid memory folder name: segment 1 \"nul\": it is a reserved Windows device name".into(),
+                format!("Path /memories/nul is not a valid memory folder name: segment 1 \"nul\": it is a reserved Windows device name; {NOTE_NAME_RULE}"),
             ),
         ] {
             let e = resolve(path).unwrap_err();

@@ -2171,7 +2171,7 @@ mod tests {
         assert_eq!(
             r.message,
             format!(
-                "Overwrote {path} with 6 bytes (warning: history did not save the previous version of {path} (it is 5000 bytes, more than the 4096 bytes a saved version may have); the change was made anyway)\n{NOTE_BUDGET}"
+                "Overwrote {path} with 6 bytes (warning: history did not save the previous version of {path} (it is 5001 bytes, more than the 4096 bytes a saved version may have); the change was made anyway)\n{NOTE_BUDGET}"
             )
         );
         assert_eq!(note_text(&m, "big").as_deref(), Some("small\n"));

@@ -92,13 +92,19 @@ fn guest_dir<'a>(what: &str, example: &str, root: &'a str) -> Result<&'a str> {
 /// Most segments a nested note name may have: `a/b/c/d`.
 pub const MAX_NOTE_SEGMENTS: usize = 4;
 
+/// What a note name may hold, as every invalid-name error says it (the one
+/// place the rule is phrased; [`check_segment`] and [`note_name`] enforce
+/// it).
+pub const NOTE_NAME_RULE: &str = "a note name is 1-64 letters or digits, `-`, `_`, single inner spaces and dots between two digits (`release-1.2`), in up to 4 topics joined by `/` (`ops/deploy`); one trailing `.md` is dropped";
+
 /// Validate a single-segment note name and return its stem (the file is
 /// `<stem>.md`).
 ///
 /// Surrounding whitespace and one trailing `.md` are dropped; the rest must be
-/// 1-64 Unicode letters, digits, `-`, `_` or single inner spaces (at most
-/// [`MAX_NOTE_NAME_BYTES`] bytes), with no invisible (default-ignorable)
-/// character, and not a Windows device name. Nothing is ever rewritten
+/// 1-64 Unicode letters, digits, `-`, `_`, single inner spaces or dots
+/// between two ASCII digits (at most [`MAX_NOTE_NAME_BYTES`] bytes), with no
+/// invisible (default-ignorable) character, and not a Windows device name
+/// ([`NOTE_NAME_RULE`] says it to whoever gave the name). Nothing is ever rewritten
 /// beyond that: a name that breaks the rule is an [`ErrorKind::InvalidName`]
 /// error.
 pub fn note_stem(raw: &str) -> Result<&str> {
@@ -155,7 +161,7 @@ pub fn note_name(raw: &str) -> Result<&str> {
 fn invalid_name(raw: &str, why: &str) -> Error {
     Error::new(
         ErrorKind::InvalidName,
-        format!("invalid note name {raw:?}: {why}"),
+        format!("invalid note name {raw:?}: {why}; {NOTE_NAME_RULE}"),
     )
 }
 
@@ -178,7 +184,22 @@ pub(crate) fn check_segment(stem: &str) -> std::result::Result<(), String> {
         ));
     }
     let mut prev_space = false;
-    for (i, c) in stem.chars().enumerate() {
+    let all: Vec<char> = stem.chars().collect();
+    for (i, &c) in all.iter().enumerate() {
+        if c == '.' {
+            // A version number (`release-1.2`): never `.` or `..`, never a
+            // leading dot (hidden), a trailing one (Windows drops it) or a
+            // second extension (`a.md.md`).
+            let digit = |at: Option<usize>| {
+                at.and_then(|at| all.get(at))
+                    .is_some_and(char::is_ascii_digit)
+            };
+            if !(digit(i.checked_sub(1)) && digit(Some(i + 1))) {
+                return Err("a dot is allowed only between two digits".into());
+            }
+            prev_space = false;
+            continue;
+        }
         if c == ' ' {
             if i == 0 || i + 1 == chars {
                 return Err("it starts or ends with a space".into());
@@ -195,7 +216,6 @@ pub(crate) fn check_segment(stem: &str) -> std::result::Result<(), String> {
         }
         if !(c.is_alphanumeric() || c == '-' || c == '_') {
             return Err(match c {
-                '.' => "dots are not allowed".to_string(),
                 '/' | '\\' => "path separators are not allowed".to_string(),
                 c if c.is_control() => format!("control character U+{:04X}", c as u32),
                 c if c.is_whitespace() => format!("whitespace U+{:04X}", c as u32),
@@ -338,6 +358,10 @@ mod tests {
             ("console", "console"),
             ("COM10", "COM10"),
             ("a", "a"),
+            ("release-1.2", "release-1.2"),
+            ("v1.2.3", "v1.2.3"),
+            ("release-1.2.md", "release-1.2"),
+            ("10.0 notes", "10.0 notes"),
         ] {
             assert_eq!(note_stem(raw).unwrap(), stem, "{raw:?}");
         }
@@ -355,6 +379,14 @@ mod tests {
             ".hidden",
             "a.b",
             "a.md.md",
+            "1.2.md.md",
+            "1..2",
+            "1.",
+            ".1",
+            "a.1",
+            "1.a",
+            "1 .2",
+            "notes.txt",
             "../etc/passwd",
             "a/b",
             r"a\b",
@@ -389,6 +421,14 @@ mod tests {
             assert_eq!(err.kind(), ErrorKind::InvalidName, "{raw:?}");
         }
         assert!(note_stem(&"x".repeat(65)).is_err());
+        // Every refusal says what a name may hold.
+        let err = note_stem("release-1.2b.x").unwrap_err();
+        assert_eq!(
+            err.message(),
+            format!(
+                "invalid note name \"release-1.2b.x\": a dot is allowed only between two digits; {NOTE_NAME_RULE}"
+            )
+        );
     }
 
     #[test]
@@ -431,6 +471,7 @@ mod tests {
             ("deploy notes/staging db", "deploy notes/staging db"),
             ("日本/語", "日本/語"),
             ("console/COM10", "console/COM10"),
+            ("releases/1.2/notes.md", "releases/1.2/notes"),
         ] {
             assert_eq!(note_name(raw).unwrap(), name, "{raw:?}");
         }
@@ -446,11 +487,26 @@ mod tests {
             ("/a", "it starts or ends with `/`; write topics as `a/b`"),
             ("a/", "it starts or ends with `/`; write topics as `a/b`"),
             ("/", "it starts or ends with `/`; write topics as `a/b`"),
-            ("a/../b", "segment 2 \"..\": dots are not allowed"),
-            ("a/./b", "segment 2 \".\": dots are not allowed"),
-            ("../a", "segment 1 \"..\": dots are not allowed"),
-            ("a/b.md/c", "segment 2 \"b.md\": dots are not allowed"),
-            ("a/b.md.md", "segment 2 \"b.md\": dots are not allowed"),
+            (
+                "a/../b",
+                "segment 2 \"..\": a dot is allowed only between two digits",
+            ),
+            (
+                "a/./b",
+                "segment 2 \".\": a dot is allowed only between two digits",
+            ),
+            (
+                "../a",
+                "segment 1 \"..\": a dot is allowed only between two digits",
+            ),
+            (
+                "a/b.md/c",
+                "segment 2 \"b.md\": a dot is allowed only between two digits",
+            ),
+            (
+                "a/b.md.md",
+                "segment 2 \"b.md\": a dot is allowed only between two digits",
+            ),
             (r"a\b", "path separators are not allowed"),
             (
                 r"a/b\c",
@@ -490,7 +546,7 @@ mod tests {
             assert_eq!(err.kind(), ErrorKind::InvalidName, "{raw:?}");
             assert_eq!(
                 err.message(),
-                format!("invalid note name {raw:?}: {why}"),
+                format!("invalid note name {raw:?}: {why}; {NOTE_NAME_RULE}"),
                 "{raw:?}"
             );
         }

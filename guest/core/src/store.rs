@@ -105,8 +105,8 @@ impl Options {
 }
 
 use crate::words::{self, Act, Audience};
-use agent_memory_vocab::Scope;
 pub use agent_memory_vocab::{ReadSource, WriteMode, WriteTarget};
+use agent_memory_vocab::{Scope, without_line_ends};
 
 /// Which scopes' tool calls wait for review.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -852,9 +852,12 @@ impl Memory {
         mode: WriteMode,
         lead: impl FnOnce(&Tx<'_>, &Rel) -> Result<String>,
     ) -> Result<WriteReceipt> {
+        // The cap counts the text without its trailing line breaks: the
+        // one `\n` the file ends with is the store's (see `settle_ending`).
         let cap = self.limits.max_write_bytes;
-        let kept = prefix_at_char_boundary(content, cap);
-        let truncated_from = (kept.len() < content.len()).then_some(content.len() as u64);
+        let body = without_line_ends(content);
+        let kept = prefix_at_char_boundary(body, cap);
+        let truncated_from = (kept.len() < body.len()).then_some(content.len() as u64);
         let path = rel.path();
         let (existed, done) = self.change(Operation::Write, |tx| {
             let text = lead(tx, &rel)? + kept;

@@ -118,7 +118,7 @@ fn all_definitions() -> Vec<ToolDefinition> {
                     },
                     "name": {
                         "type": "string",
-                        "description": "Note name, required for note: letters, digits, -, _ and single spaces, at most 64 characters; nested topics as a/b/c (at most 4 parts)"
+                        "description": "Note name, required for note: letters, digits, -, _, single spaces and dots between two digits (release-1.2), at most 64 characters; nested topics as a/b/c (at most 4 parts)"
                     }
                 },
                 "required": ["target", "content"],

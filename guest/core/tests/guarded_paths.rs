@@ -171,6 +171,6 @@ fn a_redaction_is_its_own_line_not_a_duplicate() {
         .unwrap();
     assert_eq!(
         receipt.message,
-        "Appended 27 bytes to MEMORY.md\nredacted 1 secret value(s) before storing (github-pat on line 1): store where a secret lives, never the value\nBudget: MEMORY.md 1/200 lines, 27/25000 bytes; context block 143/32768 bytes"
+        "Appended 28 bytes to MEMORY.md\nredacted 1 secret value(s) before storing (github-pat on line 1): store where a secret lives, never the value\nBudget: MEMORY.md 1/200 lines, 28/25000 bytes; context block 143/32768 bytes"
     );
 }

@@ -568,7 +568,7 @@ fn the_team_scope_is_gated_on_its_own() {
     m.approve("p1").unwrap();
     assert_eq!(
         fs::read_to_string(f.team.join("MEMORY.md")).unwrap(),
-        "ours"
+        "ours\n"
     );
 }
 
@@ -648,5 +648,5 @@ fn typed_apply_takes_the_same_changes() {
         .unwrap();
     assert_eq!(r.done.len(), 2);
     assert_eq!(r.done[1], "2. nothing to delete: note `nothing` does not exist (projects/app-d0d8fd6e/notes/nothing.md)".replace("app-d0d8fd6e", m.slug()));
-    assert_eq!(read_note(&m, "x").as_deref(), Some("one"));
+    assert_eq!(read_note(&m, "x").as_deref(), Some("one\n"));
 }

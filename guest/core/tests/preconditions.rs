@@ -233,25 +233,25 @@ fn approve_applies_a_pending_call_once() {
     assert_eq!(long_term(&m), None);
 
     let out = m.approve("p1").unwrap();
-    assert!(out.starts_with("Appended 15 bytes to MEMORY.md"), "{out}");
+    assert!(out.starts_with("Appended 16 bytes to MEMORY.md"), "{out}");
     let err = m.approve("p1").unwrap_err();
     assert_eq!(err.kind(), ErrorKind::InvalidArguments, "{err}");
     assert_eq!(
         err.message(),
         "p1 was already approved; nothing was changed"
     );
-    assert_eq!(long_term(&m).as_deref(), Some("- approved once"));
+    assert_eq!(long_term(&m).as_deref(), Some("- approved once\n"));
 
     // A team call runs under the personal lock the approval holds and the
     // team store's own.
     let out = m.approve("p2").unwrap();
     assert!(
-        out.starts_with("Appended 11 bytes to team:MEMORY.md"),
+        out.starts_with("Appended 12 bytes to team:MEMORY.md"),
         "{out}"
     );
     assert_eq!(
         fs::read_to_string(f.team.join("MEMORY.md")).unwrap(),
-        "- team line"
+        "- team line\n"
     );
     assert!(m.pending().unwrap().is_empty());
     // The team change's mark that it was applied is gone with the decision.

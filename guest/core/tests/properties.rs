@@ -7,14 +7,22 @@
 //!   bytes, forged tags, huge logs);
 //! - truncation never splits a character, never exceeds its limit, and
 //!   keeps a prefix of the text;
-//! - appending never loses or changes earlier content.
+//! - appending never loses or changes earlier content;
+//! - every Markdown file a change writes ends with exactly one `\n`,
+//!   whatever the text and whichever write path wrote it (write in both
+//!   modes, write-if-unchanged, daily entries, compaction flushes, edits,
+//!   change sets, import, the model tools, the `memory` tool's `create`,
+//!   `str_replace` and `insert`, restore, undo and rename).
 
 use std::fs;
 use std::path::Path;
 
 use agent_memory_core::context::{self, CLOSE_TAG, OPEN_TAG, Sources};
 use agent_memory_core::text::{prefix_at_char_boundary, truncate_with_marker};
-use agent_memory_core::{Clock, Limits, Memory, Options, ReadSource, WriteMode, WriteTarget};
+use agent_memory_core::{
+    BatchChange, Clock, ErrorKind, Limits, Memory, Options, ReadSource, WriteMode, WriteTarget,
+    tools,
+};
 use proptest::prelude::*;
 
 /// 2026-05-30 09:15 at UTC+2, as the behavioural suite pins it.
@@ -203,11 +211,17 @@ proptest! {
             .unwrap();
         let stored = fs::read(dir.path().join(&receipt.path)).unwrap();
         let stored = String::from_utf8(stored).expect("stored bytes are UTF-8");
-        prop_assert!(content.starts_with(&stored));
-        prop_assert!(stored.len() <= write_cap);
-        if content.len() > write_cap {
-            prop_assert!(stored.len() + 4 > write_cap);
+        // The cap counts the text without its trailing line breaks; the
+        // one `\n` the file ends with is the store's.
+        let settled = one_line_end(&content);
+        let body = settled.strip_suffix('\n').unwrap_or(&settled);
+        let kept = prefix_at_char_boundary(body, write_cap);
+        prop_assert_eq!(&stored, &one_line_end(kept));
+        if body.len() > write_cap {
+            prop_assert!(kept.len() + 4 > write_cap);
             prop_assert_eq!(receipt.truncated_from, Some(content.len() as u64));
+        } else {
+            prop_assert_eq!(receipt.truncated_from, None);
         }
         // Read back a larger file than the read cap, planted directly.
         fs::write(dir.path().join(&receipt.path), &content).unwrap();
@@ -244,15 +258,279 @@ proptest! {
             let before = expected[which].clone();
             let receipt = memory.write(target, content, WriteMode::Append, name).unwrap();
             let model = &mut expected[which];
-            if !content.is_empty() {
+            let added = one_line_end(content);
+            if !added.is_empty() {
                 if !model.is_empty() && !model.ends_with('\n') {
                     model.push('\n');
                 }
-                model.push_str(content);
+                model.push_str(&added);
             }
             let on_disk = fs::read_to_string(dir.path().join(&receipt.path)).unwrap_or_default();
             prop_assert!(on_disk.starts_with(&before), "earlier content changed");
             prop_assert_eq!(&on_disk, model);
+        }
+    }
+}
+
+/// A change of the store through one of its write paths.
+#[derive(Debug, Clone)]
+enum Op {
+    Write(usize, WriteMode, String),
+    /// `write-if-unchanged` of note `a`, from what it holds.
+    IfUnchanged(String),
+    Daily(String),
+    Flush(String),
+    /// Replace the whole of note `a` through `edit`.
+    Edit(String),
+    /// Replace the whole of note `a` through the `memory_edit` tool.
+    ToolEdit(String),
+    /// A change set: a note overwritten, `MEMORY.md` appended to, note `a`
+    /// replaced whole.
+    Batch(String, String, String),
+    Import(String),
+    Tool(String),
+    /// The `memory` tool's `create` of a new note.
+    Create(String),
+    /// The `memory` tool's `str_replace` of all of note `a`.
+    StrReplace(String),
+    /// The `memory` tool's `insert` into note `a` at a line (modulo its
+    /// line count + 1).
+    Insert(usize, String),
+    /// `restore` of one of note `a`'s versions (modulo how many it has).
+    Restore(usize),
+    Undo,
+    /// Note `a` renamed to `r` and back.
+    Rename,
+    /// Note `a` written from outside the store (an editor, an older
+    /// version of it), so that history records text that does not end
+    /// with one newline.
+    Plant(String),
+}
+
+fn write_op() -> impl Strategy<Value = Op> {
+    let content = || prop::collection::vec(piece(), 0..12).prop_map(|p| p.concat());
+    let mode = prop::sample::select(vec![WriteMode::Append, WriteMode::Overwrite]);
+    prop_oneof![
+        4 => (0usize..4, mode, content()).prop_map(|(t, m, c)| Op::Write(t, m, c)),
+        1 => content().prop_map(Op::IfUnchanged),
+        1 => content().prop_map(Op::Daily),
+        1 => content().prop_map(Op::Flush),
+        2 => content().prop_map(Op::Edit),
+        1 => content().prop_map(Op::ToolEdit),
+        1 => (content(), content(), content()).prop_map(|(a, b, c)| Op::Batch(a, b, c)),
+        1 => content().prop_map(Op::Import),
+        1 => content().prop_map(Op::Tool),
+        1 => content().prop_map(Op::Create),
+        1 => content().prop_map(Op::StrReplace),
+        1 => (0usize..8, content()).prop_map(|(l, c)| Op::Insert(l, c)),
+        1 => (0usize..8).prop_map(Op::Restore),
+        1 => Just(Op::Undo),
+        1 => Just(Op::Rename),
+        1 => content().prop_map(Op::Plant),
+    ]
+}
+
+/// `text` as the store keeps it: trailing line breaks made one `\n`,
+/// nothing for text that is only line breaks.
+fn one_line_end(text: &str) -> String {
+    let mut body = text;
+    while let Some(rest) = body
+        .strip_suffix("\r\n")
+        .or_else(|| body.strip_suffix('\n'))
+    {
+        body = rest;
+    }
+    if body.is_empty() {
+        String::new()
+    } else {
+        format!("{body}\n")
+    }
+}
+
+/// Every `.md` file under `dir`, outside the store's hidden places.
+fn markdown_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+    for entry in fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        if entry.file_name().to_string_lossy().starts_with('.') {
+            continue;
+        }
+        if path.is_dir() {
+            markdown_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "md") {
+            out.push(path);
+        }
+    }
+}
+
+/// What note `a` holds as a file (empty when missing).
+fn note_a(dir: &Path) -> String {
+    fs::read_to_string(dir.join("projects/my-app-f5485506/notes/a.md")).unwrap_or_default()
+}
+
+/// Run one write path; `Err` only for a refusal random text may earn.
+fn run(memory: &Memory, dir: &Path, op: &Op) -> agent_memory_core::Result<()> {
+    let memory_tool = |args: serde_json::Value| {
+        agent_memory_core::anthropic::call(memory, &args.to_string()).map(drop)
+    };
+    match op {
+        Op::Write(which, mode, content) => {
+            let (target, name) = match which {
+                0 => (WriteTarget::LongTerm, None),
+                1 => (WriteTarget::Daily, None),
+                2 => (WriteTarget::Note, Some("a")),
+                _ => (WriteTarget::Scratchpad, None),
+            };
+            memory.write(target, content, *mode, name).map(drop)
+        }
+        Op::IfUnchanged(content) => {
+            use sha2::{Digest, Sha256};
+            let base: String = Sha256::digest(note_a(dir).as_bytes())
+                .iter()
+                .map(|b| format!("{b:02x}"))
+                .collect();
+            memory
+                .write_if_unchanged(WriteTarget::Note, content, Some("a"), &base)
+                .map(drop)
+        }
+        Op::Daily(body) => memory.append_daily("entry", body).map(drop),
+        Op::Flush(summary) => memory.flush_compaction(summary, Some(3)).map(drop),
+        Op::Edit(new_text) => memory
+            .edit(WriteTarget::Note, Some("a"), &note_a(dir), new_text)
+            .map(drop),
+        Op::ToolEdit(new_text) => {
+            let args = serde_json::json!({"target": "note", "name": "a", "old_text": note_a(dir), "new_text": new_text});
+            tools::call(memory, "memory_edit", &args.to_string()).map(drop)
+        }
+        Op::Batch(a, b, c) => memory
+            .apply(
+                &[
+                    BatchChange::Write {
+                        target: WriteTarget::Note,
+                        content: a.clone(),
+                        mode: WriteMode::Overwrite,
+                        name: Some("b".into()),
+                    },
+                    BatchChange::Write {
+                        target: WriteTarget::LongTerm,
+                        content: b.clone(),
+                        mode: WriteMode::Append,
+                        name: None,
+                    },
+                    BatchChange::Edit {
+                        target: WriteTarget::Note,
+                        name: Some("a".into()),
+                        old_text: note_a(dir),
+                        new_text: c.clone(),
+                    },
+                ],
+                None,
+            )
+            .map(drop),
+        Op::Import(content) => memory
+            .import_file(WriteTarget::Note, Some("imported"), content, false)
+            .map(drop),
+        Op::Tool(content) => {
+            let args = serde_json::json!({"target": "note", "name": "t", "content": content});
+            tools::call(memory, "memory_write", &args.to_string()).map(drop)
+        }
+        Op::Create(text) => {
+            // A fresh name each time: `create` refuses an existing file.
+            let n =
+                fs::read_dir(dir.join("projects/my-app-f5485506/notes")).map_or(0, |d| d.count());
+            memory_tool(
+                serde_json::json!({"command": "create", "path": format!("/memories/c{n}.md"), "file_text": text}),
+            )
+        }
+        Op::StrReplace(new) => memory_tool(
+            serde_json::json!({"command": "str_replace", "path": "/memories/a.md", "old_str": note_a(dir), "new_str": new}),
+        ),
+        Op::Insert(line, text) => {
+            let lines = note_a(dir).lines().count();
+            memory_tool(
+                serde_json::json!({"command": "insert", "path": "/memories/a.md", "insert_line": line % (lines + 1), "insert_text": text}),
+            )
+        }
+        Op::Restore(pick) => {
+            let versions = memory.history(ReadSource::Note, Some("a"), None)?;
+            match versions.get(pick % versions.len().max(1)) {
+                Some(v) => memory.restore(&v.id).map(drop),
+                None => Ok(()),
+            }
+        }
+        Op::Undo => memory.undo(None).map(drop),
+        Op::Rename => {
+            memory.rename_note("a", "r")?;
+            memory.rename_note("r", "a").map(drop)
+        }
+        Op::Plant(text) => {
+            let notes = dir.join("projects/my-app-f5485506/notes");
+            fs::create_dir_all(&notes).unwrap();
+            fs::write(notes.join("a.md"), text).unwrap();
+            Ok(())
+        }
+    }
+}
+
+/// Every Markdown file under `dir` (outside the store's hidden places)
+/// with its text.
+fn markdown_texts(dir: &Path) -> std::collections::BTreeMap<std::path::PathBuf, String> {
+    let mut files = Vec::new();
+    markdown_files(dir, &mut files);
+    files
+        .into_iter()
+        .map(|f| {
+            let text = fs::read_to_string(&f).unwrap();
+            (f, text)
+        })
+        .collect()
+}
+
+proptest! {
+    #[test]
+    fn every_markdown_file_ends_with_exactly_one_newline(
+        ops in prop::collection::vec(write_op(), 1..12),
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        let memory = open(dir.path(), 32 * 1024);
+        for op in ops {
+            // A refusal random text can earn (a secret in it, an empty
+            // `old_text` on a missing note, a note to rename that is not
+            // there) changes nothing; any other error fails the case, and
+            // every change that succeeds must keep the rule.
+            let before = markdown_texts(dir.path());
+            if let Err(e) = run(&memory, dir.path(), &op) {
+                prop_assert!(
+                    matches!(
+                        e.kind(),
+                        ErrorKind::SecretDetected
+                            | ErrorKind::InvalidArguments
+                            | ErrorKind::NotFound
+                            | ErrorKind::Ambiguous
+                            | ErrorKind::AlreadyExists
+                    ),
+                    "{:?} failed: {}",
+                    op,
+                    e
+                );
+            }
+            if matches!(op, Op::Plant(_)) {
+                continue;
+            }
+            // Every file the change wrote (a planted file it left alone is
+            // not the store's).
+            for (file, text) in markdown_texts(dir.path()) {
+                if before.get(&file) == Some(&text) {
+                    continue;
+                }
+                prop_assert!(
+                    text.is_empty()
+                        || (text.ends_with('\n') && !text.ends_with("\n\n") && !text.ends_with("\n\r\n")),
+                    "{} after {:?} ends {:?}",
+                    file.display(),
+                    op,
+                    text.char_indices().rev().nth(11).map_or(&text[..], |(i, _)| &text[i..])
+                );
+            }
         }
     }
 }

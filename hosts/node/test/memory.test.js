@@ -112,7 +112,7 @@ test('history is kept: opens with `mutate-directory` (the journal) work', () => 
   for (const line of ['- one', '- two', '- kept']) {
     assert.doesNotMatch(memory.write('long-term', line).message, /history did not save/);
   }
-  assert.equal(readFileSync(join(root, 'MEMORY.md'), 'utf8'), '- planted\n- one\n- two\n- kept');
+  assert.equal(readFileSync(join(root, 'MEMORY.md'), 'utf8'), '- planted\n- one\n- two\n- kept\n');
   assert.ok(memory.history('long-term').length >= 3);
   memory.close();
 });
@@ -142,8 +142,8 @@ test('two handles on two roots in one instance stay independent', () => {
   assert.deepEqual(b.search('secret').hits, []);
   assert.equal(b.search('only', 'literal').hits[0].body, 'only in b');
   assert.deepEqual(b.listFiles().map((f) => f.path), ['MEMORY.md']);
-  assert.equal(readFileSync(join(rootA, 'MEMORY.md'), 'utf8'), 'only');
-  assert.equal(readFileSync(join(rootB, 'MEMORY.md'), 'utf8'), 'only in b');
+  assert.equal(readFileSync(join(rootA, 'MEMORY.md'), 'utf8'), 'only\n');
+  assert.equal(readFileSync(join(rootB, 'MEMORY.md'), 'utf8'), 'only in b\n');
   // b's files: its MEMORY.md and its own history (hidden under `.store/`),
   // where nothing of a's is.
   assert.deepEqual(readdirSync(rootB).sort(), ['.store', 'MEMORY.md']);
@@ -203,7 +203,7 @@ test('typed results: numbers for sizes, bigint for token arithmetic', () => {
   const memory = Memory.open(tempDir(), PROJECT, { now: NOW });
   assert.deepEqual(memory.write('note', 'Tokens rotate hourly.', 'append', 'auth'), {
     path: `${memory.projectDir}/notes/auth.md`,
-    bytesWritten: 21,
+    bytesWritten: 22,
     truncatedFrom: null,
     warnings: [],
     budget: {
@@ -217,10 +217,10 @@ test('typed results: numbers for sizes, bigint for token arithmetic', () => {
       warning: null,
     },
     message:
-      `Appended 21 bytes to ${memory.projectDir}/notes/auth.md\n` +
+      `Appended 22 bytes to ${memory.projectDir}/notes/auth.md\n` +
       'Budget: MEMORY.md 0/200 lines, 0/25000 bytes; context block 0/32768 bytes (notes are not in it; memory_search finds them)',
   });
-  assert.deepEqual(memory.listFiles(), [{ path: `${memory.projectDir}/notes/auth.md`, bytes: 21, stale: [] }]);
+  assert.deepEqual(memory.listFiles(), [{ path: `${memory.projectDir}/notes/auth.md`, bytes: 22, stale: [] }]);
   const results = memory.search('rotate');
   assert.deepEqual(results.terms, [{ term: 'rotate', count: 1 }]);
   assert.equal(memory.renderSearch(results), memory.callTool('memory_search', { query: 'rotate' }));
@@ -257,7 +257,7 @@ test('a huge write hits the memory cap as a trap, and the next call works', () =
     (e) => e instanceof MemoryTrap && e.limit === 'memory' && e.operation === 'store.write' && e.message.includes('268435456'),
   );
   // A fresh worker, with the memory reopened on the same options.
-  assert.equal(memory.read('long-term'), '- kept');
+  assert.equal(memory.read('long-term'), '- kept\n');
   assert.equal(memory.today, '2026-05-30');
 });
 
@@ -273,7 +273,7 @@ test('a ten-megabyte query of single letters is refused or answered, and the nex
   // In literal mode: ranked mode still exhausts the 256 MiB cap on a query
   // of millions of words (a MemoryTrap), a bound the guest lacks so far.
   assert.deepEqual(memory.search('a '.repeat(5_000_000), 'literal').terms, [{ term: 'a', count: 1 }]);
-  assert.equal(memory.read('long-term'), 'a b c');
+  assert.equal(memory.read('long-term'), 'a b c\n');
 });
 
 test('a call past its timeout ends its worker, and the next call works', () => {
@@ -291,7 +291,7 @@ test('a call past its timeout ends its worker, and the next call works', () => {
     (e) => e instanceof MemoryTrap && e.limit === 'time' && /1000 ms/.test(e.message),
   );
   assert.equal(memory.write('long-term', '- after').path, 'MEMORY.md');
-  assert.equal(memory.read('long-term'), '- after');
+  assert.equal(memory.read('long-term'), '- after\n');
 });
 
 test('a trap in one member reopens the whole group with each own options', () => {
@@ -333,7 +333,7 @@ test('edit, rename, delete, history and restore round trip', () => {
   assert.deepEqual(memory.edit('note', 'hourly', 'daily', 'auth'), {
     path: `${notes}/auth.md`,
     line: 1,
-    bytes: 31,
+    bytes: 32,
     warnings: [],
     budget: {
       indexLines: 0,
@@ -350,7 +350,7 @@ test('edit, rename, delete, history and restore round trip', () => {
   const renamed = memory.renameNote('auth', 'infra/auth');
   assert.deepEqual([renamed.from, renamed.to], [`${notes}/auth.md`, `${notes}/infra/auth.md`]);
   const deleted = memory.deleteNote('infra/auth');
-  assert.deepEqual([deleted.path, deleted.existed, deleted.bytes], [`${notes}/infra/auth.md`, true, 31]);
+  assert.deepEqual([deleted.path, deleted.existed, deleted.bytes], [`${notes}/infra/auth.md`, true, 32]);
   assert.ok(!existsSync(join(root, notes, 'infra'))); // the emptied topic folder went too
   const again = memory.deleteNote('infra/auth');
   assert.deepEqual([again.existed, again.bytes], [false, 0]);
@@ -359,29 +359,29 @@ test('edit, rename, delete, history and restore round trip', () => {
   // The old name's history: the rename replaced "daily", the edit "hourly".
   const old = memory.history('note', 'auth');
   assert.deepEqual(old.map((v) => [v.operation, v.bytes, v.otherPath]), [
-    ['rename', 31, `${notes}/infra/auth.md`], ['edit', 32, null], ['append', null, null],
+    ['rename', 32, `${notes}/infra/auth.md`], ['edit', 33, null], ['append', null, null],
   ]);
   assert.ok(old.every((v) => v.source === 'agent-7' && v.path === `${notes}/auth.md`));
   assert.deepEqual([old[0].timeUnix, old[0].utcOffsetMinutes], [Date.parse(NOW) / 1000, 120]);
   assert.deepEqual(memory.history('note', 'auth', 1), old.slice(0, 1));
   // The new name's: created by the rename, then deleted.
   const fresh = memory.history('note', 'infra/auth');
-  assert.deepEqual(fresh.map((v) => [v.operation, v.bytes]), [['delete', 31], ['rename', null]]);
+  assert.deepEqual(fresh.map((v) => [v.operation, v.bytes]), [['delete', 32], ['rename', null]]);
   const last = memory.lastChange();
   assert.deepEqual(last, fresh[0]);
 
   // Undo the delete: the note is back, and the restore is history too.
   const restored = memory.restore(last.id);
-  assert.deepEqual([restored.path, restored.bytesWritten], [`${notes}/infra/auth.md`, 31]);
+  assert.deepEqual([restored.path, restored.bytesWritten], [`${notes}/infra/auth.md`, 32]);
   const [first, line] = restored.message.split('\n');
-  assert.equal(first, `Restored ${notes}/infra/auth.md to version ${last.id} (31 bytes)`);
+  assert.equal(first, `Restored ${notes}/infra/auth.md to version ${last.id} (32 bytes)`);
   assert.equal(restored.budget.reach, 'not-injected');
   assert.ok(line.endsWith('(notes are not in it; memory_search finds them)'));
-  assert.equal(memory.read('note', 'infra/auth'), 'Tokens rotate daily.\nOwner: ops');
+  assert.equal(memory.read('note', 'infra/auth'), 'Tokens rotate daily.\nOwner: ops\n');
   assert.equal(memory.lastChange().operation, 'restore');
   // Back to before the edit, under the old name.
   memory.restore(old[1].id);
-  assert.equal(memory.read('note', 'auth'), 'Tokens rotate hourly.\nOwner: ops');
+  assert.equal(memory.read('note', 'auth'), 'Tokens rotate hourly.\nOwner: ops\n');
   assert.throws(() => memory.restore('v999'), (e) => e instanceof MemoryError && e.kind === 'not-found');
   memory.close();
 });
@@ -394,15 +394,15 @@ test('undo and writeIfUnchanged check their precondition under the lock', () => 
   const undone = memory.undo(shown.id);
   assert.ok(undone.message.startsWith(
     `Undid the last change (write of MEMORY.md): Restored MEMORY.md to version ${shown.id}`), undone.message);
-  assert.equal(memory.read('long-term'), 'v2');
+  assert.equal(memory.read('long-term'), 'v2\n');
   // The change shown is no longer the last: nothing is undone.
   assert.throws(() => memory.undo(shown.id), (e) => e instanceof MemoryError && e.kind === 'conflict');
   assert.ok(memory.undo().message.startsWith('Undid the last change (restore of MEMORY.md)'));
-  assert.equal(memory.read('long-term'), 'v3');
-  const base = createHash('sha256').update('v3').digest('hex');
-  assert.ok(memory.writeIfUnchanged('long-term', 'mine', base).message.startsWith('Overwrote MEMORY.md with 4 bytes'));
+  assert.equal(memory.read('long-term'), 'v3\n');
+  const base = createHash('sha256').update('v3\n').digest('hex');
+  assert.ok(memory.writeIfUnchanged('long-term', 'mine', base).message.startsWith('Overwrote MEMORY.md with 5 bytes'));
   assert.throws(() => memory.writeIfUnchanged('long-term', 'theirs', base), (e) => e instanceof MemoryError && e.kind === 'conflict');
-  assert.equal(memory.read('long-term'), 'mine');
+  assert.equal(memory.read('long-term'), 'mine\n');
   memory.close();
 });
 
@@ -416,8 +416,8 @@ test('edit and rename refuse with the new kinds, and change nothing', () => {
   assert.throws(() => memory.renameNote('one', 'two'), (e) => e.kind === 'already-exists');
   assert.throws(() => memory.renameNote('three', 'four'), (e) => e.kind === 'not-found');
   assert.throws(() => memory.history('note', 'one', 0), (e) => e.kind === 'invalid-arguments');
-  assert.equal(memory.read('long-term'), '- a\n- b\n- a');
-  assert.deepEqual([memory.read('note', 'one'), memory.read('note', 'two')], ['one', 'two']);
+  assert.equal(memory.read('long-term'), '- a\n- b\n- a\n');
+  assert.deepEqual([memory.read('note', 'one'), memory.read('note', 'two')], ['one\n', 'two\n']);
   memory.close();
 });
 
@@ -479,7 +479,7 @@ test('a secret is refused under block, the default', () => {
     assert.throws(write, (e) => e instanceof MemoryError && e.kind === 'secret-detected'
       && e.message.includes('github-pat on line 1') && !e.message.includes(TOKEN.slice(4)));
   }
-  assert.equal(memory.read('long-term'), '- deploys need a token');
+  assert.equal(memory.read('long-term'), '- deploys need a token\n');
   assert.equal(memory.read('note', 'n'), null);
   assert.deepEqual(memory.scanSecrets(), []);
   memory.close();
@@ -493,7 +493,7 @@ test('a secret is redacted under redact, and found by the scan under off', () =>
     'redacted 1 secret value(s) before storing (github-pat on line 1): store where a secret lives, never the value',
   ]);
   assert.ok(receipt.message.includes(receipt.warnings[0]));
-  assert.equal(redact.read('long-term'), '- token [REDACTED:github-pat]');
+  assert.equal(redact.read('long-term'), '- token [REDACTED:github-pat]\n');
   redact.close();
   const off = Memory.open(root, PROJECT, { now: NOW, secretPolicy: 'off' });
   assert.deepEqual(off.write('note', `old\nkey ${TOKEN}`, 'append', 'legacy').warnings, []);
@@ -561,7 +561,7 @@ test('the three tool sets', () => {
   assert.ok(prompts.anthropic.includes('/memories') && !prompts.anthropic.includes('memory_write'));
   // Every tool runs whatever set the model was given.
   memory.callTool('memory', { command: 'create', path: '/memories/plan.md', file_text: '- ship' });
-  assert.equal(memory.read('note', 'plan'), '- ship');
+  assert.equal(memory.read('note', 'plan'), '- ship\n');
   memory.close();
 });
 
@@ -572,14 +572,14 @@ test('a team directory gives team scope and snapshots', () => {
   try {
     alice.write('note', 'Run make ship.\n', 'append', 'deploy');
     const reply = alice.callTool('memory_write', { target: 'long_term', content: '- shared', scope: 'team' });
-    assert.equal(reply, 'Appended 8 bytes to team:MEMORY.md\nBudget: team MEMORY.md 1/200 lines, 8/25000 bytes; team section of the context block 133/32768 bytes');
+    assert.equal(reply, 'Appended 9 bytes to team:MEMORY.md\nBudget: team MEMORY.md 1/200 lines, 9/25000 bytes; team section of the context block 133/32768 bytes');
     const info = alice.takeSnapshot();
     assert.equal(info.notes, 1);
     assert.equal(info.utcOffsetMinutes, 120);
   } finally {
     alice.close();
   }
-  assert.equal(readFileSync(join(team, 'MEMORY.md'), 'utf8'), '- shared');
+  assert.equal(readFileSync(join(team, 'MEMORY.md'), 'utf8'), '- shared\n');
   assert.equal(readFileSync(join(team, 'snapshot', 'notes', 'deploy.md'), 'utf8'), 'Run make ship.\n');
   const bob = Memory.open(join(dir, 'bob'), PROJECT, { now: NOW, teamDir: team, scope: 'team' });
   try {
@@ -632,7 +632,7 @@ test('a team directory that is a symbolic link is refused, naming the link', { s
   } finally {
     memory.close();
   }
-  assert.equal(readFileSync(join(link, 'notes', 'x.md'), 'utf8'), 'hi');
+  assert.equal(readFileSync(join(link, 'notes', 'x.md'), 'utf8'), 'hi\n');
 });
 
 test('the review gate queues the model\'s write until it is approved', () => {

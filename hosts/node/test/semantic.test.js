@@ -169,7 +169,7 @@ test('writes, reads and strong searches do not load the model', () => {
   const memory = Memory.open(root, PROJECT, { now: NOW, weights });
   memory.write('long-term', '- deploys go through staging');
   memory.write('note', 'Rollbacks use the previous tag.\n', 'append', 'rollback');
-  assert.equal(memory.read('long-term'), '- deploys go through staging');
+  assert.equal(memory.read('long-term'), '- deploys go through staging\n');
   assert.notEqual(memory.contextBlock(), null);
   memory.listFiles();
   // Every word is in a file: the lexical answer is the answer.

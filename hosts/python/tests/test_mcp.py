@@ -53,7 +53,7 @@ def test_write_search_read_round_trip(tmp_path):
             )
             assert not written.is_error, written.content
             assert text_of(written) == (
-                "Appended 24 bytes to projects/my-app-f5485506/notes/deploy.md\nBudget: MEMORY.md 0/200 lines, 0/25000 bytes; context block 0/32768 bytes (notes are not in it; memory_search finds them)"
+                "Appended 25 bytes to projects/my-app-f5485506/notes/deploy.md\nBudget: MEMORY.md 0/200 lines, 0/25000 bytes; context block 0/32768 bytes (notes are not in it; memory_search finds them)"
             )
 
             found = await s.call_tool("memory_search", {"query": "ship"})
@@ -62,12 +62,12 @@ def test_write_search_read_round_trip(tmp_path):
             assert "projects/my-app-f5485506/notes/deploy.md  [matched: ship]\nDeploy with `make ship`." in text_of(found)
 
             read = await s.call_tool("memory_read", {"source": "note", "name": "deploy"})
-            assert not read.is_error and text_of(read) == "Deploy with `make ship`."
+            assert not read.is_error and text_of(read) == "Deploy with `make ship`.\n"
             listing = await s.call_tool("memory_read", {"source": "list"})
             assert text_of(listing) == "projects/my-app-f5485506/notes/deploy.md"
 
     anyio.run(main)
-    assert (tmp_path / "projects/my-app-f5485506/notes/deploy.md").read_text() == "Deploy with `make ship`."
+    assert (tmp_path / "projects/my-app-f5485506/notes/deploy.md").read_text() == "Deploy with `make ship`.\n"
 
 
 @pytest.mark.parametrize("tool_set", [None, "seed", "full", "anthropic"])
@@ -120,7 +120,7 @@ def test_bad_arguments_are_tool_errors_and_the_server_lives_on(tmp_path):
     # The one memory file (history keeps its own under the hidden `.store/`).
     files = [p for p in tmp_path.rglob("*") if p.is_file() and ".store" not in p.relative_to(tmp_path).parts]
     assert [p.name for p in files] == ["MEMORY.md"]
-    assert files[0].read_text() == "- still here"
+    assert files[0].read_text() == "- still here\n"
 
 
 def test_the_context_block_as_resource_and_prompt(tmp_path):

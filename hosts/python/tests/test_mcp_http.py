@@ -97,7 +97,7 @@ def test_lists_and_calls_every_tool_over_http(server):
                 result = await s.call_tool(name, arguments)
                 assert not result.is_error, (name, result.content)
                 texts[name] = text_of(result)
-            assert texts["memory_read"] == "Deploy with `make ship`."
+            assert texts["memory_read"] == "Deploy with `make ship`.\n"
             assert "deploy.md  [matched: ship]" in texts["memory_search"]
             assert "v2" in texts["memory_history"] and "v1" in texts["memory_history"]
             resources = (await s.list_resources()).resources
@@ -107,7 +107,7 @@ def test_lists_and_calls_every_tool_over_http(server):
 
     anyio.run(main)
     # v2 is the content before the edit: the restore put `make ship` back.
-    assert (root / NOTES / "shipping.md").read_text() == "Deploy with `make ship`."
+    assert (root / NOTES / "shipping.md").read_text() == "Deploy with `make ship`.\n"
     assert not (root / NOTES / "extra.md").exists()
 
 

@@ -87,14 +87,14 @@ def test_a_bad_target_source_or_mode_raises_before_the_component(memory):
 
 def test_the_tool_words_work_as_targets_too(memory):
     assert memory.write("long_term", "- a").path == "MEMORY.md"
-    assert memory.read("long_term") == "- a"
+    assert memory.read("long_term") == "- a\n"
 
 
 def test_typed_results(memory):
     receipt = memory.write("note", "Tokens rotate hourly.", name="auth")
     assert receipt == am.WriteReceipt(
         path=f"{memory.project_dir}/notes/auth.md",
-        bytes_written=21,
+        bytes_written=22,
         truncated_from=None,
         warnings=[],
         budget=am.Budget(
@@ -107,7 +107,7 @@ def test_typed_results(memory):
             reach="not-injected",
             warning=None,
         ),
-        message=f"Appended 21 bytes to {memory.project_dir}/notes/auth.md\n"
+        message=f"Appended 22 bytes to {memory.project_dir}/notes/auth.md\n"
         "Budget: MEMORY.md 0/200 lines, 0/25000 bytes; context block 0/32768 bytes"
         " (notes are not in it; memory_search finds them)",
     )
@@ -211,8 +211,8 @@ def test_two_handles_on_two_roots_in_one_instance_stay_independent(tmp_path):
     assert info.value.kind == "not-found"
     assert b.search("secret").hits == [] and b.search("only", "literal").hits[0].body == "only in b"
     assert [f.path for f in b.list_files()] == ["MEMORY.md"]
-    assert (tmp_path / "a" / "MEMORY.md").read_text() == "only"
-    assert (tmp_path / "b" / "MEMORY.md").read_text() == "only in b"
+    assert (tmp_path / "a" / "MEMORY.md").read_text() == "only\n"
+    assert (tmp_path / "b" / "MEMORY.md").read_text() == "only in b\n"
     # b's files: its MEMORY.md and its own history (hidden under `.store/`),
     # where nothing of a's is.
     b_files = [p for p in (tmp_path / "b").rglob("*") if p.is_file()]
@@ -267,7 +267,7 @@ def test_a_huge_write_hits_the_memory_cap_and_the_next_call_works(memory):
     assert info.value.operation == "store.write"
     assert str(268435456) in info.value.message
     # A fresh instance, opened with the same options, serves the next call.
-    assert memory.read("long-term") == "- kept"
+    assert memory.read("long-term") == "- kept\n"
     assert memory.today == "2026-05-30"
 
 
@@ -281,7 +281,7 @@ def test_the_cap_is_what_stops_a_huge_write(tmp_path):
     # write cap, as any long write).
     with am.Memory(tmp_path, PROJECT, now=NOW, max_memory_bytes=128 << 20) as memory:
         receipt = memory.write("long-term", huge)
-    assert (receipt.bytes_written, receipt.truncated_from) == (65536, 40 << 20)
+    assert (receipt.bytes_written, receipt.truncated_from) == (65537, 40 << 20)
 
 
 def test_a_ten_megabyte_query_of_single_letters_is_refused_or_answered(memory):
@@ -300,7 +300,7 @@ def test_a_ten_megabyte_query_of_single_letters_is_refused_or_answered(memory):
     same = "a " * 5_000_000
     results = memory.search(same, "literal")
     assert results.terms == [am.TermCount("a", 1)]
-    assert memory.read("long-term") == "a b c"
+    assert memory.read("long-term") == "a b c\n"
 
 
 def test_a_call_past_its_timeout_is_interrupted_and_the_next_call_works(tmp_path):
@@ -319,7 +319,7 @@ def test_a_call_past_its_timeout_is_interrupted_and_the_next_call_works(tmp_path
         assert info.value.limit == "time"
         assert "1 s" in info.value.message
         assert memory.write("long-term", "- after").path == "MEMORY.md"
-        assert memory.read("long-term") == "- after"
+        assert memory.read("long-term") == "- after\n"
 
 
 def test_a_trap_in_one_member_reopens_the_whole_group(tmp_path):
@@ -369,14 +369,14 @@ def test_edit_delete_rename_history_restore_round_trip(tmp_path):
         memory.write("note", "Tokens rotate hourly.\nOwner: ops", name="auth")
         edited = memory.edit("note", "hourly", "daily", name="auth")
         assert edited == am.EditReceipt(
-            path=f"{notes}/auth.md", line=1, bytes=31, warnings=[],
+            path=f"{notes}/auth.md", line=1, bytes=32, warnings=[],
             budget=am.Budget(0, 200, 0, 25000, 0, 32768, "not-injected", None),
             message=f"Edited {notes}/auth.md: replaced 6 bytes at line 1 with 5 bytes\n{NOTE_BUDGET}",
         )
         renamed = memory.rename_note("auth", "infra/auth")
         assert (renamed.from_, renamed.to) == (f"{notes}/auth.md", f"{notes}/infra/auth.md")
         deleted = memory.delete_note("infra/auth")
-        assert (deleted.path, deleted.existed, deleted.bytes) == (f"{notes}/infra/auth.md", True, 31)
+        assert (deleted.path, deleted.existed, deleted.bytes) == (f"{notes}/infra/auth.md", True, 32)
         assert not (tmp_path / notes / "infra").exists()  # the emptied topic folder went too
         again = memory.delete_note("infra/auth")
         assert (again.existed, again.bytes) == (False, 0)
@@ -385,29 +385,29 @@ def test_edit_delete_rename_history_restore_round_trip(tmp_path):
         # The old name's history: the rename replaced "daily", the edit "hourly".
         old = memory.history("note", "auth")
         assert [(v.operation, v.bytes, v.other_path) for v in old] == [
-            ("rename", 31, f"{notes}/infra/auth.md"), ("edit", 32, None), ("append", None, None),
+            ("rename", 32, f"{notes}/infra/auth.md"), ("edit", 33, None), ("append", None, None),
         ]
         assert all(v.source == "agent-7" and v.path == f"{notes}/auth.md" for v in old)
         assert old[0].time == dt.datetime.fromisoformat(NOW)
         assert memory.history("note", "auth", limit=1) == old[:1]
         # The new name's: created by the rename, then deleted.
         new = memory.history("note", "infra/auth")
-        assert [(v.operation, v.bytes) for v in new] == [("delete", 31), ("rename", None)]
+        assert [(v.operation, v.bytes) for v in new] == [("delete", 32), ("rename", None)]
         last = memory.last_change()
         assert last == new[0]
 
         # Undo the delete: the note is back, and the restore is history too.
         restored = memory.restore(last.id)
-        assert restored.path == f"{notes}/infra/auth.md" and restored.bytes_written == 31
+        assert restored.path == f"{notes}/infra/auth.md" and restored.bytes_written == 32
         first, budget = restored.message.split("\n")
-        assert first == f"Restored {notes}/infra/auth.md to version {last.id} (31 bytes)"
+        assert first == f"Restored {notes}/infra/auth.md to version {last.id} (32 bytes)"
         assert restored.budget.reach == "not-injected"
         assert budget.endswith("(notes are not in it; memory_search finds them)")
-        assert memory.read("note", "infra/auth") == "Tokens rotate daily.\nOwner: ops"
+        assert memory.read("note", "infra/auth") == "Tokens rotate daily.\nOwner: ops\n"
         assert memory.last_change().operation == "restore"
         # Back to before the edit, under the old name.
         memory.restore(old[1].id)
-        assert memory.read("note", "auth") == "Tokens rotate hourly.\nOwner: ops"
+        assert memory.read("note", "auth") == "Tokens rotate hourly.\nOwner: ops\n"
         with pytest.raises(am.MemoryError) as info:
             memory.restore("v999")
         assert info.value.kind == "not-found"
@@ -424,21 +424,21 @@ def test_undo_and_write_if_unchanged_check_under_the_lock(memory):
     assert undone.message.startswith(
         f"Undid the last change (write of MEMORY.md): Restored MEMORY.md to version {shown.id}"
     )
-    assert memory.read("long-term") == "v2"
+    assert memory.read("long-term") == "v2\n"
     # The change shown is no longer the last: nothing is undone.
     with pytest.raises(am.MemoryError) as info:
         memory.undo(shown.id)
     assert info.value.kind == "conflict"
     assert memory.undo().message.startswith("Undid the last change (restore of MEMORY.md)")
-    assert memory.read("long-term") == "v3"
+    assert memory.read("long-term") == "v3\n"
 
-    base = hashlib.sha256("v3".encode()).hexdigest()
+    base = hashlib.sha256("v3\n".encode()).hexdigest()
     receipt = memory.write_if_unchanged("long-term", "mine", base)
-    assert receipt.message.startswith("Overwrote MEMORY.md with 4 bytes")
+    assert receipt.message.startswith("Overwrote MEMORY.md with 5 bytes")
     with pytest.raises(am.MemoryError) as info:
         memory.write_if_unchanged("long-term", "theirs", base)
     assert info.value.kind == "conflict"
-    assert memory.read("long-term") == "mine"
+    assert memory.read("long-term") == "mine\n"
 
 
 def test_edit_and_rename_refuse_with_the_new_kinds(memory):
@@ -460,8 +460,8 @@ def test_edit_and_rename_refuse_with_the_new_kinds(memory):
     with pytest.raises(am.MemoryError) as info:
         memory.history("note", "one", limit=0)
     assert info.value.kind == "invalid-arguments"
-    assert memory.read("long-term") == "- a\n- b\n- a"
-    assert (memory.read("note", "one"), memory.read("note", "two")) == ("one", "two")
+    assert memory.read("long-term") == "- a\n- b\n- a\n"
+    assert (memory.read("note", "one"), memory.read("note", "two")) == ("one\n", "two\n")
 
 
 def test_read_version_gives_the_text_before_a_change_and_changes_nothing(memory):
@@ -517,7 +517,7 @@ def test_a_secret_is_refused_under_block_the_default(tmp_path):
             assert info.value.kind == "secret-detected"
             assert "github-pat on line 1" in info.value.message
             assert TOKEN[4:] not in info.value.message  # never the value
-        assert memory.read("long-term") == "- deploys need a token"
+        assert memory.read("long-term") == "- deploys need a token\n"
         assert memory.read("note", "n") is None
         assert memory.scan_secrets() == []
 
@@ -530,7 +530,7 @@ def test_a_secret_is_redacted_under_redact_and_found_by_the_scan_under_off(tmp_p
             "store where a secret lives, never the value"
         ]
         assert receipt.warnings[0] in receipt.message
-        assert memory.read("long-term") == "- token [REDACTED:github-pat]"
+        assert memory.read("long-term") == "- token [REDACTED:github-pat]\n"
     with am.Memory(tmp_path, PROJECT, now=NOW, secret_policy="off") as memory:
         receipt = memory.write("note", f"old\nkey {TOKEN}", name="legacy")
         assert receipt.warnings == []
@@ -602,7 +602,7 @@ def test_the_three_tool_sets(memory):
     assert "/memories" in prompts["anthropic"] and "memory_write" not in prompts["anthropic"]
     # Every tool runs whatever set the model was given.
     memory.call_tool("memory", {"command": "create", "path": "/memories/plan.md", "file_text": "- ship"})
-    assert memory.read("note", "plan") == "- ship"
+    assert memory.read("note", "plan") == "- ship\n"
 
 
 def test_a_team_dir_gives_team_scope_and_snapshots(tmp_path):
@@ -610,10 +610,10 @@ def test_a_team_dir_gives_team_scope_and_snapshots(tmp_path):
     with am.Memory(tmp_path / "alice", PROJECT, now=NOW, team_dir=team) as alice:
         alice.write("note", "Run make ship.\n", name="deploy")
         reply = alice.call_tool("memory_write", {"target": "long_term", "content": "- shared", "scope": "team"})
-        assert reply == "Appended 8 bytes to team:MEMORY.md\nBudget: team MEMORY.md 1/200 lines, 8/25000 bytes; team section of the context block 133/32768 bytes"
+        assert reply == "Appended 9 bytes to team:MEMORY.md\nBudget: team MEMORY.md 1/200 lines, 9/25000 bytes; team section of the context block 133/32768 bytes"
         info = alice.take_snapshot()
         assert (info.notes, info.utc_offset_minutes) == (1, 120)
-    assert (team / "MEMORY.md").read_text() == "- shared"
+    assert (team / "MEMORY.md").read_text() == "- shared\n"
     assert (team / "snapshot" / "notes" / "deploy.md").read_text() == "Run make ship.\n"
     assert "MEMORY.md merge=union" in (team / ".gitattributes").read_text()
     with am.Memory(tmp_path / "bob", PROJECT, now=NOW, team_dir=team, scope="team") as bob:
@@ -653,7 +653,7 @@ def test_a_team_dir_that_is_a_symbolic_link_is_refused_naming_it(tmp_path):
     # A real folder (created when missing) is the team directory.
     with am.Memory(tmp_path / "root", PROJECT, now=NOW, team_dir=link, scope="team") as memory:
         memory.write("note", "hi", name="x")
-    assert (link / "notes" / "x.md").read_text() == "hi"
+    assert (link / "notes" / "x.md").read_text() == "hi\n"
 
 
 def test_the_review_gate_queues_the_models_write_until_approved(tmp_path):

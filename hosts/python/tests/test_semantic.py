@@ -204,7 +204,7 @@ def test_writes_reads_and_strong_searches_do_not_load_the_model(tmp_path):
     with am.Memory(root, PROJECT, now=NOW, weights=TINY) as memory:
         memory.write("long-term", "- deploys go through staging")
         memory.write("note", "Rollbacks use the previous tag.\n", name="rollback")
-        assert memory.read("long-term") == "- deploys go through staging"
+        assert memory.read("long-term") == "- deploys go through staging\n"
         assert memory.context_block() is not None
         memory.list_files()
         assert not model_loaded(memory)

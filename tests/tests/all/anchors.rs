@@ -268,7 +268,7 @@ pub fn refresh_re_anchors_without_rewriting<B: Backend>() {
             .unwrap(),
         format!(
             "Refreshed MEMORY.md: anchored 1 project file as of 2026-05-30 (README.md)\n\
-             Budget: MEMORY.md 1/200 lines, 9/25000 bytes; context block {}/32768 bytes",
+             Budget: MEMORY.md 1/200 lines, 10/25000 bytes; context block {}/32768 bytes",
             block.len()
         )
     );

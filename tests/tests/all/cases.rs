@@ -58,7 +58,7 @@ pub fn same_basename_gets_distinct_storage<B: Backend>() {
     assert_eq!(b.read(ReadSource::Scratchpad, None).unwrap(), None);
     assert_eq!(
         b.read(ReadSource::LongTerm, None).unwrap().as_deref(),
-        Some("- shared fact")
+        Some("- shared fact\n")
     );
 }
 
@@ -95,14 +95,16 @@ pub fn append_inserts_newline_only_when_missing<B: Backend>() {
     m.write(LongTerm, "one", Append, None).unwrap();
     m.write(LongTerm, "two\n", Append, None).unwrap();
     m.write(LongTerm, "three", Append, None).unwrap();
-    assert_eq!(fx.text("MEMORY.md"), "one\ntwo\nthree");
+    // Every write leaves the file ending in one newline, so each append
+    // starts a line of its own.
+    assert_eq!(fx.text("MEMORY.md"), "one\ntwo\nthree\n");
     let r = m.write(LongTerm, "four", Append, None).unwrap();
-    assert_eq!(r.bytes_written, 4);
+    assert_eq!(r.bytes_written, 5);
     assert_eq!(
         r.message,
-        "Appended 4 bytes to MEMORY.md\nBudget: MEMORY.md 4/200 lines, 18/25000 bytes; context block 134/32768 bytes"
+        "Appended 5 bytes to MEMORY.md\nBudget: MEMORY.md 4/200 lines, 19/25000 bytes; context block 134/32768 bytes"
     );
-    assert_eq!(fx.text("MEMORY.md"), "one\ntwo\nthree\nfour");
+    assert_eq!(fx.text("MEMORY.md"), "one\ntwo\nthree\nfour\n");
 }
 
 pub fn append_empty_content_changes_nothing<B: Backend>() {
@@ -110,7 +112,7 @@ pub fn append_empty_content_changes_nothing<B: Backend>() {
     let mut m = fx.open::<B>();
     m.write(LongTerm, "x", Append, None).unwrap();
     m.write(LongTerm, "", Append, None).unwrap();
-    assert_eq!(fx.text("MEMORY.md"), "x");
+    assert_eq!(fx.text("MEMORY.md"), "x\n");
 }
 
 /// The previous versions history saved whole (appends save none), sorted.
@@ -144,8 +146,8 @@ pub fn overwrite_replaces_and_keeps_a_backup<B: Backend>() {
     // Notes and logs are kept too; no temp file is left behind.
     m.write(Note, "v1", Overwrite, Some("n")).unwrap();
     m.write(Note, "v2", Overwrite, Some("n")).unwrap();
-    assert_eq!(fx.text(&format!("{pd}/notes/n.md")), "v2");
-    assert_eq!(saved_versions(&fx), ["- [ ] a\n", "old\n", "v1"]);
+    assert_eq!(fx.text(&format!("{pd}/notes/n.md")), "v2\n");
+    assert_eq!(saved_versions(&fx), ["- [ ] a\n", "old\n", "v1\n"]);
     assert!(
         fx.tree().iter().all(|p| !p.ends_with(".tmp")),
         "{:?}",
@@ -163,7 +165,9 @@ pub fn write_cap_cuts_at_a_char_boundary<B: Backend>() {
     let content = format!("x{}", "é".repeat(32_768));
     let r = m.write(Note, &content, Overwrite, Some("big")).unwrap();
     assert_eq!(r.truncated_from, Some(65_537));
-    assert_eq!(r.bytes_written, 65_535);
+    // The cut text and the newline the store ends it with (not counted by
+    // the cap).
+    assert_eq!(r.bytes_written, 65_536);
     assert!(
         r.message
             .contains("truncated from 65537 bytes to the 65536-byte cap"),
@@ -171,18 +175,19 @@ pub fn write_cap_cuts_at_a_char_boundary<B: Backend>() {
         r.message
     );
     let stored = fx.text(&r.path);
-    assert_eq!(stored.len(), 65_535);
-    assert!(content.starts_with(&stored));
+    assert_eq!(stored.len(), 65_536);
+    assert!(content.starts_with(stored.strip_suffix('\n').unwrap()));
     // CJK and emoji.
     let r = m
         .write(Note, &"記".repeat(30_000), Overwrite, Some("cjk"))
         .unwrap();
-    assert_eq!(r.bytes_written, 65_535); // 21,845 three-byte characters
+    assert_eq!(r.bytes_written, 65_536); // 21,845 three-byte characters and \n
     let r = m
         .write(Note, &"🎉".repeat(20_000), Overwrite, Some("emoji"))
         .unwrap();
-    assert_eq!(r.bytes_written, 65_536);
+    assert_eq!(r.bytes_written, 65_537);
     let r = m.write(Note, "small", Overwrite, Some("small")).unwrap();
+    assert_eq!(r.bytes_written, 6);
     assert_eq!(r.truncated_from, None);
     assert!(!r.message.contains("truncated"));
 }
@@ -266,10 +271,19 @@ pub fn note_name_trimming<B: Backend>() {
         m.read(ReadSource::Note, Some("deploy steps"))
             .unwrap()
             .as_deref(),
-        Some("x")
+        Some("x\n")
     );
     let r = m.write(Note, "y", Append, Some("日本語-メモ")).unwrap();
     assert!(r.path.ends_with("/notes/日本語-メモ.md"));
+    // A version number is a name, and its `.md` is dropped like any other.
+    let r = m.write(Note, "z", Append, Some("release-1.2.md")).unwrap();
+    assert_eq!(r.path, format!("{}/notes/release-1.2.md", project_dir()));
+    assert_eq!(
+        m.read(ReadSource::Note, Some("release-1.2"))
+            .unwrap()
+            .as_deref(),
+        Some("z\n")
+    );
 }
 
 pub fn read_sources<B: Backend>() {
@@ -297,25 +311,25 @@ pub fn read_sources<B: Backend>() {
     m.write(Note, "N", Append, Some("n")).unwrap();
     assert_eq!(
         m.read(ReadSource::LongTerm, None).unwrap().as_deref(),
-        Some("L")
+        Some("L\n")
     );
     assert_eq!(
         m.read(ReadSource::Scratchpad, None).unwrap().as_deref(),
-        Some("S")
+        Some("S\n")
     );
     assert_eq!(
         m.read(ReadSource::Daily, None).unwrap().as_deref(),
-        Some("D")
+        Some("D\n")
     );
     assert_eq!(
         m.read(ReadSource::Daily, Some("2026-05-30"))
             .unwrap()
             .as_deref(),
-        Some("D")
+        Some("D\n")
     );
     assert_eq!(
         m.read(ReadSource::Note, Some("n.md")).unwrap().as_deref(),
-        Some("N")
+        Some("N\n")
     );
     // Invalid UTF-8 reads lossily instead of failing.
     fx.put(
@@ -407,7 +421,7 @@ pub fn list_covers_this_project_only<B: Backend>() {
     assert_eq!(listing, want.join("\n"));
     let files = m.list().unwrap();
     assert_eq!(files.iter().map(|f| f.0.clone()).collect::<Vec<_>>(), want);
-    assert!(files.iter().all(|f| f.1 == 1));
+    assert!(files.iter().all(|f| f.1 == 2), "{files:?}");
 }
 
 pub fn append_daily_entry_format<B: Backend>() {
@@ -961,7 +975,7 @@ pub fn tool_calls_round_trip<B: Backend>() {
     assert_eq!(
         out,
         format!(
-            "Appended 21 bytes to {}/notes/auth.md\n{NOTE_BUDGET}",
+            "Appended 22 bytes to {}/notes/auth.md\n{NOTE_BUDGET}",
             project_dir()
         )
     );
@@ -973,7 +987,7 @@ pub fn tool_calls_round_trip<B: Backend>() {
         .unwrap();
     assert_eq!(
         out,
-        "Appended 15 bytes to MEMORY.md\nBudget: MEMORY.md 1/200 lines, 15/25000 bytes; context block 131/32768 bytes"
+        "Appended 16 bytes to MEMORY.md\nBudget: MEMORY.md 1/200 lines, 16/25000 bytes; context block 131/32768 bytes"
     );
     m.call(
         "memory_write",
@@ -983,11 +997,11 @@ pub fn tool_calls_round_trip<B: Backend>() {
     assert_eq!(
         m.call("memory_read", r#"{"source":"note","name":"auth"}"#)
             .unwrap(),
-        "Tokens rotate hourly."
+        "Tokens rotate hourly.\n"
     );
     assert_eq!(
         m.call("memory_read", r#"{"source":"scratchpad"}"#).unwrap(),
-        "- [ ] rotate keys"
+        "- [ ] rotate keys\n"
     );
     assert_eq!(
         m.call("memory_read", r#"{"source":"daily"}"#).unwrap(),
@@ -1119,7 +1133,7 @@ pub fn stale_lock_is_broken<B: Backend>() {
     // Left by a writer that died long ago: taken at Unix time 1000.
     fx.put(".agent-memory.lock", "deadbeef 1000\n");
     m.write(LongTerm, "after the crash", Append, None).unwrap();
-    assert_eq!(fx.text("MEMORY.md"), "after the crash");
+    assert_eq!(fx.text("MEMORY.md"), "after the crash\n");
     assert!(fx.get(".agent-memory.lock").is_none(), "{:?}", fx.tree());
     assert!(m.list().unwrap().iter().all(|(p, _)| !p.contains("lock")));
 }
@@ -1183,7 +1197,7 @@ pub fn overwrite_of_a_file_over_16_mib_warns_that_history_did_not_save_it<B: Bac
     assert!(
         receipt
             .message
-            .starts_with("Overwrote MEMORY.md with 2 bytes"),
+            .starts_with("Overwrote MEMORY.md with 3 bytes"),
         "{}",
         receipt.message
     );
@@ -1195,7 +1209,7 @@ pub fn overwrite_of_a_file_over_16_mib_warns_that_history_did_not_save_it<B: Bac
         receipt.message
     );
     assert_eq!(receipt.warnings.len(), 1, "{:?}", receipt.warnings);
-    assert_eq!(fx.text("MEMORY.md"), "v3");
+    assert_eq!(fx.text("MEMORY.md"), "v3\n");
 }
 
 /// A query with more than 64 distinct terms is refused with a clear message;

@@ -201,7 +201,7 @@ fn backups_keep_exactly_the_previous_version_and_stay_hidden<B: Backend>() {
             "- v2 bakmarker\n",
             "- v3 bakmarker\n",
             "- v4 bakmarker\n",
-            "a",
+            "a\n",
         ]
     );
     assert!(

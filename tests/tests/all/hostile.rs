@@ -79,6 +79,13 @@ fn cases() -> Vec<Case> {
         "..md",
         ".md.md",
         "a.MD",
+        // A dot is allowed only between two digits (`release-1.2`).
+        "1..2",
+        "1.",
+        ".1",
+        "a.1",
+        "1.2.md.md",
+        "1.2/..",
     ] {
         cases.push(note(name));
     }

@@ -267,7 +267,7 @@ fn touched_but_unchanged_is_fresh_and_the_new_mtime_is_kept() {
         .as_i64()
         .unwrap();
     set_mtime(&f.p("src/auth.rs"), 3600);
-    assert_eq!(f.read_note("auth"), "src/auth.rs");
+    assert_eq!(f.read_note("auth"), "src/auth.rs\n");
     let after = f.side()["files"][&key]["anchors"][0].clone();
     let touched = fsio::Dir::open(&f.p("src"))
         .unwrap()
@@ -318,7 +318,7 @@ fn a_tampered_anchors_file_cannot_point_outside() {
     let mut side = f.side();
     side["files"][&key]["anchors"][0]["path"] = Value::from("../../etc/passwd");
     fs::write(f.side_path(), side.to_string()).unwrap();
-    assert_eq!(f.read_note("n"), "src/auth.rs");
+    assert_eq!(f.read_note("n"), "src/auth.rs\n");
     assert!(
         f.mem
             .list_files()
@@ -335,7 +335,7 @@ fn a_corrupt_or_missing_anchors_file_fails_nothing() {
     fs::write(f.p("src/auth.rs"), "changed").unwrap();
     for garbage in ["{not json", "", "{\"version\":99,\"files\":{}}", "[]"] {
         fs::write(f.side_path(), garbage).unwrap();
-        assert_eq!(f.read_note("n"), "src/auth.rs");
+        assert_eq!(f.read_note("n"), "src/auth.rs\n");
         assert!(
             f.mem
                 .list_files()
@@ -358,9 +358,9 @@ fn a_corrupt_or_missing_anchors_file_fails_nothing() {
     // A folder where the file should be, or the side folder a link.
     fs::remove_file(f.side_path()).unwrap();
     fs::create_dir(f.side_path()).unwrap();
-    assert_eq!(f.read_note("n"), "src/auth.rs again");
+    assert_eq!(f.read_note("n"), "src/auth.rs again\n");
     f.note("n", "src/auth.rs");
-    assert_eq!(f.read_note("n"), "src/auth.rs");
+    assert_eq!(f.read_note("n"), "src/auth.rs\n");
 }
 
 #[test]
@@ -384,14 +384,14 @@ fn no_project_root_means_no_anchors_and_no_failures() {
     assert!(!store.path().join(ANCHORS_DIR).exists());
     assert_eq!(
         mem.read(ReadSource::Note, Some("n")).unwrap().unwrap(),
-        "src/auth.rs"
+        "src/auth.rs\n"
     );
     let receipt = mem.refresh(WriteTarget::Note, Some("n")).unwrap();
     assert_eq!(
         receipt.message,
         format!(
             "Nothing anchored for {}/n.md: the host gave no project directory, so anchors are off\n\
-             Budget: MEMORY.md 1/200 lines, 9/25000 bytes; context block 125/32768 bytes (notes are not in it; memory_search finds them)",
+             Budget: MEMORY.md 1/200 lines, 10/25000 bytes; context block 125/32768 bytes (notes are not in it; memory_search finds them)",
             mem.notes_dir()
         )
     );
@@ -407,7 +407,7 @@ fn no_project_root_means_no_anchors_and_no_failures() {
     .unwrap();
     assert_eq!(
         mem.read(ReadSource::Note, Some("n")).unwrap().unwrap(),
-        "src/auth.rs"
+        "src/auth.rs\n"
     );
     assert!(!mem.context_block().unwrap().unwrap().contains("stale:"));
     let receipt = mem.refresh(WriteTarget::Note, Some("n")).unwrap();
@@ -415,7 +415,7 @@ fn no_project_root_means_no_anchors_and_no_failures() {
         receipt.message,
         format!(
             "Nothing anchored for {}/n.md: the project directory cannot be opened\n\
-             Budget: MEMORY.md 1/200 lines, 9/25000 bytes; context block 125/32768 bytes (notes are not in it; memory_search finds them)",
+             Budget: MEMORY.md 1/200 lines, 10/25000 bytes; context block 125/32768 bytes (notes are not in it; memory_search finds them)",
             mem.notes_dir()
         )
     );
@@ -456,7 +456,7 @@ fn refresh_re_anchors_without_rewriting() {
         written,
         "the note is not rewritten"
     );
-    assert_eq!(f.read_note("auth"), "src/auth.rs and src/db.rs");
+    assert_eq!(f.read_note("auth"), "src/auth.rs and src/db.rs\n");
     fs::remove_file(f.p("src/db.rs")).unwrap();
     assert!(
         f.read_note("auth")
@@ -499,7 +499,7 @@ fn any_write_re_anchors_the_file_written() {
             Some("n"),
         )
         .unwrap();
-    assert_eq!(f.read_note("n"), "src/auth.rs\nand src/db.rs");
+    assert_eq!(f.read_note("n"), "src/auth.rs\nand src/db.rs\n");
     let paths: Vec<String> = f
         .anchored(&f.note_key("n"))
         .into_iter()
@@ -739,7 +739,7 @@ fn another_instance_sees_a_refresh_and_a_busy_store_only_skips_the_cache_update(
     other.refresh(WriteTarget::Note, Some("n")).unwrap();
     assert_eq!(
         f.read_note("n"),
-        "src/auth.rs",
+        "src/auth.rs\n",
         "the new file is read, not the cache"
     );
     // Touched while another writer holds the lock: still fresh, the new
@@ -748,10 +748,10 @@ fn another_instance_sees_a_refresh_and_a_busy_store_only_skips_the_cache_update(
     let key = f.note_key("n");
     let stored = f.side()["files"][&key]["anchors"][0]["mtime_ns"].clone();
     let held = fsio::lock(f.store.path(), fsio::LockPolicy::default()).unwrap();
-    assert_eq!(f.read_note("n"), "src/auth.rs");
+    assert_eq!(f.read_note("n"), "src/auth.rs\n");
     assert_eq!(f.side()["files"][&key]["anchors"][0]["mtime_ns"], stored);
     drop(held);
-    assert_eq!(f.read_note("n"), "src/auth.rs");
+    assert_eq!(f.read_note("n"), "src/auth.rs\n");
     assert_ne!(f.side()["files"][&key]["anchors"][0]["mtime_ns"], stored);
 }
 

@@ -14,6 +14,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::fsio::Kind;
 use crate::history::Operation;
 use crate::words::{self, Act};
+use agent_memory_vocab::without_line_ends;
 
 /// Most changes one change set may hold.
 pub const MAX_BATCH_CHANGES: usize = 64;
@@ -301,7 +302,7 @@ impl Memory {
             } => {
                 let rel = self.target_rel(*target, name.as_deref())?;
                 let cap = self.limits.max_write_bytes;
-                if content.len() > cap {
+                if without_line_ends(content).len() > cap {
                     return Err(Error::new(
                         ErrorKind::InvalidArguments,
                         format!(

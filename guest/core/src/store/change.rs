@@ -33,6 +33,8 @@
 use std::fs;
 use std::ops::Range;
 
+use agent_memory_vocab::without_line_ends;
+
 use super::{Memory, Rel};
 use crate::budget::Budget;
 use crate::dupes;
@@ -281,6 +283,45 @@ impl Committed {
     }
 }
 
+/// Every Markdown file the store writes ends with exactly one `\n`: the
+/// trailing line breaks (`\n`, `\r\n`) of what a step writes become one
+/// `\n`; text that is empty or only line breaks writes nothing (a file so
+/// put is empty). An append's text ends the same way, so the file it adds
+/// to does too. Run on every staged step of every change (step 1), restores
+/// and the `memory` tool included; files that are not Markdown, or not
+/// UTF-8, are written as given.
+fn settle_ending(step: &mut Step) {
+    match step {
+        Step::Put { rel, bytes, added } if rel.file.ends_with(".md") => {
+            let Ok(text) = std::str::from_utf8(bytes) else {
+                return;
+            };
+            let body = without_line_ends(text).len();
+            if body + 1 == bytes.len() && bytes.ends_with(b"\n") {
+                return;
+            }
+            // What was added to the end of the text ends with the newline:
+            // receipts count the bytes as stored.
+            let reaches_end = added.end == bytes.len();
+            bytes.truncate(body);
+            if body > 0 {
+                bytes.push(b'\n');
+            }
+            let end = bytes.len();
+            added.start = added.start.min(end);
+            added.end = if reaches_end { end } else { added.end.min(end) };
+        }
+        Step::Append { rel, text } if rel.file.ends_with(".md") && !text.is_empty() => {
+            let body = without_line_ends(text).len();
+            text.truncate(body);
+            if body > 0 {
+                text.push('\n');
+            }
+        }
+        _ => {}
+    }
+}
+
 /// What a previewed change would do to one file: its text before and
 /// after (`None`: missing).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -412,6 +453,7 @@ impl Memory {
         let lossy = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
         for mut s in steps {
             let mut redactions = Vec::new();
+            settle_ending(&mut s.step);
             self.validate(&mut s.step, &mut redactions)
                 .map_err(|e| within(e, &s.label))?;
             let c = self.check(s.step, s.op).map_err(|e| within(e, &s.label))?;
@@ -497,6 +539,7 @@ impl Memory {
         let mut steps = steps;
         let mut labels = Vec::with_capacity(steps.len());
         for s in &mut steps {
+            settle_ending(&mut s.step);
             self.validate(&mut s.step, &mut redactions)
                 .map_err(|e| within(e, &s.label))?;
             labels.push(s.label.take());

@@ -468,6 +468,7 @@ fn unreachable_other(path: &str) -> Result<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::names::NOTE_NAME_RULE;
     use crate::store::{Options, ReadSource, WriteMode};
 
     /// The budget line of a change to notes in a store with no MEMORY.md,
@@ -752,7 +753,9 @@ mod tests {
                 mem.edit(WriteTarget::Note, Some("a/../n"), "a", "b")
                     .unwrap_err(),
                 ErrorKind::InvalidName,
-                "invalid note name \"a/../n\": segment 2 \"..\": dots are not allowed".into(),
+                format!(
+                    "invalid note name \"a/../n\": segment 2 \"..\": a dot is allowed only between two digits; {NOTE_NAME_RULE}"
+                ),
             ),
             (
                 mem.edit(WriteTarget::Note, None, "a", "b").unwrap_err(),
@@ -957,13 +960,16 @@ mod tests {
             (
                 mem.rename_note("taken/name", "a/b/c/d/e").unwrap_err(),
                 ErrorKind::InvalidName,
-                "invalid note name \"a/b/c/d/e\": it has 5 segments, the limit is 4 (`a/b/c/d`)"
-                    .into(),
+                format!(
+                    "invalid note name \"a/b/c/d/e\": it has 5 segments, the limit is 4 (`a/b/c/d`); {NOTE_NAME_RULE}"
+                ),
             ),
             (
                 mem.rename_note("taken/name", "../escape").unwrap_err(),
                 ErrorKind::InvalidName,
-                "invalid note name \"../escape\": segment 1 \"..\": dots are not allowed".into(),
+                format!(
+                    "invalid note name \"../escape\": segment 1 \"..\": a dot is allowed only between two digits; {NOTE_NAME_RULE}"
+                ),
             ),
         ];
         for (err, kind, message) in cases {

@@ -31,6 +31,7 @@ use crate::fsio::Kind;
 use crate::history::Operation;
 use crate::limits::MAX_SEARCH_FILE_BYTES;
 use crate::names::daily_date;
+use agent_memory_vocab::without_line_ends;
 
 /// What an import did, or would do in a dry run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -274,7 +275,7 @@ impl Memory {
         let path = rel.path();
         let cap = self.limits.max_write_bytes;
         let content = item.content.as_str();
-        if content.len() > cap {
+        if without_line_ends(content).len() > cap {
             return Err(Error::new(
                 ErrorKind::InvalidArguments,
                 format!(

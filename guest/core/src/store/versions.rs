@@ -155,6 +155,8 @@ impl Memory {
         let mut version = None;
         let (found, done) = self
             .change(Operation::Restore, |tx| {
+                // A version comes back as it was recorded, its ending
+                // settled as every write's is.
                 let Some((value, id)) = pick()? else {
                     return Ok(None);
                 };

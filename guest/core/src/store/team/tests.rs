@@ -124,7 +124,7 @@ fn team_writes_reads_lists_and_curates_with_team_paths() {
             r#"{"target":"long_term","content":"- deploys go through CI","scope":"team"}"#
         )
         .unwrap(),
-        "Appended 23 bytes to team:MEMORY.md\nBudget: team MEMORY.md 1/200 lines, 23/25000 bytes; team section of the context block 148/32768 bytes"
+        "Appended 24 bytes to team:MEMORY.md\nBudget: team MEMORY.md 1/200 lines, 24/25000 bytes; team section of the context block 148/32768 bytes"
     );
     call(
         &m,
@@ -132,7 +132,7 @@ fn team_writes_reads_lists_and_curates_with_team_paths() {
         r#"{"target":"note","name":"ops/deploy","content":"Run make ship.\n","scope":"team"}"#,
     )
     .unwrap();
-    assert_eq!(f.get("MEMORY.md").unwrap(), "- deploys go through CI");
+    assert_eq!(f.get("MEMORY.md").unwrap(), "- deploys go through CI\n");
     assert_eq!(f.get("notes/ops/deploy.md").unwrap(), "Run make ship.\n");
     // The personal store is untouched.
     assert!(!f.root.join("MEMORY.md").exists());
@@ -160,7 +160,7 @@ fn team_writes_reads_lists_and_curates_with_team_paths() {
             r#"{"target":"note","name":"ops/deploy","old_text":"ship","new_text":"release","scope":"team"}"#
         )
         .unwrap(),
-        "Edited team:notes/ops/deploy.md: replaced 4 bytes at line 1 with 7 bytes\nBudget: team MEMORY.md 1/200 lines, 23/25000 bytes; team section of the context block 148/32768 bytes (notes are not in it; memory_search finds them)"
+        "Edited team:notes/ops/deploy.md: replaced 4 bytes at line 1 with 7 bytes\nBudget: team MEMORY.md 1/200 lines, 24/25000 bytes; team section of the context block 148/32768 bytes (notes are not in it; memory_search finds them)"
     );
     assert_eq!(
         call(
@@ -169,7 +169,7 @@ fn team_writes_reads_lists_and_curates_with_team_paths() {
             r#"{"name":"ops/deploy","new_name":"deploy","scope":"team"}"#
         )
         .unwrap(),
-        "Renamed note `ops/deploy` to `deploy` (team:notes/ops/deploy.md -> team:notes/deploy.md)\nBudget: team MEMORY.md 1/200 lines, 23/25000 bytes; team section of the context block 148/32768 bytes (notes are not in it; memory_search finds them)"
+        "Renamed note `ops/deploy` to `deploy` (team:notes/ops/deploy.md -> team:notes/deploy.md)\nBudget: team MEMORY.md 1/200 lines, 24/25000 bytes; team section of the context block 148/32768 bytes (notes are not in it; memory_search finds them)"
     );
     assert!(!f.team.join("notes/ops").exists(), "emptied folder removed");
     let deleted = call(&m, "memory_delete", r#"{"name":"deploy","scope":"team"}"#).unwrap();
