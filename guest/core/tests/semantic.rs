@@ -534,6 +534,48 @@ fn a_hosted_model_ranks_as_the_model_itself_with_the_hosts_vectors() {
     assert_eq!(paths(&m, Q), want);
 }
 
+/// With a hosted model the write's consistency notice needs the host's vectors: the memory
+/// lists the texts it would compare, the added line first and then the lines of the chunk
+/// closest to it, and with their vectors handed in the write names the older line.
+#[test]
+fn a_hosted_model_tells_a_restatement_once_the_host_embedded_what_it_compares() {
+    use agent_memory_core::Hosted;
+    const LINE: &str = "Our servers are located in the Frankfurt region.";
+    const OLD: &str = "All production hosts live in eu-central-1 (Frankfurt).";
+    let e = Fake::new("fake-a");
+    let s = Store::new();
+    let mut m = s.open();
+    m.set_embedder(Arc::new(
+        Hosted::new("fake-a", "fake", 16, HOSTED_VOCAB).unwrap(),
+    ));
+    let pending = m.pending_chunks(None).unwrap();
+    let vectors = pending
+        .chunks
+        .iter()
+        .map(|(k, t)| (*k, e.vector(t)))
+        .collect();
+    m.add_vectors("fake-a", vectors).unwrap();
+    let content = format!("- {LINE}\n");
+    let texts = |m: &Memory| {
+        m.similar_texts(WriteTarget::Note, &content, Some("ops"))
+            .unwrap()
+    };
+    assert_eq!(texts(&m), [LINE]);
+    m.add_query_vector("fake-a", LINE, e.vector(LINE)).unwrap();
+    assert_eq!(texts(&m), [OLD]);
+    m.add_query_vector("fake-a", OLD, e.vector(OLD)).unwrap();
+    assert_eq!(texts(&m), Vec::<String>::new());
+
+    let receipt = m
+        .write(WriteTarget::Note, &content, WriteMode::Append, Some("ops"))
+        .unwrap();
+    let infra = receipt_path(&m, "infra");
+    assert_eq!(
+        receipt.warnings,
+        [format!("similar to {infra}:3 \"{OLD}\"; edit it instead?")]
+    );
+}
+
 #[test]
 fn query_vectors_of_another_model_or_shape_or_a_bad_hosted_model_are_refused() {
     use agent_memory_core::{ErrorKind, Hosted};
