@@ -241,3 +241,62 @@ fn a_search_catches_up_a_few_chunks_and_leaves_many_to_index() {
     );
     assert!(status().contains("20 chunks, 100% indexed"), "{}", status());
 }
+
+/// A person's `write` whose line says what a line of MEMORY.md says is
+/// told which line, with the command that edits it; a line on the same
+/// topic that says something else is not, and neither is a write with
+/// recall turned off. The model runs natively in the write's process.
+#[test]
+fn a_write_that_restates_a_line_is_told_which_in_cli_words() {
+    let Some(weights) = real_weights() else {
+        return;
+    };
+    let env = Env::new(&weights);
+    let memory_md = "# Project\n\n- The user prefers tabs over spaces.\n- Deploys go through make deploy-staging.\n";
+    let args = ["write", "long_term", "--overwrite", memory_md];
+    assert_success(&env.run(&args), &args);
+    assert_success(&env.run(&["index"]), &["index"]);
+
+    let args = [
+        "write",
+        "note",
+        "--name",
+        "release",
+        "To deploy, run make deploy-staging.",
+    ];
+    let out = env.run(&args);
+    assert_success(&out, &args);
+    assert_eq!(
+        stdout(&out).lines().nth(1),
+        Some(
+            "similar to MEMORY.md:4 \"Deploys go through make deploy-staging.\"; edit it instead? (run `agent-memory edit`)"
+        ),
+        "{}",
+        stdout(&out)
+    );
+
+    for args in [
+        &[
+            "write",
+            "note",
+            "--name",
+            "misc",
+            "Deploy logs are kept in the #deploys Slack channel.",
+        ][..],
+        &[
+            "--semantic",
+            "off",
+            "write",
+            "scratchpad",
+            "To deploy, run make deploy-staging.",
+        ],
+    ] {
+        let out = env.run(args);
+        assert_success(&out, args);
+        assert!(
+            !stdout(&out).contains("similar to"),
+            "{args:?}: {}",
+            stdout(&out)
+        );
+    }
+}

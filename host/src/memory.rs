@@ -211,7 +211,11 @@ impl Memory {
     /// one; [`WriteMode::Overwrite`] replaces the file atomically. Content over
     /// the write cap (64 KiB) is cut at a UTF-8 boundary and the receipt says
     /// so. `name` is the note name for [`WriteTarget::Note`] and ignored
-    /// otherwise.
+    /// otherwise. With semantic recall on and the vectors built, a line that
+    /// means what a line of MEMORY.md, a scratchpad or a note means gets a
+    /// `similar to …` notice in the receipt; with the model run natively
+    /// ([`Memory::enable_semantic_native`]) this process embeds the few
+    /// lines the notice compares first.
     ///
     /// # Errors
     ///
@@ -235,6 +239,7 @@ impl Memory {
         mode: WriteMode,
         name: Option<&str>,
     ) -> Result<WriteReceipt, Error> {
+        self.embed_similar_natively(target, content, name)?;
         self.call("write", |store, b, h| {
             b.memory()
                 .call_write(store, h, target.into(), content, mode.into(), name)

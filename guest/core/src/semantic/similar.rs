@@ -20,6 +20,8 @@
 //! number of lines on the same half written into a store (`consistency_eval`); see
 //! `bench/consistency/README.md` for the numbers.
 
+use crate::words::{self, Act, Audience};
+
 /// Cosine between two lines' vectors at which the newer is said to restate the older.
 pub const SIMILAR_COSINE: f32 = 0.65;
 /// Cosine between an added line and a chunk for the chunk's lines to be compared.
@@ -107,16 +109,21 @@ pub struct Similar {
 
 impl Similar {
     /// The receipt's line: `similar to MEMORY.md:12 "deploys go through make
-    /// deploy-staging"; edit it instead?`.
-    pub fn notice(&self) -> String {
+    /// deploy-staging"; edit it instead?`, and for a person at the command line the command
+    /// that does (`… edit it instead? (run `agent-memory edit`)`).
+    pub fn notice(&self, audience: Audience) -> String {
         let mut quote: String = self.text.chars().take(QUOTE_CHARS).collect();
         if quote.len() < self.text.len() {
             quote.push('…');
         }
-        format!(
+        let mut notice = format!(
             "similar to {}:{} \"{quote}\"; edit it instead?",
             self.path, self.line
-        )
+        );
+        if audience == Audience::Person {
+            notice.push_str(&format!(" ({})", words::invoke(audience, Act::Edit)));
+        }
+        notice
     }
 }
 
@@ -173,8 +180,12 @@ mod tests {
             cosine: 0.9,
         };
         assert_eq!(
-            s.notice(),
+            s.notice(Audience::Model),
             "similar to MEMORY.md:12 \"deploys go through make deploy-staging\"; edit it instead?"
+        );
+        assert_eq!(
+            s.notice(Audience::Person),
+            "similar to MEMORY.md:12 \"deploys go through make deploy-staging\"; edit it instead? (run `agent-memory edit`)"
         );
     }
 }
