@@ -849,7 +849,9 @@ fn run(mut cli: Cli) -> Result<()> {
                     deferred = recall::setup_deferred(&mut memory, cli.semantic)?;
                 }
                 Command::Status => recall::setup_for_status(&mut memory, cli.semantic)?,
-                Command::Write { .. } => recall::setup_for_write(&mut memory, cli.semantic)?,
+                Command::Write { .. } | Command::Dream => {
+                    recall::setup_for_write(&mut memory, cli.semantic)?
+                }
                 Command::Search { .. } | Command::Index { .. } | Command::Mcp { .. } => {
                     recall::setup(&mut memory, cli.semantic)?
                 }

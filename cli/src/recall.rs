@@ -107,10 +107,11 @@ pub fn setup_for_status(memory: &mut Memory, on: bool) -> Result<()> {
     setup(memory, on)
 }
 
-/// As [`setup`], for `write`: the model mapped natively when the weights
-/// load, so a write that restates a line is told which one
-/// (`Memory::write` embeds the few lines the notice compares, natively);
-/// otherwise recall stays off, and the write pays nothing for it.
+/// As [`setup`], for `write` and `dream`: the model mapped natively when
+/// the weights load, so a write that restates a line is told which one and
+/// the plan lists facts said twice in other words (`Memory::write` and
+/// `Memory::consolidation_plan` embed the lines they compare, natively);
+/// otherwise recall stays off, and they pay nothing for it.
 pub fn setup_for_write(memory: &mut Memory, on: bool) -> Result<()> {
     if on && let Ok(model) = NativeModel::open(&weights_path()) {
         memory.enable_semantic_native(Arc::new(model))?;

@@ -243,11 +243,12 @@ fn a_search_catches_up_a_few_chunks_and_leaves_many_to_index() {
 }
 
 /// A person's `write` whose line says what a line of MEMORY.md says is
-/// told which line, with the command that edits it; a line on the same
-/// topic that says something else is not, and neither is a write with
-/// recall turned off. The model runs natively in the write's process.
+/// told which line, with the command that edits it, and `dream` lists the
+/// pair; a line on the same topic that says something else is not told,
+/// and neither is a write with recall turned off. The model runs natively
+/// in the write's and the plan's process.
 #[test]
-fn a_write_that_restates_a_line_is_told_which_in_cli_words() {
+fn a_write_that_restates_a_line_is_told_which_and_dream_lists_it() {
     let Some(weights) = real_weights() else {
         return;
     };
@@ -273,6 +274,27 @@ fn a_write_that_restates_a_line_is_told_which_in_cli_words() {
         ),
         "{}",
         stdout(&out)
+    );
+    // `Appended 35 bytes to projects/…/notes/release.md`
+    let release = stdout(&out)
+        .lines()
+        .next()
+        .and_then(|l| l.split_whitespace().last())
+        .unwrap()
+        .to_owned();
+
+    // The plan lists the two lines as one fact said twice.
+    let out = env.run(&["dream"]);
+    assert_success(&out, &["dream"]);
+    let plan = stdout(&out);
+    let section = plan
+        .split("\n\n")
+        .find(|s| s.starts_with("## Probably the same fact in other words"))
+        .unwrap_or_else(|| panic!("{plan}"));
+    assert_eq!(
+        section.lines().skip(2).collect::<Vec<_>>(),
+        [format!("- MEMORY.md:4; {release}:1")],
+        "{plan}"
     );
 
     for args in [

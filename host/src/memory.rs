@@ -672,12 +672,16 @@ impl Memory {
     }
 
     /// The consolidation plan for the agent's own model (see the WIT
-    /// `memory.consolidation-plan`). Changes nothing.
+    /// `memory.consolidation-plan`). Changes nothing. With the model run
+    /// natively ([`Memory::enable_semantic_native`]), this process embeds
+    /// the lines the plan compares by meaning first (at most 200, on every
+    /// core).
     ///
     /// # Errors
     ///
     /// [`Error::Memory`] with kind `NotFound` for an empty memory, `Io`.
     pub fn consolidation_plan(&mut self) -> Result<String, Error> {
+        self.embed_plan_natively()?;
         self.call("consolidation-plan", |store, b, h| {
             b.memory().call_consolidation_plan(store, h)
         })?

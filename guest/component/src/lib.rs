@@ -896,6 +896,10 @@ impl semantic::Guest for Component {
             .get::<Memory>()
             .scoped(|m| m.similar_texts(target.into(), &content, name.as_deref()))
     }
+
+    fn plan_texts(memory: store::MemoryBorrow<'_>) -> Result<Vec<String>, types::Error> {
+        memory.get::<Memory>().scoped(|m| m.plan_texts())
+    }
 }
 
 bindings::export!(Component with_types_in bindings);

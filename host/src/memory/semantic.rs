@@ -286,6 +286,53 @@ impl Memory {
         Ok(())
     }
 
+    /// With the model run natively: embed the lines the consolidation plan
+    /// compares by meaning (WIT `plan-texts`, at most 200) on every core
+    /// and hand their vectors in, so the plan lists restatements as with
+    /// the model in the component. Does nothing otherwise.
+    ///
+    /// # Errors
+    /// As [`Memory::consolidation_plan`].
+    pub(crate) fn embed_plan_natively(&mut self) -> Result<(), Error> {
+        let Some(model) = self.native_model() else {
+            return Ok(());
+        };
+        let texts = self
+            .call_handle("semantic-plan-texts", |store, b, h| {
+                b.agent_memory_semantic().call_plan_texts(store, h)
+            })?
+            .map_err(domain)?;
+        let threads = std::thread::available_parallelism()
+            .map_or(1, usize::from)
+            .clamp(1, texts.len().max(1));
+        let next = AtomicUsize::new(0);
+        let mut vectors: Vec<(usize, Vec<f32>)> = std::thread::scope(|scope| {
+            let workers: Vec<_> = (0..threads)
+                .map(|_| {
+                    let (next, texts, model) = (&next, &texts, &model);
+                    scope.spawn(move || {
+                        let mut out = Vec::new();
+                        loop {
+                            let i = next.fetch_add(1, Ordering::Relaxed);
+                            let Some(text) = texts.get(i) else { break };
+                            out.push((i, model.embed(text)));
+                        }
+                        out
+                    })
+                })
+                .collect();
+            workers
+                .into_iter()
+                .flat_map(|w| w.join().unwrap_or_default())
+                .collect()
+        });
+        vectors.sort_by_key(|(i, _)| *i);
+        for (i, vector) in vectors {
+            self.add_query_vector(&texts[i], vector)?;
+        }
+        Ok(())
+    }
+
     fn native_model(&self) -> Option<Arc<NativeModel>> {
         let group = self.group.lock().unwrap_or_else(PoisonError::into_inner);
         match &group.members[self.index].semantic {

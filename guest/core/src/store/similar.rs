@@ -48,6 +48,9 @@ impl Memory {
         name: Option<&str>,
     ) -> Result<Vec<String>> {
         let path = self.target_rel(target, name)?.path();
+        if self.semantic.embedder.as_ref().is_none_or(|e| e.embeds()) {
+            return Ok(Vec::new());
+        }
         let kept = prefix_at_char_boundary(content, self.limits.max_write_bytes);
         let mut missing = Vec::new();
         self.similar_lines(&[(path, kept.to_owned())], &mut missing);
@@ -163,7 +166,8 @@ impl Memory {
     /// the same fact by meaning, as `path:line` places, for the consolidation plan: the
     /// first [`MAX_PLAN_LINES`] comparable lines, each pair at a cosine of at least
     /// [`SIMILAR_COSINE`], closest first. Pairs in `known` (places already listed as
-    /// lexical repeats) are left out. Empty when the model does not embed here.
+    /// lexical repeats) are left out. A line whose vector the model cannot embed here and
+    /// the host did not hand in ([`Memory::plan_texts`]) is left out.
     pub(super) fn restatements(
         &self,
         texts: &[(String, String)],
@@ -172,21 +176,11 @@ impl Memory {
         let Some(e) = self.semantic.embedder.clone() else {
             return Vec::new();
         };
-        let mut lines: Vec<(String, Vec<f32>)> = Vec::new();
-        'files: for (path, text) in texts {
-            for (n, line) in text.lines().enumerate() {
-                let Some(fact) = comparable(line) else {
-                    continue;
-                };
-                if lines.len() == MAX_PLAN_LINES {
-                    break 'files;
-                }
-                let Some(v) = e.embed(fact) else {
-                    return Vec::new();
-                };
-                lines.push((format!("{path}:{}", n + 1), v));
-            }
-        }
+        let lines: Vec<(String, Vec<f32>)> = plan_lines(texts)
+            .filter_map(|(path, n, fact)| {
+                Some((format!("{path}:{n}"), self.text_vector(e.as_ref(), fact)?))
+            })
+            .collect();
         let listed = |a: &str, b: &str| {
             known
                 .iter()
@@ -205,6 +199,27 @@ impl Memory {
         pairs
     }
 
+    /// For a hosted model: the lines the consolidation plan compares by meaning
+    /// ([`MAX_PLAN_LINES`] of MEMORY.md and the notes) whose vectors were not handed in yet,
+    /// for the host to embed and hand in ([`Memory::add_query_vector`]) before it asks for
+    /// the plan. Empty when recall is off or the model embeds here.
+    ///
+    /// # Errors
+    /// `io` when the store cannot be listed.
+    pub fn plan_texts(&self) -> Result<Vec<String>> {
+        let Some(e) = self.semantic.embedder.clone().filter(|e| !e.embeds()) else {
+            return Ok(Vec::new());
+        };
+        let texts = self.fact_texts(&self.list_files()?);
+        let mut missing: Vec<String> = Vec::new();
+        for (_, _, fact) in plan_lines(&texts) {
+            if self.text_vector(e.as_ref(), fact).is_none() && !missing.iter().any(|m| m == fact) {
+                missing.push(fact.to_owned());
+            }
+        }
+        Ok(missing)
+    }
+
     /// The text of the store file `path`, unless it is missing, not text or larger than a
     /// search reads.
     fn read_bounded(&self, path: &str) -> Option<String> {
@@ -215,4 +230,17 @@ impl Memory {
         }
         fs::read_to_string(abs).ok()
     }
+}
+
+/// The lines the plan compares by meaning: the first [`MAX_PLAN_LINES`] comparable lines of
+/// `texts` (store path, text), with their file's path and 1-based line number.
+fn plan_lines(texts: &[(String, String)]) -> impl Iterator<Item = (&str, usize, &str)> {
+    texts
+        .iter()
+        .flat_map(|(path, text)| {
+            text.lines()
+                .enumerate()
+                .filter_map(move |(n, l)| Some((path.as_str(), n + 1, comparable(l)?)))
+        })
+        .take(MAX_PLAN_LINES)
 }
