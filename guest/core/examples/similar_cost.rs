@@ -98,7 +98,8 @@ fn main() {
             let content = format!("- {line}\n");
             let name = format!("w{label}{i}");
             let start = Instant::now();
-            while host {
+            // The host's rounds: the added lines, then the lines they are compared with.
+            for _ in 0..usize::from(host) * 3 {
                 let texts = m
                     .similar_texts(WriteTarget::Note, &content, Some(&name))
                     .expect("texts");
