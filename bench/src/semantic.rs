@@ -9,7 +9,10 @@
 //!   answer it;
 //! - the peak RSS of a search with the model loaded;
 //! - a one-note change built again;
-//! - the in-component build rate, which the Python and Node hosts have.
+//! - the in-component build rate, which the Python and Node hosts have;
+//! - the latency the consistency notice adds to a warm `write` process
+//!   (`--semantic on` against `off`, interleaved, each write a new note),
+//!   for a line that restates a line of MEMORY.md and one that does not.
 //!
 //! The machine is shared: every row names the load average, and CPU time
 //! (user + system of the child) is printed beside wall time.
@@ -33,6 +36,11 @@ const PROJECT_DIR: &str = "projects/tidewater-3be31366";
 const WEAK_QUERY: &str = "which cloud city do our servers run in";
 /// Every word is in the store: the lexical ranking stands.
 const STRONG_QUERY: &str = "billing worker retries";
+/// Says what set A's MEMORY.md says ("On-call handoff Monday 10:00."), in
+/// other words: the notice is wanted.
+const RESTATED_LINE: &str = "The on-call handoff happens every Monday at ten in the morning.";
+/// A fact the store does not hold: no notice wanted.
+const NEW_LINE: &str = "The design team moved its standup to half past nine on Wednesdays.";
 /// The goals (issue 23).
 const BUILD_GOAL: Duration = Duration::from_secs(60);
 const LATENCY_GOAL: Duration = Duration::from_millis(50);
@@ -366,6 +374,63 @@ pub fn run(plan: &Plan) -> Result<()> {
         chunks / t.cpu.as_secs_f64().max(1e-9),
         per_byte * STORE_BYTES as f64
     );
+
+    // The consistency notice: a write's process with the model mapped
+    // natively (on) against none (off). Last, since every write adds a note
+    // whose chunk has no vector yet.
+    for (what, line, wanted) in [
+        ("a line restating one of MEMORY.md", RESTATED_LINE, true),
+        ("a new fact", NEW_LINE, false),
+    ] {
+        let load = load_average();
+        let (mut on, mut off) = (Vec::new(), Vec::new());
+        let (mut on_cpu, mut off_cpu) = (Vec::new(), Vec::new());
+        let mut told = 0;
+        for round in 0..rounds + 1 {
+            for semantic in if round % 2 == 0 {
+                ["on", "off"]
+            } else {
+                ["off", "on"]
+            } {
+                let name = format!("bench-notice-{}-{semantic}-{round}", usize::from(wanted));
+                let (t, stdout, _) =
+                    run_child(cli(semantic).args(["write", "note", "--name", &name, line]))?;
+                // The first round warms the page cache.
+                if round == 0 {
+                    continue;
+                }
+                match semantic {
+                    "on" => {
+                        told += usize::from(stdout.contains("\nsimilar to "));
+                        on.push(t.wall);
+                        on_cpu.push(t.cpu);
+                    }
+                    _ => {
+                        off.push(t.wall);
+                        off_cpu.push(t.cpu);
+                    }
+                }
+            }
+        }
+        let (on, off, on_cpu, off_cpu) = (median(on), median(off), median(on_cpu), median(off_cpu));
+        println!(
+            "| write latency added by the consistency notice, {what} (notice in {told}/{rounds} writes{}) | on {} − off {} = {} wall, ×{:.2} (CPU {} − {} = {}), medians of {rounds} | ≤ {} | {} | {load} |",
+            if (told == rounds) == wanted && (told == 0) != wanted {
+                ""
+            } else {
+                ", NOT as labelled"
+            },
+            ms(on),
+            ms(off),
+            signed_ms(on, off),
+            on.as_secs_f64() / off.as_secs_f64().max(1e-9),
+            ms(on_cpu),
+            ms(off_cpu),
+            signed_ms(on_cpu, off_cpu),
+            ms(LATENCY_GOAL),
+            yes(on.saturating_sub(off) <= LATENCY_GOAL)
+        );
+    }
     Ok(())
 }
 

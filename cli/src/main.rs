@@ -849,9 +849,10 @@ fn run(mut cli: Cli) -> Result<()> {
                 return hook::respond(&mut memory, input);
             }
             // Loading the model is most of a search process's time: only
-            // the commands that search (and status, which reports it) pay
-            // for it, and a one-shot search only when its words are weak
-            // evidence (recall::search_call).
+            // the commands that search (and status, which reports it, and
+            // write, whose notice embeds a few lines natively) pay for it,
+            // and a one-shot search only when its words are weak evidence
+            // (recall::search_call).
             let mut deferred = false;
             match &command {
                 Command::Search {
@@ -861,6 +862,9 @@ fn run(mut cli: Cli) -> Result<()> {
                     deferred = recall::setup_deferred(&mut memory, cli.semantic)?;
                 }
                 Command::Status => recall::setup_for_status(&mut memory, cli.semantic)?,
+                Command::Write { .. } | Command::Dream => {
+                    recall::setup_for_write(&mut memory, cli.semantic)?
+                }
                 Command::Search { .. } | Command::Index { .. } | Command::Mcp { .. } => {
                     recall::setup(&mut memory, cli.semantic)?
                 }

@@ -107,6 +107,18 @@ pub fn setup_for_status(memory: &mut Memory, on: bool) -> Result<()> {
     setup(memory, on)
 }
 
+/// As [`setup`], for `write` and `dream`: the model mapped natively when
+/// the weights load, so a write that restates a line is told which one and
+/// the plan lists facts said twice in other words (`Memory::write` and
+/// `Memory::consolidation_plan` embed the lines they compare, natively);
+/// otherwise recall stays off, and they pay nothing for it.
+pub fn setup_for_write(memory: &mut Memory, on: bool) -> Result<()> {
+    if on && let Ok(model) = NativeModel::open(&weights_path()) {
+        memory.enable_semantic_native(Arc::new(model))?;
+    }
+    Ok(())
+}
+
 /// Why recall is off in a CLI search until its words turn out to be weak
 /// evidence: loading the model is most of a search process's time.
 const DEFERRED: &str = "the model is loaded when a query needs it";

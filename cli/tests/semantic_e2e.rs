@@ -241,3 +241,84 @@ fn a_search_catches_up_a_few_chunks_and_leaves_many_to_index() {
     );
     assert!(status().contains("20 chunks, 100% indexed"), "{}", status());
 }
+
+/// A person's `write` whose line says what a line of MEMORY.md says is
+/// told which line, with the command that edits it, and `dream` lists the
+/// pair; a line on the same topic that says something else is not told,
+/// and neither is a write with recall turned off. The model runs natively
+/// in the write's and the plan's process.
+#[test]
+fn a_write_that_restates_a_line_is_told_which_and_dream_lists_it() {
+    let Some(weights) = real_weights() else {
+        return;
+    };
+    let env = Env::new(&weights);
+    let memory_md = "# Project\n\n- The user prefers tabs over spaces.\n- Deploys go through make deploy-staging.\n";
+    let args = ["write", "long_term", "--overwrite", memory_md];
+    assert_success(&env.run(&args), &args);
+    assert_success(&env.run(&["index"]), &["index"]);
+
+    let args = [
+        "write",
+        "note",
+        "--name",
+        "release",
+        "To deploy, run make deploy-staging.",
+    ];
+    let out = env.run(&args);
+    assert_success(&out, &args);
+    assert_eq!(
+        stdout(&out).lines().nth(1),
+        Some(
+            "similar to MEMORY.md:4 \"Deploys go through make deploy-staging.\"; edit it instead? (run `agent-memory edit`)"
+        ),
+        "{}",
+        stdout(&out)
+    );
+    // `Appended 35 bytes to projects/…/notes/release.md`
+    let release = stdout(&out)
+        .lines()
+        .next()
+        .and_then(|l| l.split_whitespace().last())
+        .unwrap()
+        .to_owned();
+
+    // The plan lists the two lines as one fact said twice.
+    let out = env.run(&["dream"]);
+    assert_success(&out, &["dream"]);
+    let plan = stdout(&out);
+    let section = plan
+        .split("\n\n")
+        .find(|s| s.starts_with("## Probably the same fact in other words"))
+        .unwrap_or_else(|| panic!("{plan}"));
+    assert_eq!(
+        section.lines().skip(2).collect::<Vec<_>>(),
+        [format!("- MEMORY.md:4; {release}:1")],
+        "{plan}"
+    );
+
+    for args in [
+        &[
+            "write",
+            "note",
+            "--name",
+            "misc",
+            "Deploy logs are kept in the #deploys Slack channel.",
+        ][..],
+        &[
+            "--semantic",
+            "off",
+            "write",
+            "scratchpad",
+            "To deploy, run make deploy-staging.",
+        ],
+    ] {
+        let out = env.run(args);
+        assert_success(&out, args);
+        assert!(
+            !stdout(&out).contains("similar to"),
+            "{args:?}: {}",
+            stdout(&out)
+        );
+    }
+}

@@ -211,7 +211,11 @@ impl Memory {
     /// one; [`WriteMode::Overwrite`] replaces the file atomically. Content over
     /// the write cap (64 KiB) is cut at a UTF-8 boundary and the receipt says
     /// so. `name` is the note name for [`WriteTarget::Note`] and ignored
-    /// otherwise.
+    /// otherwise. With semantic recall on and the vectors built, a line that
+    /// means what a line of MEMORY.md, a scratchpad or a note means gets a
+    /// `similar to …` notice in the receipt; with the model run natively
+    /// ([`Memory::enable_semantic_native`]) this process embeds the few
+    /// lines the notice compares first.
     ///
     /// # Errors
     ///
@@ -235,6 +239,7 @@ impl Memory {
         mode: WriteMode,
         name: Option<&str>,
     ) -> Result<WriteReceipt, Error> {
+        self.embed_similar_natively(target, content, name)?;
         self.call("write", |store, b, h| {
             b.memory()
                 .call_write(store, h, target.into(), content, mode.into(), name)
@@ -694,12 +699,16 @@ impl Memory {
     }
 
     /// The consolidation plan for the agent's own model (see the WIT
-    /// `memory.consolidation-plan`). Changes nothing.
+    /// `memory.consolidation-plan`). Changes nothing. With the model run
+    /// natively ([`Memory::enable_semantic_native`]), this process embeds
+    /// the lines the plan compares by meaning first (at most 200, on every
+    /// core).
     ///
     /// # Errors
     ///
     /// [`Error::Memory`] with kind `NotFound` for an empty memory, `Io`.
     pub fn consolidation_plan(&mut self) -> Result<String, Error> {
+        self.embed_plan_natively()?;
         self.call("consolidation-plan", |store, b, h| {
             b.memory().call_consolidation_plan(store, h)
         })?

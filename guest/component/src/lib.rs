@@ -917,6 +917,21 @@ impl semantic::Guest for Component {
         let mut m = memory.get::<Memory>().0.borrow_mut();
         Ok(m.add_query_vector(&model_id, &text, vector)?)
     }
+
+    fn similar_texts(
+        memory: store::MemoryBorrow<'_>,
+        target: types::WriteTarget,
+        content: String,
+        name: Option<String>,
+    ) -> Result<Vec<String>, types::Error> {
+        memory
+            .get::<Memory>()
+            .scoped(|m| m.similar_texts(target.into(), &content, name.as_deref()))
+    }
+
+    fn plan_texts(memory: store::MemoryBorrow<'_>) -> Result<Vec<String>, types::Error> {
+        memory.get::<Memory>().scoped(|m| m.plan_texts())
+    }
 }
 
 bindings::export!(Component with_types_in bindings);

@@ -630,7 +630,7 @@ fn with_notes(
         let dups: Vec<dupes::Duplicate> = done.duplicates.iter().map(|(_, d)| *d).collect();
         notes.push(dupes::warning_text(&dups, path));
     }
-    notes.extend(done.similar.iter().map(|s| s.notice()));
+    notes.extend(done.similar.iter().cloned());
     match guarded.and_then(crate::secrets::Guarded::note) {
         Some(note) => notes.push(note),
         None => notes.extend(done.redactions.iter().cloned()),

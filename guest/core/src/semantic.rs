@@ -53,6 +53,11 @@ pub trait Embed: Send + Sync {
     /// `None` when this model does not embed here: a [`Hosted`] model's
     /// encoder runs in the host, which hands the vectors in.
     fn embed(&self, text: &str) -> Option<Vec<f32>>;
+    /// Whether [`Embed::embed`] gives vectors here; `false` for a [`Hosted`]
+    /// model, whose host is asked which texts to embed instead.
+    fn embeds(&self) -> bool {
+        true
+    }
 }
 
 /// What a search result says where meaning would have decided and semantic
@@ -218,6 +223,9 @@ impl Embed for Hosted {
     }
     fn embed(&self, _: &str) -> Option<Vec<f32>> {
         None
+    }
+    fn embeds(&self) -> bool {
+        false
     }
 }
 

@@ -534,6 +534,72 @@ fn a_hosted_model_ranks_as_the_model_itself_with_the_hosts_vectors() {
     assert_eq!(paths(&m, Q), want);
 }
 
+/// With a hosted model the write's consistency notice needs the host's vectors: the memory
+/// lists the texts it would compare, the added line first and then the lines of the chunk
+/// closest to it, and with their vectors handed in the write names the older line.
+#[test]
+fn a_hosted_model_tells_a_restatement_once_the_host_embedded_what_it_compares() {
+    use agent_memory_core::Hosted;
+    const LINE: &str = "Our servers are located in the Frankfurt region.";
+    const OLD: &str = "All production hosts live in eu-central-1 (Frankfurt).";
+    let e = Fake::new("fake-a");
+    let s = Store::new();
+    let mut m = s.open();
+    m.set_embedder(Arc::new(
+        Hosted::new("fake-a", "fake", 16, HOSTED_VOCAB).unwrap(),
+    ));
+    let pending = m.pending_chunks(None).unwrap();
+    let vectors = pending
+        .chunks
+        .iter()
+        .map(|(k, t)| (*k, e.vector(t)))
+        .collect();
+    m.add_vectors("fake-a", vectors).unwrap();
+    let content = format!("- {LINE}\n");
+    let texts = |m: &Memory| {
+        m.similar_texts(WriteTarget::Note, &content, Some("ops"))
+            .unwrap()
+    };
+    assert_eq!(texts(&m), [LINE]);
+    m.add_query_vector("fake-a", LINE, e.vector(LINE)).unwrap();
+    assert_eq!(texts(&m), [OLD]);
+    m.add_query_vector("fake-a", OLD, e.vector(OLD)).unwrap();
+    assert_eq!(texts(&m), Vec::<String>::new());
+
+    let receipt = m
+        .write(WriteTarget::Note, &content, WriteMode::Append, Some("ops"))
+        .unwrap();
+    let infra = receipt_path(&m, "infra");
+    assert_eq!(
+        receipt.warnings,
+        [format!("similar to {infra}:3 \"{OLD}\"; edit it instead?")]
+    );
+
+    // The plan compares the lines whose vectors the host handed in: so far
+    // the two above; it lists the others for the host to embed.
+    let plan = m.consolidation_plan().unwrap();
+    let section = plan
+        .split("\n\n")
+        .find(|s| s.starts_with("## Probably the same fact in other words"))
+        .unwrap_or_else(|| panic!("{plan}"));
+    let ops = receipt_path(&m, "ops");
+    assert_eq!(
+        section.lines().skip(2).collect::<Vec<_>>(),
+        [format!("- {infra}:3; {ops}:1")],
+        "{plan}"
+    );
+    let texts = m.plan_texts().unwrap();
+    assert!(!texts.iter().any(|t| t == LINE || t == OLD), "{texts:?}");
+    assert!(
+        texts.iter().any(|t| t.starts_with("Nightly snapshots")),
+        "{texts:?}"
+    );
+    for t in &texts {
+        m.add_query_vector("fake-a", t, e.vector(t)).unwrap();
+    }
+    assert_eq!(m.plan_texts().unwrap(), Vec::<String>::new());
+}
+
 #[test]
 fn query_vectors_of_another_model_or_shape_or_a_bad_hosted_model_are_refused() {
     use agent_memory_core::{ErrorKind, Hosted};
@@ -980,4 +1046,63 @@ fn receipt_path(m: &Memory, name: &str) -> String {
         .map(|f| f.path)
         .find(|p| p.ends_with(&format!("/notes/{name}.md")))
         .unwrap()
+}
+
+/// A model whose vector of a text is the one-hot of the first number in it:
+/// two lines with the same number say the same thing, any others nothing
+/// alike.
+struct ByNumber;
+
+impl Embed for ByNumber {
+    fn model_id(&self) -> &str {
+        "by-number"
+    }
+    fn pieces(&self, text: &str) -> usize {
+        text.split_whitespace().count()
+    }
+    fn embed(&self, text: &str) -> Option<Vec<f32>> {
+        let n: usize = text
+            .split(|c: char| !c.is_ascii_digit())
+            .find(|w| !w.is_empty())
+            .map_or(0, |w| w.parse().unwrap());
+        let mut v = vec![0.0; 4096];
+        v[n % 4096] = 1.0;
+        Some(v)
+    }
+}
+
+/// The consolidation plan compares the first `MAX_PLAN_LINES` lines that
+/// state a fact, by meaning: a restated pair among them is listed, one
+/// past them is not.
+#[test]
+fn the_plan_lists_restatements_among_its_first_lines_only() {
+    use agent_memory_core::semantic::similar::MAX_PLAN_LINES;
+    let dir = tempfile::tempdir().unwrap();
+    let mut m = Memory::open(dir.path(), Options::new(PROJECT)).unwrap();
+    let mut lines: Vec<String> = (0..MAX_PLAN_LINES + 10)
+        .map(|n| format!("- Fact {n}: alpha{n} beta{n} gamma{n}."))
+        .collect();
+    lines[3] = "- Backups 1000 run every night at two.".into();
+    lines[7] = "- The 1000 snapshot job starts nightly.".into();
+    lines[MAX_PLAN_LINES + 2] = "- Invoices 2000 go out on the first.".into();
+    lines[MAX_PLAN_LINES + 5] = "- Billing 2000 mails customers monthly.".into();
+    m.write(
+        WriteTarget::Note,
+        &(lines.join("\n") + "\n"),
+        WriteMode::Overwrite,
+        Some("facts"),
+    )
+    .unwrap();
+    m.set_embedder(Arc::new(ByNumber));
+    let plan = m.consolidation_plan().unwrap();
+    let section = plan
+        .split("\n\n")
+        .find(|s| s.starts_with("## Probably the same fact in other words"))
+        .unwrap_or_else(|| panic!("{plan}"));
+    let facts = receipt_path(&m, "facts");
+    assert_eq!(
+        section.lines().skip(2).collect::<Vec<_>>(),
+        [format!("- {facts}:4; {facts}:8")],
+        "{plan}"
+    );
 }

@@ -17,6 +17,9 @@ use crate::error::Error;
 /// saves them: each call re-reads the files still without vectors, so not
 /// per chunk; a build cut short loses at most this much work.
 const NATIVE_SAVE_EVERY: Duration = Duration::from_secs(2);
+/// Rounds of `similar-texts` before a write, at most: the added lines,
+/// then the lines of the chunk closest to each, then none left.
+const SIMILAR_ROUNDS: usize = 3;
 
 /// What the host set for one memory.
 #[derive(Clone)]
@@ -237,6 +240,95 @@ impl Memory {
         let mut group = self.group.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(Setting::Native(_, queries)) = &mut group.members[self.index].semantic {
             queries.push((text.to_owned(), vector));
+        }
+        Ok(())
+    }
+
+    /// With the model run natively ([`Memory::enable_semantic_native`]):
+    /// embed the lines a write of `content` to `target` compares for its
+    /// consistency notice (WIT `similar-texts`: the added lines, then the
+    /// lines of the chunk closest to each) and hand their vectors in, so the
+    /// write's receipt names a line it restates, as with the model in the
+    /// component. Does nothing otherwise, or when the vectors are not built.
+    /// At most [`SIMILAR_ROUNDS`] rounds.
+    ///
+    /// # Errors
+    /// As [`Memory::write`] for a `target` and `name` it would refuse.
+    pub(crate) fn embed_similar_natively(
+        &mut self,
+        target: crate::WriteTarget,
+        content: &str,
+        name: Option<&str>,
+    ) -> Result<(), Error> {
+        let Some(model) = self.native_model() else {
+            return Ok(());
+        };
+        for _ in 0..SIMILAR_ROUNDS {
+            let texts = self
+                .call_handle("semantic-similar-texts", |store, b, h| {
+                    b.agent_memory_semantic().call_similar_texts(
+                        store,
+                        h,
+                        target.into(),
+                        content,
+                        name,
+                    )
+                })?
+                .map_err(domain)?;
+            if texts.is_empty() {
+                break;
+            }
+            for text in texts {
+                let vector = model.embed(&text);
+                self.add_query_vector(&text, vector)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// With the model run natively: embed the lines the consolidation plan
+    /// compares by meaning (WIT `plan-texts`, at most 200) on every core
+    /// and hand their vectors in, so the plan lists restatements as with
+    /// the model in the component. Does nothing otherwise.
+    ///
+    /// # Errors
+    /// As [`Memory::consolidation_plan`].
+    pub(crate) fn embed_plan_natively(&mut self) -> Result<(), Error> {
+        let Some(model) = self.native_model() else {
+            return Ok(());
+        };
+        let texts = self
+            .call_handle("semantic-plan-texts", |store, b, h| {
+                b.agent_memory_semantic().call_plan_texts(store, h)
+            })?
+            .map_err(domain)?;
+        let threads = std::thread::available_parallelism()
+            .map_or(1, usize::from)
+            .clamp(1, texts.len().max(1));
+        let next = AtomicUsize::new(0);
+        let mut vectors: Vec<(usize, Vec<f32>)> = std::thread::scope(|scope| {
+            let workers: Vec<_> = (0..threads)
+                .map(|_| {
+                    let (next, texts, model) = (&next, &texts, &model);
+                    scope.spawn(move || {
+                        let mut out = Vec::new();
+                        loop {
+                            let i = next.fetch_add(1, Ordering::Relaxed);
+                            let Some(text) = texts.get(i) else { break };
+                            out.push((i, model.embed(text)));
+                        }
+                        out
+                    })
+                })
+                .collect();
+            workers
+                .into_iter()
+                .flat_map(|w| w.join().unwrap_or_default())
+                .collect()
+        });
+        vectors.sort_by_key(|(i, _)| *i);
+        for (i, vector) in vectors {
+            self.add_query_vector(&texts[i], vector)?;
         }
         Ok(())
     }

@@ -6,24 +6,29 @@
 //!
 //! A line is *comparable* when, list markers and checkboxes dropped, it is not a heading or
 //! a fence, holds at least [`MIN_WORDS`] words and at most [`MAX_LINE_BYTES`] bytes. Each
-//! comparable added line (at most [`MAX_ADDED_LINES`] per change) is embedded; the chunks of
-//! MEMORY.md, the scratchpads and notes (not daily logs, which are a journal) closest to it
-//! by their stored vectors are the candidates ([`CANDIDATE_CHUNKS`], each at least
-//! [`CHUNK_FLOOR`]); their comparable lines (at most [`MAX_CANDIDATE_LINES`]) are embedded
-//! and the closest one at a cosine of at least [`SIMILAR_COSINE`] is named.
+//! comparable added line (at most [`MAX_ADDED_LINES`] per change) is embedded. The one chunk
+//! of MEMORY.md, the scratchpads and notes (not daily logs, which are a journal) closest to
+//! it by their stored vectors is the candidate, when its cosine is at least [`CHUNK_FLOOR`]
+//! (the chunk the line was written into left out); of its comparable lines, the
+//! [`MAX_CANDIDATE_LINES`] that share the most words with the added line ([`shared_words`])
+//! are embedded, and the closer one at a cosine of at least [`SIMILAR_COSINE`] is named. A
+//! write so embeds at most three short texts per added line, and only one when no chunk is
+//! close.
 //!
 //! The threshold was set on the tune half of `bench/consistency/pairs.tsv` (restatements and
-//! updates wanted, related and unrelated lines not), precision first; see
-//! `bench/consistency/README.md` for both halves' precision and recall.
+//! updates wanted, related and unrelated lines not), precision first, and the floor and the
+//! number of lines on the same half written into a store (`consistency_eval`); see
+//! `bench/consistency/README.md` for the numbers.
+
+use crate::words::{self, Act, Audience};
 
 /// Cosine between two lines' vectors at which the newer is said to restate the older.
 pub const SIMILAR_COSINE: f32 = 0.65;
 /// Cosine between an added line and a chunk for the chunk's lines to be compared.
-pub const CHUNK_FLOOR: f32 = 0.35;
-/// Closest chunks whose lines are compared, per added line.
-pub const CANDIDATE_CHUNKS: usize = 3;
-/// Lines of the candidate chunks embedded, per added line.
-pub const MAX_CANDIDATE_LINES: usize = 12;
+pub const CHUNK_FLOOR: f32 = 0.25;
+/// Lines of the closest chunk compared (each embedded), per added line: those that share
+/// the most words with it ([`shared_words`]).
+pub const MAX_CANDIDATE_LINES: usize = 2;
 /// Added lines checked per change.
 pub const MAX_ADDED_LINES: usize = 4;
 /// Lines of MEMORY.md and the notes the consolidation plan compares by meaning, in that
@@ -62,6 +67,26 @@ pub fn comparable(line: &str) -> Option<&str> {
     (words >= MIN_WORDS && s.len() <= MAX_LINE_BYTES).then_some(s)
 }
 
+/// How many distinct words of three letters or more, lowercased, `a` and `b` share: which
+/// lines of a chunk are worth embedding first.
+pub fn shared_words(a: &str, b: &str) -> usize {
+    let words = |s: &str| -> Vec<String> {
+        let mut w: Vec<String> = s
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| w.chars().count() >= 3)
+            .map(str::to_lowercase)
+            .collect();
+        w.sort_unstable();
+        w.dedup();
+        w
+    };
+    let b = words(b);
+    words(a)
+        .iter()
+        .filter(|w| b.binary_search(w).is_ok())
+        .count()
+}
+
 /// Whether the store path `path` is a daily log (`…/daily/2026-05-30.md`), not a note.
 pub fn is_daily(path: &str) -> bool {
     let mut segments = path.rsplit(['/', ':']);
@@ -84,16 +109,21 @@ pub struct Similar {
 
 impl Similar {
     /// The receipt's line: `similar to MEMORY.md:12 "deploys go through make
-    /// deploy-staging"; edit it instead?`.
-    pub fn notice(&self) -> String {
+    /// deploy-staging"; edit it instead?`, and for a person at the command line the command
+    /// that does (`… edit it instead? (run `agent-memory edit`)`).
+    pub fn notice(&self, audience: Audience) -> String {
         let mut quote: String = self.text.chars().take(QUOTE_CHARS).collect();
         if quote.len() < self.text.len() {
             quote.push('…');
         }
-        format!(
+        let mut notice = format!(
             "similar to {}:{} \"{quote}\"; edit it instead?",
             self.path, self.line
-        )
+        );
+        if audience == Audience::Person {
+            notice.push_str(&format!(" ({})", words::invoke(audience, Act::Edit)));
+        }
+        notice
     }
 }
 
@@ -122,6 +152,18 @@ mod tests {
     }
 
     #[test]
+    fn shared_words_are_counted_once_without_case_or_short_words() {
+        assert_eq!(
+            shared_words(
+                "To deploy, run make deploy-staging.",
+                "Deploys go through MAKE deploy-staging and make it so"
+            ),
+            3 // make, deploy, staging; "to" is short, "deploys" another word
+        );
+        assert_eq!(shared_words("Alice owns billing", "Bob runs payroll"), 0);
+    }
+
+    #[test]
     fn daily_logs_are_told_from_notes() {
         assert!(is_daily("projects/app/daily/2026-05-30.md"));
         assert!(is_daily("team:daily/2026-05-30.md"));
@@ -138,8 +180,12 @@ mod tests {
             cosine: 0.9,
         };
         assert_eq!(
-            s.notice(),
+            s.notice(Audience::Model),
             "similar to MEMORY.md:12 \"deploys go through make deploy-staging\"; edit it instead?"
+        );
+        assert_eq!(
+            s.notice(Audience::Person),
+            "similar to MEMORY.md:12 \"deploys go through make deploy-staging\"; edit it instead? (run `agent-memory edit`)"
         );
     }
 }

@@ -213,8 +213,9 @@ pub(crate) struct Committed {
     /// their file.
     pub(crate) duplicates: Vec<(String, dupes::Duplicate)>,
     /// Added lines that mean what an older line means, by the stored
-    /// vectors (`store/similar.rs`): the receipt's `similar to …` notices.
-    pub(crate) similar: Vec<crate::semantic::similar::Similar>,
+    /// vectors (`store/similar.rs`): the receipt's `similar to …` notices,
+    /// in the words of the memory's reader.
+    pub(crate) similar: Vec<String>,
     /// History's warnings.
     pub(crate) history: Vec<String>,
     /// How full the injected memory is now.
@@ -228,7 +229,7 @@ impl Committed {
     pub(crate) fn warnings(&self) -> Vec<String> {
         let mut all = self.redactions.clone();
         all.extend(self.duplicate_lines());
-        all.extend(self.similar.iter().map(|s| s.notice()));
+        all.extend(self.similar.iter().cloned());
         all.extend(self.history.iter().cloned());
         all
     }
@@ -272,7 +273,7 @@ impl Committed {
         }
         for s in &self.similar {
             message.push('\n');
-            message.push_str(&s.notice());
+            message.push_str(s);
         }
         for w in &self.history {
             message.push_str(" (warning: ");
@@ -632,7 +633,11 @@ impl Memory {
                 _ => None,
             })
             .collect();
-        let similar = self.similar_after_change(&added);
+        let similar = self
+            .similar_after_change(&added)
+            .iter()
+            .map(|s| s.notice(self.audience))
+            .collect();
         // 7. The receipt.
         let range = match checked.first().map(|c| &c.step) {
             Some(Step::Put { .. } | Step::Append { .. }) => written[0].clone(),

@@ -145,6 +145,26 @@ impl Memory {
         ))
     }
 
+    /// MEMORY.md and the notes among `files`, as (store path, text): the files whose lines
+    /// the consolidation plan compares.
+    pub(super) fn fact_texts(&self, files: &[crate::FileInfo]) -> Vec<(String, String)> {
+        let long_term = self.long_term_rel();
+        let mut texts = vec![(
+            long_term.path(),
+            self.read_text_locked(&long_term)
+                .ok()
+                .flatten()
+                .unwrap_or_default(),
+        )];
+        let notes = format!("{}/", self.notes_dir());
+        for f in files.iter().filter(|f| f.path.starts_with(&notes)) {
+            if let Ok(Some(text)) = self.read_text_locked(&super::rel_of(&f.path)) {
+                texts.push((f.path.clone(), text));
+            }
+        }
+        texts
+    }
+
     /// The consolidation plan: what needs tidying and how to answer, at
     /// most [`MAX_PLAN_BYTES`]. See the WIT `memory.consolidation-plan`.
     ///
@@ -182,16 +202,7 @@ impl Memory {
         }
 
         // Near-duplicate lines across MEMORY.md and the notes.
-        let notes: Vec<&crate::FileInfo> = files
-            .iter()
-            .filter(|f| f.path.starts_with(&format!("{}/", self.notes_dir())))
-            .collect();
-        let mut texts: Vec<(String, String)> = vec![(long_term.clone(), index.clone())];
-        for f in &notes {
-            if let Ok(Some(text)) = self.read_text_locked(&super::rel_of(&f.path)) {
-                texts.push((f.path.clone(), text));
-            }
-        }
+        let texts = self.fact_texts(&files);
         let clusters = duplicate_clusters(&texts);
         if !clusters.is_empty() {
             out.push_str("\n\n## Lines said more than once\nKeep each fact in one place:");

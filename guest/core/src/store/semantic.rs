@@ -221,10 +221,12 @@ impl Memory {
         })
     }
 
-    /// Give the vector of a query that a host embedded itself: searches of
+    /// Give the vector of a text that a host embedded itself: searches of
     /// this memory whose text ([`query_text`]) is `text` use it instead of
     /// embedding the query (which a [`crate::semantic::Hosted`] model
-    /// cannot). Kept while the model stays the memory's.
+    /// cannot), and so does a write's consistency notice for a line
+    /// [`Memory::similar_texts`] listed. Kept while the model stays the
+    /// memory's.
     ///
     /// # Errors
     /// As [`Memory::add_vectors`]: [`ErrorKind::InvalidOptions`] when

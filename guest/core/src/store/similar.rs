@@ -2,23 +2,64 @@
 //! memory means, found with the stored vectors (the rule and its measured precision:
 //! `semantic/similar.rs`). Only with semantic recall on and vectors built; never fails the
 //! change, and a store without a model pays nothing.
+//!
+//! A model that embeds here (the component's, or the core's natively) embeds the lines it
+//! compares. A [`crate::semantic::Hosted`] model cannot: its host asks
+//! [`Memory::similar_texts`] which lines a write would compare, embeds them and hands their
+//! vectors in ([`Memory::add_query_vector`]) before the write.
 
 use std::collections::HashMap;
 use std::fs;
 
 use super::Memory;
+use crate::WriteTarget;
+use crate::error::Result;
 use crate::limits::MAX_SEARCH_FILE_BYTES;
+use crate::semantic::Embed;
 use crate::semantic::cache::Key;
 use crate::semantic::similar::{
-    CANDIDATE_CHUNKS, CHUNK_FLOOR, MAX_ADDED_LINES, MAX_CANDIDATE_LINES, MAX_PLAN_LINES,
-    SIMILAR_COSINE, Similar, comparable, cosine, is_daily,
+    CHUNK_FLOOR, MAX_ADDED_LINES, MAX_CANDIDATE_LINES, MAX_PLAN_LINES, SIMILAR_COSINE, Similar,
+    comparable, cosine, is_daily, shared_words,
 };
+use crate::text::prefix_at_char_boundary;
 
 impl Memory {
     /// For each line of `added` (store path, text the change added) that restates a line of
     /// MEMORY.md, a scratchpad or a note, the older line. Empty when recall is off, the
-    /// vectors are not built, or the model does not embed here.
+    /// vectors are not built, or a line's vector is neither embedded here nor handed in.
     pub(super) fn similar_after_change(&self, added: &[(String, String)]) -> Vec<Similar> {
+        self.similar_lines(added, &mut Vec::new())
+    }
+
+    /// The texts whose vectors a write of `content` to `target` (`name` for a note), appended
+    /// or overwriting, would compare and that this memory's model cannot embed here and was not handed: for a host
+    /// that embeds natively, which hands each one's vector in
+    /// ([`Memory::add_query_vector`]) and asks again, until none is left (at most three
+    /// rounds: the added lines, then the lines of the chunk closest to them). Empty when
+    /// recall is off, the vectors are not built, or the model embeds here. Reads the vectors
+    /// file; writes nothing.
+    ///
+    /// # Errors
+    /// As [`Memory::write`] for a `target` and `name` it would refuse.
+    pub fn similar_texts(
+        &self,
+        target: WriteTarget,
+        content: &str,
+        name: Option<&str>,
+    ) -> Result<Vec<String>> {
+        let path = self.target_rel(target, name)?.path();
+        if self.semantic.embedder.as_ref().is_none_or(|e| e.embeds()) {
+            return Ok(Vec::new());
+        }
+        let kept = prefix_at_char_boundary(content, self.limits.max_write_bytes);
+        let mut missing = Vec::new();
+        self.similar_lines(&[(path, kept.to_owned())], &mut missing);
+        Ok(missing)
+    }
+
+    /// The rule of `semantic/similar.rs` over `added`; each text whose vector is missing is
+    /// pushed once to `missing` and left out.
+    fn similar_lines(&self, added: &[(String, String)], missing: &mut Vec<String>) -> Vec<Similar> {
         let Some(e) = self.semantic.embedder.clone() else {
             return Vec::new();
         };
@@ -34,14 +75,26 @@ impl Memory {
         if lines.is_empty() || !self.abs(&self.vectors_rel(e.model_id())).exists() {
             return Vec::new();
         }
+        let mut vector = |text: &str| {
+            let v = self.text_vector(e.as_ref(), text);
+            if v.is_none() && !missing.iter().any(|m| m == text) {
+                missing.push(text.to_owned());
+            }
+            v
+        };
+        let vectors: Vec<Option<Vec<f32>>> = lines.iter().map(|(_, l)| vector(l)).collect();
+        if vectors.iter().all(Option::is_none) {
+            return Vec::new();
+        }
         let cache = self.load_vectors(e.as_ref());
         let mut texts: HashMap<&str, Option<String>> = HashMap::new();
         let mut found = Vec::new();
-        for (own_path, line) in lines {
-            let Some(v) = e.embed(line) else {
-                return found;
+        for ((own_path, line), v) in lines.into_iter().zip(vectors) {
+            let Some(v) = v else {
+                continue;
             };
-            // The closest chunks of the files that hold facts.
+            // The closest chunk of the files that hold facts, when it is close enough, but
+            // not the chunk the line was written into.
             let mut chunks: Vec<(f32, &str, u32, Option<u32>)> = Vec::new();
             for (path, file) in &cache.files {
                 if is_daily(path) {
@@ -58,41 +111,44 @@ impl Memory {
                 }
             }
             chunks.sort_by(|a, b| b.0.total_cmp(&a.0));
-            chunks.truncate(CANDIDATE_CHUNKS);
-            let mut best: Option<Similar> = None;
-            let mut embedded = 0;
-            'chunks: for (_, path, start, end) in chunks {
+            let mut candidates: Vec<(&str, u32, String)> = Vec::new();
+            for (_, path, start, end) in chunks {
                 let text = texts.entry(path).or_insert_with(|| self.read_bounded(path));
                 let Some(text) = text.as_deref() else {
                     continue;
                 };
-                for (n, old) in text.lines().enumerate() {
-                    let n = u32::try_from(n + 1).unwrap_or(u32::MAX);
-                    if n < start || end.is_some_and(|end| n >= end) {
-                        continue;
-                    }
-                    let Some(old) = comparable(old) else {
-                        continue;
-                    };
-                    if path == own_path && old == line {
-                        continue; // the added line itself
-                    }
-                    if embedded == MAX_CANDIDATE_LINES {
-                        break 'chunks;
-                    }
-                    embedded += 1;
-                    let Some(w) = e.embed(old) else {
-                        return found;
-                    };
-                    let c = cosine(&v, &w);
-                    if c >= SIMILAR_COSINE && best.as_ref().is_none_or(|b| c > b.cosine) {
-                        best = Some(Similar {
-                            path: path.to_owned(),
-                            line: n,
-                            text: old.to_owned(),
-                            cosine: c,
-                        });
-                    }
+                let lines: Vec<(u32, &str)> = text
+                    .lines()
+                    .enumerate()
+                    .map(|(n, l)| (u32::try_from(n + 1).unwrap_or(u32::MAX), l))
+                    .filter(|(n, _)| *n >= start && end.is_none_or(|end| *n < end))
+                    .filter_map(|(n, l)| Some((n, comparable(l)?)))
+                    .collect();
+                if path == own_path && lines.iter().any(|(_, old)| *old == line) {
+                    continue; // the chunk the line itself is in
+                }
+                let mut lines = lines;
+                lines.sort_by_key(|(_, old)| std::cmp::Reverse(shared_words(line, old)));
+                candidates = lines
+                    .into_iter()
+                    .take(MAX_CANDIDATE_LINES)
+                    .map(|(n, old)| (path, n, old.to_owned()))
+                    .collect();
+                break;
+            }
+            let mut best: Option<Similar> = None;
+            for (path, n, old) in candidates {
+                let Some(w) = vector(&old) else {
+                    continue;
+                };
+                let c = cosine(&v, &w);
+                if c >= SIMILAR_COSINE && best.as_ref().is_none_or(|b| c > b.cosine) {
+                    best = Some(Similar {
+                        path: path.to_owned(),
+                        line: n,
+                        text: old,
+                        cosine: c,
+                    });
                 }
             }
             found.extend(best);
@@ -100,11 +156,18 @@ impl Memory {
         found
     }
 
+    /// The vector of `text`: the model's, or the one the host handed in for it.
+    fn text_vector(&self, e: &dyn Embed, text: &str) -> Option<Vec<f32>> {
+        e.embed(text)
+            .or_else(|| self.semantic.queries.get(text).cloned())
+    }
+
     /// Pairs of lines of `texts` (store path, text: MEMORY.md and the notes) that state
     /// the same fact by meaning, as `path:line` places, for the consolidation plan: the
     /// first [`MAX_PLAN_LINES`] comparable lines, each pair at a cosine of at least
     /// [`SIMILAR_COSINE`], closest first. Pairs in `known` (places already listed as
-    /// lexical repeats) are left out. Empty when the model does not embed here.
+    /// lexical repeats) are left out. A line whose vector the model cannot embed here and
+    /// the host did not hand in ([`Memory::plan_texts`]) is left out.
     pub(super) fn restatements(
         &self,
         texts: &[(String, String)],
@@ -113,21 +176,11 @@ impl Memory {
         let Some(e) = self.semantic.embedder.clone() else {
             return Vec::new();
         };
-        let mut lines: Vec<(String, Vec<f32>)> = Vec::new();
-        'files: for (path, text) in texts {
-            for (n, line) in text.lines().enumerate() {
-                let Some(fact) = comparable(line) else {
-                    continue;
-                };
-                if lines.len() == MAX_PLAN_LINES {
-                    break 'files;
-                }
-                let Some(v) = e.embed(fact) else {
-                    return Vec::new();
-                };
-                lines.push((format!("{path}:{}", n + 1), v));
-            }
-        }
+        let lines: Vec<(String, Vec<f32>)> = plan_lines(texts)
+            .filter_map(|(path, n, fact)| {
+                Some((format!("{path}:{n}"), self.text_vector(e.as_ref(), fact)?))
+            })
+            .collect();
         let listed = |a: &str, b: &str| {
             known
                 .iter()
@@ -146,6 +199,27 @@ impl Memory {
         pairs
     }
 
+    /// For a hosted model: the lines the consolidation plan compares by meaning
+    /// ([`MAX_PLAN_LINES`] of MEMORY.md and the notes) whose vectors were not handed in yet,
+    /// for the host to embed and hand in ([`Memory::add_query_vector`]) before it asks for
+    /// the plan. Empty when recall is off or the model embeds here.
+    ///
+    /// # Errors
+    /// `io` when the store cannot be listed.
+    pub fn plan_texts(&self) -> Result<Vec<String>> {
+        let Some(e) = self.semantic.embedder.clone().filter(|e| !e.embeds()) else {
+            return Ok(Vec::new());
+        };
+        let texts = self.fact_texts(&self.list_files()?);
+        let mut missing: Vec<String> = Vec::new();
+        for (_, _, fact) in plan_lines(&texts) {
+            if self.text_vector(e.as_ref(), fact).is_none() && !missing.iter().any(|m| m == fact) {
+                missing.push(fact.to_owned());
+            }
+        }
+        Ok(missing)
+    }
+
     /// The text of the store file `path`, unless it is missing, not text or larger than a
     /// search reads.
     fn read_bounded(&self, path: &str) -> Option<String> {
@@ -156,4 +230,17 @@ impl Memory {
         }
         fs::read_to_string(abs).ok()
     }
+}
+
+/// The lines the plan compares by meaning: the first [`MAX_PLAN_LINES`] comparable lines of
+/// `texts` (store path, text), with their file's path and 1-based line number.
+fn plan_lines(texts: &[(String, String)]) -> impl Iterator<Item = (&str, usize, &str)> {
+    texts
+        .iter()
+        .flat_map(|(path, text)| {
+            text.lines()
+                .enumerate()
+                .filter_map(move |(n, l)| Some((path.as_str(), n + 1, comparable(l)?)))
+        })
+        .take(MAX_PLAN_LINES)
 }
