@@ -696,7 +696,7 @@ fn a_lock_left_by_a_killed_holder_is_broken_within_the_lease() {
     let text = store.read("MEMORY.md").unwrap();
     assert_eq!(
         text,
-        format!("{}- after the crash", version("long", before, SIZE))
+        format!("{}- after the crash\n", version("long", before, SIZE))
     );
     assert!(
         store.tree().iter().all(|p| !p.ends_with(".tmp")),
@@ -737,7 +737,7 @@ fn a_writer_in_another_process_waits_for_the_lock() {
         .unwrap();
     std::thread::sleep(Duration::from_millis(1500));
     assert!(child.try_wait().unwrap().is_none(), "it did not wait");
-    assert_eq!(store.read("MEMORY.md").unwrap(), "- first");
+    assert_eq!(store.read("MEMORY.md").unwrap(), "- first\n");
     fs::remove_file(store.root().join(LOCK)).unwrap();
     let released = Instant::now();
     let status = child.wait().unwrap();
@@ -747,7 +747,7 @@ fn a_writer_in_another_process_waits_for_the_lock() {
         "{:?}",
         released.elapsed()
     );
-    assert_eq!(store.read("MEMORY.md").unwrap(), "- first\n- second");
+    assert_eq!(store.read("MEMORY.md").unwrap(), "- first\n- second\n");
 }
 
 #[test]
@@ -779,7 +779,7 @@ fn a_lock_kept_fresh_by_others_gives_busy_after_the_wait() {
         took >= Duration::from_secs(15) && took < Duration::from_secs(25),
         "{took:?}"
     );
-    assert_eq!(store.read("MEMORY.md").unwrap(), "- first");
+    assert_eq!(store.read("MEMORY.md").unwrap(), "- first\n");
     eprintln!("busy after {took:?}: {}", stderr.trim());
 }
 

@@ -231,19 +231,20 @@ fn a_file_where_a_folder_belongs_says_not_a_directory() {
 fn a_missing_file_says_no_such_file() {
     let place = Place::new();
     let root = place.path().join("memory");
-    let missing = place.path().join("nowhere/AGENTS.md");
-    // An import skips what it cannot read, and says why.
+    let missing = place.path().join("AGENTS.md");
+    // An import refuses a file it cannot read, and says why.
     let out = place.run(
         &root,
         false,
         &["import", "agents-md", missing.to_str().unwrap()],
     );
-    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        stdout.contains("cannot open it (no such file or directory)"),
-        "{stdout}"
+        stderr.contains("`AGENTS.md` (-> note AGENTS): cannot open it (no such file or directory)"),
+        "{stderr}"
     );
-    assert!(!stdout.contains("os error"), "{stdout}");
+    assert!(!stderr.contains("os error"), "{stderr}");
 }
 
 #[test]

@@ -470,7 +470,7 @@ fn every_change_needs_the_same_origin_and_a_cross_origin_form_post_is_refused() 
         serde_json::json!({"name": "forged", "text": "mine"}),
     );
     assert_eq!(ok.status, 200, "{}", ok.body);
-    assert_eq!(server.note_file("forged").as_deref(), Some("mine"));
+    assert_eq!(server.note_file("forged").as_deref(), Some("mine\n"));
 }
 
 #[test]
@@ -546,7 +546,7 @@ fn a_save_over_a_change_made_since_the_page_loaded_is_refused_with_both_texts() 
     ]);
     let loaded = server.get("/api/file?kind=note&name=deploy").json();
     let base = loaded["text"].as_str().unwrap().to_string();
-    assert_eq!(base, "Deploy with make ship.");
+    assert_eq!(base, "Deploy with make ship.\n");
     // Another agent appends meanwhile.
     server.cli(&["write", "note", "--name", "deploy", "Staging first."]);
     let r = server.post(
@@ -556,11 +556,11 @@ fn a_save_over_a_change_made_since_the_page_loaded_is_refused_with_both_texts() 
     assert_eq!(r.status, 409, "{}", r.body);
     let body = r.json();
     assert_eq!(body["error"], "changed");
-    assert_eq!(body["current"], "Deploy with make ship.\nStaging first.");
+    assert_eq!(body["current"], "Deploy with make ship.\nStaging first.\n");
     assert_eq!(body["yours"], "Deploy with make release.");
     assert_eq!(
         server.note_file("deploy").as_deref(),
-        Some("Deploy with make ship.\nStaging first."),
+        Some("Deploy with make ship.\nStaging first.\n"),
         "the refused save wrote"
     );
     // Saving on top of what is there now works, and is recorded.
@@ -571,11 +571,11 @@ fn a_save_over_a_change_made_since_the_page_loaded_is_refused_with_both_texts() 
     assert_eq!(r.status, 200, "{}", r.body);
     assert_eq!(
         server.note_file("deploy").as_deref(),
-        Some("Deploy with make release.")
+        Some("Deploy with make release.\n")
     );
     let history = server.get("/api/file?kind=note&name=deploy").json()["history"].clone();
     assert_eq!(history[0]["operation"], "write", "{history}");
-    assert_eq!(history[0]["bytes"], 37, "{history}");
+    assert_eq!(history[0]["bytes"], 38, "{history}");
 }
 
 #[test]
@@ -608,17 +608,17 @@ fn edit_history_restore_and_undo_are_ordinary_changes() {
     assert_eq!(r.status, 200, "{}", r.body);
     let r = server.post(
         "/api/save",
-        serde_json::json!({"kind": "note", "name": "auth", "base": "Login via OAuth.", "text": "Login via SAML."}),
+        serde_json::json!({"kind": "note", "name": "auth", "base": "Login via OAuth.\n", "text": "Login via SAML."}),
     );
     assert_eq!(r.status, 200, "{}", r.body);
     let file = server.get("/api/file?kind=note&name=auth").json();
-    assert_eq!(file["text"], "Login via SAML.");
+    assert_eq!(file["text"], "Login via SAML.\n");
     let before_save = file["history"][0]["id"].as_str().unwrap().to_string();
     let r = server.post("/api/restore", serde_json::json!({"version": before_save}));
     assert_eq!(r.status, 200, "{}", r.body);
     assert_eq!(
         server.note_file("auth").as_deref(),
-        Some("Login via OAuth.")
+        Some("Login via OAuth.\n")
     );
     // Undo undoes the restore.
     let r = server.post("/api/undo", serde_json::json!({}));
@@ -631,12 +631,12 @@ fn edit_history_restore_and_undo_are_ordinary_changes() {
         "{}",
         r.body
     );
-    assert_eq!(server.note_file("auth").as_deref(), Some("Login via SAML."));
+    assert_eq!(server.note_file("auth").as_deref(), Some("Login via SAML.\n"));
     // An undo of a change that is no longer the last is refused: 409,
     // nothing changed.
     let r = server.post("/api/undo", serde_json::json!({"expected": before_save}));
     assert_eq!(r.status, 409, "{}", r.body);
-    assert_eq!(server.note_file("auth").as_deref(), Some("Login via SAML."));
+    assert_eq!(server.note_file("auth").as_deref(), Some("Login via SAML.\n"));
     // The CLI sees the same history.
     assert!(server.cli(&["history", "note", "auth"]).contains("restore"));
     // Rename, then delete.
@@ -647,7 +647,7 @@ fn edit_history_restore_and_undo_are_ordinary_changes() {
     assert_eq!(r.status, 200, "{}", r.body);
     assert_eq!(
         server.note_file("security/auth").as_deref(),
-        Some("Login via SAML.")
+        Some("Login via SAML.\n")
     );
     let r = server.post("/api/delete", serde_json::json!({"name": "security/auth"}));
     assert_eq!(r.status, 200, "{}", r.body);
@@ -663,7 +663,7 @@ fn a_recorded_version_is_read_for_the_diff_and_nothing_changes() {
     );
     let r = server.post(
         "/api/save",
-        serde_json::json!({"kind": "note", "name": "auth", "base": "Login via OAuth.\nTokens rotate daily.", "text": "Login via SAML.\nTokens rotate daily."}),
+        serde_json::json!({"kind": "note", "name": "auth", "base": "Login via OAuth.\nTokens rotate daily.\n", "text": "Login via SAML.\nTokens rotate daily."}),
     );
     assert_eq!(r.status, 200, "{}", r.body);
     let file = server.get("/api/file?kind=note&name=auth").json();
@@ -675,7 +675,7 @@ fn a_recorded_version_is_read_for_the_diff_and_nothing_changes() {
     );
     let r = server.get(&format!("/api/version?version={saved}"));
     assert_eq!(r.status, 200, "{}", r.body);
-    assert_eq!(r.json()["text"], "Login via OAuth.\nTokens rotate daily.");
+    assert_eq!(r.json()["text"], "Login via OAuth.\nTokens rotate daily.\n");
     // Before the note's creation there was no file.
     let r = server.get(&format!("/api/version?version={created}"));
     assert_eq!(r.status, 200, "{}", r.body);
@@ -685,7 +685,7 @@ fn a_recorded_version_is_read_for_the_diff_and_nothing_changes() {
     assert_eq!(again["history"], file["history"]);
     assert_eq!(
         server.note_file("auth").as_deref(),
-        Some("Login via SAML.\nTokens rotate daily.")
+        Some("Login via SAML.\nTokens rotate daily.\n")
     );
     // Ids go to the library as given; it refuses what it does not know.
     for bad in ["v999", "../../etc/passwd", "v0", ""] {
@@ -939,7 +939,7 @@ fn a_stale_note_is_marked_and_refreshed() {
     assert!(stale(&server).is_empty());
     // The file's text is the note's own: marks are never part of it.
     let file = server.get("/api/file?kind=note&name=login").json();
-    assert_eq!(file["text"], "The login lives in src/auth.rs.");
+    assert_eq!(file["text"], "The login lives in src/auth.rs.\n");
 }
 
 #[test]
@@ -1015,15 +1015,15 @@ fn the_team_scope_is_listed_read_and_written_through_its_own_store() {
     let file = server
         .get("/api/file?kind=note&name=release&scope=team")
         .json();
-    assert_eq!(file["text"], "Tag from main.");
+    assert_eq!(file["text"], "Tag from main.\n");
     let r = server.post(
         "/api/save",
-        serde_json::json!({"scope": "team", "kind": "note", "name": "release", "base": "Tag from main.", "text": "Tag from main; CI ships."}),
+        serde_json::json!({"scope": "team", "kind": "note", "name": "release", "base": "Tag from main.\n", "text": "Tag from main; CI ships."}),
     );
     assert_eq!(r.status, 200, "{}", r.body);
     assert_eq!(
         std::fs::read_to_string(server.project().join(".agent-memory/notes/release.md")).unwrap(),
-        "Tag from main; CI ships."
+        "Tag from main; CI ships.\n"
     );
     // The team store takes no scratchpad: the library says so.
     let r = server.get("/api/file?kind=scratchpad&scope=team");

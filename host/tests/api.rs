@@ -444,7 +444,7 @@ fn the_memory_cap_is_a_typed_limit_and_the_next_call_gets_a_fresh_instance() {
     // The next call runs in a fresh instance with the same options.
     assert_eq!(
         memory.read(ReadSource::LongTerm, None).unwrap().as_deref(),
-        Some("before")
+        Some("before\n")
     );
     assert_eq!(memory.today(), "2026-05-30");
     memory
@@ -452,7 +452,7 @@ fn the_memory_cap_is_a_typed_limit_and_the_next_call_gets_a_fresh_instance() {
         .unwrap();
     assert_eq!(
         fs::read_to_string(temp.path().join("MEMORY.md")).unwrap(),
-        "before\n after"
+        "before\n after\n"
     );
 }
 
@@ -616,7 +616,7 @@ fn two_memories_in_one_instance_stay_independent() {
     // Each sees only its own root, project, clock and limits.
     assert_eq!(
         fs::read_to_string(a.path().join("MEMORY.md")).unwrap(),
-        "- alpha fact"
+        "- alpha fact\n"
     );
     assert!(!b.path().join("MEMORY.md").exists());
     assert_eq!(beta.read(ReadSource::LongTerm, None).unwrap(), None);
@@ -647,13 +647,13 @@ fn two_memories_in_one_instance_stay_independent() {
     drop(huge);
     assert_eq!(
         alpha.read(ReadSource::LongTerm, None).unwrap().as_deref(),
-        Some("- alpha fact")
+        Some("- alpha fact\n")
     );
     assert_eq!(beta.limits().unwrap().max_read_bytes, 600);
     drop(alpha);
     assert_eq!(
         beta.read(ReadSource::Note, Some("b")).unwrap().as_deref(),
-        Some("beta note")
+        Some("beta note\n")
     );
 }
 
@@ -743,7 +743,7 @@ fn a_team_directory_that_is_a_symbolic_link_is_refused() {
             r#"{"target":"note","name":"x","content":"hi","scope":"team"}"#,
         )
         .unwrap();
-    assert_eq!(fs::read_to_string(link.join("notes/x.md")).unwrap(), "hi");
+    assert_eq!(fs::read_to_string(link.join("notes/x.md")).unwrap(), "hi\n");
 }
 
 /// Issue 22's defects 7, 8, 10 and 11 through the component: import and
@@ -903,7 +903,7 @@ fn change_sets_the_review_gate_and_clear_through_the_component() {
             .read(ReadSource::Note, Some("deploy"))
             .unwrap()
             .as_deref(),
-        Some("Deploy with make ship.")
+        Some("Deploy with make ship.\n")
     );
     assert_eq!(memory.read(ReadSource::LongTerm, None).unwrap(), None);
     // A failing change names itself; nothing changed.
