@@ -366,7 +366,10 @@ fn demo_runs_in_its_own_root_and_starts_over() {
     assert!(out.contains("<memory note="), "{out}");
     assert!(out.contains("- [ ] Fix the flaky login test"), "{out}");
     let block = &out[out.find("<memory").unwrap()..out.find("</memory>").unwrap()];
-    assert!(!block.contains("- [x]"), "done items are not injected: {out}");
+    assert!(
+        !block.contains("- [x]"),
+        "done items are not injected: {out}"
+    );
     assert!(out.contains("## Daily log 2026-05-29\n"), "{out}");
     assert!(out.contains("## Daily log 2026-05-30 (today)"), "{out}");
     assert!(

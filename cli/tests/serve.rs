@@ -631,12 +631,18 @@ fn edit_history_restore_and_undo_are_ordinary_changes() {
         "{}",
         r.body
     );
-    assert_eq!(server.note_file("auth").as_deref(), Some("Login via SAML.\n"));
+    assert_eq!(
+        server.note_file("auth").as_deref(),
+        Some("Login via SAML.\n")
+    );
     // An undo of a change that is no longer the last is refused: 409,
     // nothing changed.
     let r = server.post("/api/undo", serde_json::json!({"expected": before_save}));
     assert_eq!(r.status, 409, "{}", r.body);
-    assert_eq!(server.note_file("auth").as_deref(), Some("Login via SAML.\n"));
+    assert_eq!(
+        server.note_file("auth").as_deref(),
+        Some("Login via SAML.\n")
+    );
     // The CLI sees the same history.
     assert!(server.cli(&["history", "note", "auth"]).contains("restore"));
     // Rename, then delete.
