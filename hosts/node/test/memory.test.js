@@ -464,7 +464,7 @@ test('the history limits are options', () => {
   const two = Memory.open(root, PROJECT, { now: NOW, historyMaxVersions: 2, historyMaxBytes: 2n ** 40n });
   assert.equal(two.limits().historyMaxBytes, 2 ** 40);
   for (let i = 0; i < 4; i++) two.write('long-term', `- ${i}`, 'overwrite');
-  assert.deepEqual(two.history('long-term').map((v) => v.bytes), [3, 3]);
+  assert.deepEqual(two.history('long-term').map((v) => v.bytes), [4, 4]);
   two.close();
 });
 

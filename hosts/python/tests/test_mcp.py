@@ -168,7 +168,7 @@ def test_a_changed_project_file_marks_the_note_until_memory_refresh(tmp_path):
                     "memory_write", {"target": "note", "name": "auth", "content": "Login lives in `src/auth.rs:1`."}
                 )
                 assert not written.is_error, written.content
-                assert text_of(await s.call_tool("memory_read", note)) == "Login lives in `src/auth.rs:1`."
+                assert text_of(await s.call_tool("memory_read", note)) == "Login lives in `src/auth.rs:1`.\n"
                 # The server preopened the project read-only; the file changes
                 # beside it, as an edit in the user's editor would.
                 (project / "src" / "auth.rs").write_text("pub fn login(user: &str) {}\n")
@@ -182,7 +182,7 @@ def test_a_changed_project_file_marks_the_note_until_memory_refresh(tmp_path):
                     r"Refreshed projects/app-[0-9a-f]{8}/notes/auth\.md: anchored 1 project file as of 2026-05-30 \(src/auth\.rs\)",
                     text_of(refreshed).splitlines()[0],
                 ), text_of(refreshed)
-                assert text_of(await s.call_tool("memory_read", note)) == "Login lives in `src/auth.rs:1`."
+                assert text_of(await s.call_tool("memory_read", note)) == "Login lives in `src/auth.rs:1`.\n"
 
     anyio.run(main)
     # Nothing was ever written into the project.

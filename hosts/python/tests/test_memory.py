@@ -111,7 +111,7 @@ def test_typed_results(memory):
         "Budget: MEMORY.md 0/200 lines, 0/25000 bytes; context block 0/32768 bytes"
         " (notes are not in it; memory_search finds them)",
     )
-    assert memory.list_files() == [am.FileInfo(receipt.path, 21)]
+    assert memory.list_files() == [am.FileInfo(receipt.path, 22)]
     results = memory.search("rotate")
     assert results.terms == [am.TermCount("rotate", 1)]
     assert [h.path for h in results.hits] == [receipt.path]
@@ -501,7 +501,7 @@ def test_history_limits_are_options(tmp_path):
     with am.Memory(tmp_path, PROJECT, now=NOW, history_max_versions=2) as memory:
         for i in range(4):
             memory.write("long-term", f"- {i}", mode="overwrite")
-        assert [v.bytes for v in memory.history("long-term")] == [3, 3]
+        assert [v.bytes for v in memory.history("long-term")] == [4, 4]
 
 
 def test_a_secret_is_refused_under_block_the_default(tmp_path):
