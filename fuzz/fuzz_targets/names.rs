@@ -13,9 +13,15 @@ fuzz_target!(|raw: &str| {
         assert!(stem.chars().count() <= MAX_NOTE_NAME_CHARS);
         assert!(stem.len() <= MAX_NOTE_NAME_BYTES);
         assert!(!stem.starts_with(' ') && !stem.ends_with(' ') && !stem.contains("  "));
-        for c in stem.chars() {
+        let chars: Vec<char> = stem.chars().collect();
+        for (i, &c) in chars.iter().enumerate() {
+            // A dot only between two ASCII digits (`release-1.2`).
+            let digit_dot = c == '.'
+                && i > 0
+                && chars[i - 1].is_ascii_digit()
+                && chars.get(i + 1).is_some_and(char::is_ascii_digit);
             assert!(
-                c == ' ' || c == '-' || c == '_' || c.is_alphanumeric(),
+                c == ' ' || c == '-' || c == '_' || c.is_alphanumeric() || digit_dot,
                 "{c:?}"
             );
             assert!(!c.is_control());
