@@ -362,16 +362,21 @@ const TIME_UNITS: &[&str] = &[
     "day", "days", "time", "weekend", "sprint", "few",
 ];
 
-/// Does `query` ask for the newest entry about something (`latest X`,
-/// `most recent X`, `current X`, `last X` where X is not a time unit)?
-pub fn asks_recency(query: &str) -> bool {
-    let words: Vec<String> = query
+/// `query`'s words, lowercased, without the punctuation around them.
+fn lower_words(query: &str) -> Vec<String> {
+    query
         .split_whitespace()
         .map(|w| {
             w.trim_matches(|c: char| !c.is_alphanumeric())
                 .to_lowercase()
         })
-        .collect();
+        .collect()
+}
+
+/// Does `query` ask for the newest entry about something (`latest X`,
+/// `most recent X`, `current X`, `last X` where X is not a time unit)?
+pub fn asks_recency(query: &str) -> bool {
+    let words = lower_words(query);
     words.windows(2).any(|w| {
         let (cue, next) = (w[0].as_str(), w[1].as_str());
         let number = !next.is_empty() && next.chars().all(|c| c.is_ascii_digit());
@@ -386,13 +391,7 @@ pub fn asks_recency(query: &str) -> bool {
 /// his recital`, `two weeks after the launch`): a unit of time followed by
 /// `before` or `after`?
 pub fn time_relative(query: &str) -> bool {
-    let words: Vec<String> = query
-        .split_whitespace()
-        .map(|w| {
-            w.trim_matches(|c: char| !c.is_alphanumeric())
-                .to_lowercase()
-        })
-        .collect();
+    let words = lower_words(query);
     words.windows(2).any(|w| {
         TIME_UNITS.contains(&w[0].as_str())
             && w[0] != "time"
