@@ -409,18 +409,15 @@ pub fn run(
     }
     // Check every file of both stores before writing to either.
     let mut refusals = unreadable;
-    for (i, files) in stores.iter().enumerate() {
-        if files.is_empty() {
+    let batches: [Vec<ImportItem>; 2] = stores
+        .each_ref()
+        .map(|files| files.iter().map(|(item, _)| item.clone()).collect());
+    for (i, items) in batches.iter().enumerate() {
+        if items.is_empty() {
             continue;
         }
-        let items: Vec<ImportItem> = files.iter().map(|(item, _)| item.clone()).collect();
-        let store = if i == 0 {
-            Some(&mut *memory)
-        } else {
-            team.as_deref_mut()
-        };
-        if let Some(store) = store
-            && let Err(e) = store.import_files(&items, true)
+        if let Some(store) = store_of(i, memory, &mut team)
+            && let Err(e) = store.import_files(items, true)
         {
             refusals.push(describe(&e));
         }
@@ -442,14 +439,10 @@ pub fn run(
         if files.is_empty() {
             continue;
         }
-        let items: Vec<ImportItem> = files.iter().map(|(item, _)| item.clone()).collect();
-        let store = if i == 0 {
-            Some(&mut *memory)
-        } else {
-            team.as_deref_mut()
+        let Some(store) = store_of(i, memory, &mut team) else {
+            continue;
         };
-        let Some(store) = store else { continue };
-        let receipt = store.import_files(&items, dry_run)?;
+        let receipt = store.import_files(&batches[i], dry_run)?;
         for ((item, dest), file) in files.iter().zip(&receipt.files) {
             let (word, slot) = match file.outcome {
                 ImportOutcome::Created => ("create", 0),
@@ -498,6 +491,19 @@ pub fn run(
     }
     out.flush()?;
     Ok(())
+}
+
+/// The store of `stores[i]` in [`run`]: personal first, then the team's.
+fn store_of<'a>(
+    i: usize,
+    memory: &'a mut Memory,
+    team: &'a mut Option<&mut Memory>,
+) -> Option<&'a mut Memory> {
+    if i == 0 {
+        Some(memory)
+    } else {
+        team.as_deref_mut()
+    }
 }
 
 /// `<kind>: <message>` for a refusal of the component.
