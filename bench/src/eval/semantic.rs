@@ -80,11 +80,12 @@ fn parse(spec: &str) -> Result<Params> {
             "floor" => p.floor = v.parse()?,
             "extra" => p.max_meaning_only = v.parse()?,
             "memory" => p.memory_md = v.parse()?,
+            "logs" => p.daily_log = v.parse()?,
             "recency" => p.recency_stands = v == "1",
             "relative" => p.relative_stands = v == "1",
             _ => {
                 bail!(
-                    "AGENT_MEMORY_FUSION: unknown key `{k}` (base, share, margin, full, dates, stand, keepshare, keep, floor, extra, memory, recency, relative)"
+                    "AGENT_MEMORY_FUSION: unknown key `{k}` (base, share, margin, full, dates, stand, keepshare, keep, floor, extra, memory, logs, recency, relative)"
                 )
             }
         }

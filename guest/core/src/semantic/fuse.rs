@@ -9,7 +9,7 @@
 //! hits by that weight times their lexical score (over the best's) plus the
 //! rest times their closeness in meaning (the cosine, scaled between the
 //! query's farthest and closest file; MEMORY.md's at half, as its words
-//! count). Quoted text, an identifier some file holds, time words (a date,
+//! count, and a daily log's at 0.8). Quoted text, an identifier some file holds, time words (a date,
 //! `the day before the recital`) and a request for the newest entry that
 //! the daily logs answer keep the lexical order; the ranking's tiers are
 //! never crossed. A file the words did not find joins only when its cosine
@@ -62,6 +62,11 @@ pub struct Params {
     /// so, as its lexical relevance does ([`MEMORY_MD_WEIGHT`]), it counts
     /// half, and a note about as close in meaning comes first.
     pub memory_md: f32,
+    /// What a daily log's closeness counts for. A log narrates a day
+    /// around many topics, and its short entries read like questions, so
+    /// its cosine overstates it against a note that holds the fact: a
+    /// note about as close comes first.
+    pub daily_log: f32,
     /// A request for the newest entry keeps the lexical order even when no
     /// daily log holds half its words (else only when [`recency_first`]
     /// put such logs first).
@@ -76,7 +81,7 @@ impl Default for Params {
     fn default() -> Params {
         Params {
             base: 0.0,
-            share: 0.3,
+            share: 0.45,
             margin: 0.5,
             full_stands: true,
             dates_stand: true,
@@ -86,6 +91,7 @@ impl Default for Params {
             floor: 0.3,
             max_meaning_only: 20,
             memory_md: MEMORY_MD_WEIGHT as f32,
+            daily_log: 0.8,
             recency_stands: false,
             relative_stands: true,
         }
@@ -282,9 +288,11 @@ pub fn fuse(
             1.0
         }
     };
-    let in_prompt = |hit: &SearchHit| {
+    let counts = |hit: &SearchHit| {
         if hit.is_memory_md {
             params.memory_md
+        } else if hit.date.is_some() {
+            params.daily_log
         } else {
             1.0
         }
@@ -310,7 +318,7 @@ pub fn fuse(
             Some(e) if best > 0.0 => (e.score / best) as f32,
             _ => 0.0,
         };
-        let sem = cosine.get(hit.path.as_str()).map_or(0.0, |&c| closeness(c)) * in_prompt(&hit);
+        let sem = cosine.get(hit.path.as_str()).map_or(0.0, |&c| closeness(c)) * counts(&hit);
         let tier = e.map_or(LOOSE_TIER, |e| e.tier);
         scored.push((tier, w * lex + (1.0 - w) * sem, i, hit));
     }
@@ -330,7 +338,7 @@ pub fn fuse(
             continue;
         }
         if let Some(hit) = make_hit(&s.path, s.line) {
-            let sem = closeness(s.score) * in_prompt(&hit);
+            let sem = closeness(s.score) * counts(&hit);
             scored.push((LOOSE_TIER, (1.0 - w) * sem, usize::MAX, hit));
             by_meaning += 1;
         }
@@ -352,6 +360,9 @@ const LOOSE_TIER: u8 = 3;
 
 /// Words that ask for the newest entry when a noun follows them.
 const RECENCY: &[&str] = &["latest", "last", "newest", "current", "recent"];
+/// Words of a recency request that say nothing about what is asked for
+/// (`most recent`, `current state of`, `last time`).
+const RECENCY_FILLER: &[&str] = &["most", "state", "time"];
 /// Lexical hits among which the newest log is looked for: a log far
 /// down mentions the words in passing.
 const RECENCY_TOP: usize = 10;
@@ -374,11 +385,15 @@ fn lower_words(query: &str) -> Vec<String> {
 }
 
 /// Does `query` ask for the newest entry about something (`latest X`,
-/// `most recent X`, `current X`, `last X` where X is not a time unit)?
+/// `most recent X`, `current X`, `last X` where X is not a time unit, or
+/// `last time` and what happened then)?
 pub fn asks_recency(query: &str) -> bool {
     let words = lower_words(query);
     words.windows(2).any(|w| {
         let (cue, next) = (w[0].as_str(), w[1].as_str());
+        if cue == "last" && next == "time" {
+            return true;
+        }
         let number = !next.is_empty() && next.chars().all(|c| c.is_ascii_digit());
         let time_word =
             TIME_UNITS.contains(&next) || WEEKDAYS.contains(&next) || (cue == "last" && number);
@@ -410,7 +425,9 @@ pub fn recency_first(query: &str, mut lexical: SearchResults) -> (SearchResults,
     }
     let words: Vec<Word> = Word::all(query)
         .into_iter()
-        .filter(|w| !RECENCY.contains(&w.text.as_str()) && w.text != "most" && w.text != "state")
+        .filter(|w| {
+            !RECENCY.contains(&w.text.as_str()) && !RECENCY_FILLER.contains(&w.text.as_str())
+        })
         .collect();
     if words.is_empty() {
         return (lexical, false);
@@ -482,6 +499,7 @@ mod tests {
             floor: 0.3,
             max_meaning_only: 20,
             memory_md: 1.0,
+            daily_log: 1.0,
             recency_stands: true,
             relative_stands: false,
         }
@@ -696,6 +714,8 @@ mod tests {
         assert!(asks_recency("current state of the flaky test"));
         assert!(!asks_recency("what did we do last week"));
         assert!(!asks_recency("deploys in the last 3 days"));
+        assert!(asks_recency("last time I helped with a Trino query"));
+        assert!(!asks_recency("the first time after the upgrade"));
         let log = |path: &str, date: &str, m: &[&str]| {
             let mut h = hit(path, m);
             h.date = Some(date.into());
@@ -769,6 +789,46 @@ mod tests {
         // Any other file keeps its full closeness.
         let (out, _) = fuse(lex, &evidence, &semantic, 0.2, &half, &mut made);
         assert_eq!(order(&out), ["MEMORY.md", "notes/region.md"]);
+    }
+
+    #[test]
+    fn a_note_about_as_close_as_a_daily_log_comes_first() {
+        // Weak words; a log a little closer than the note that holds the
+        // fact. At 0.8 of its closeness the log comes second; a log that
+        // is clearly closer still comes first.
+        let mut lex = results(
+            &[("failing", 2), ("test", 9)],
+            vec![
+                hit("daily/2026-09-30.md", &["test"]),
+                hit("notes/flaky-tests.md", &["test"]),
+            ],
+        );
+        lex.hits[0].date = Some("2026-09-30".into());
+        let evidence = [ev(2.0, 0.4), ev(1.9, 0.4)];
+        let near = vec![
+            sem("daily/2026-09-30.md", 0.54),
+            sem("notes/flaky-tests.md", 0.50),
+            sem("notes/far.md", 0.05),
+        ];
+        let same = Params {
+            daily_log: 1.0,
+            ..knobs()
+        };
+        let (out, _) = fuse(lex.clone(), &evidence, &near, 0.2, &same, &mut made);
+        assert_eq!(order(&out), ["daily/2026-09-30.md", "notes/flaky-tests.md"]);
+        let journal = Params {
+            daily_log: 0.8,
+            ..knobs()
+        };
+        let (out, _) = fuse(lex.clone(), &evidence, &near, 0.2, &journal, &mut made);
+        assert_eq!(order(&out), ["notes/flaky-tests.md", "daily/2026-09-30.md"]);
+        let far = vec![
+            sem("daily/2026-09-30.md", 0.70),
+            sem("notes/flaky-tests.md", 0.30),
+            sem("notes/far.md", 0.05),
+        ];
+        let (out, _) = fuse(lex, &evidence, &far, 0.2, &journal, &mut made);
+        assert_eq!(order(&out), ["daily/2026-09-30.md", "notes/flaky-tests.md"]);
     }
 
     #[test]
