@@ -4,7 +4,8 @@
 //!
 //! ```sh
 //! cargo run -p agent-memory-core --release --example consistency_eval -- \
-//!     embed/weights/all-minilm-l6-v2.int8.safetensors bench/consistency/pairs.tsv [--holdout]
+//!     embed/weights/all-minilm-l6-v2.int8.safetensors bench/consistency/pairs.tsv \
+//!     [--holdout] [--distractors DIR]
 //! ```
 //!
 //! Without `--holdout` it prints the tune half at thresholds around the shipped one; with
@@ -16,11 +17,16 @@
 //! ([`CHUNK_FLOOR`], [`MAX_CANDIDATE_LINES`]). A pair counts as told when the notice names
 //! its own older line: a new line may also restate another pair's older line, rightly. Without `--holdout` it also prints, for chunk
 //! floors around the shipped one, what the rule would give and how many lines it embeds.
+//!
+//! `--distractors DIR` also puts every Markdown file under DIR into the store as a note
+//! (e.g. `bench/eval/store`, a project's 250 KB of notes and logs), so that the chunk
+//! closest to a new line is often another note's, as in a store in use.
 
 use std::sync::Arc;
 
 use agent_memory_core::semantic::similar::{
-    CHUNK_FLOOR, MAX_CANDIDATE_LINES, SIMILAR_COSINE, comparable, cosine, shared_words,
+    CHUNK_FLOOR, MAX_CANDIDATE_CHUNKS, MAX_CANDIDATE_LINES, SIMILAR_COSINE, comparable, cosine,
+    shared_words,
 };
 use agent_memory_core::semantic::{CHUNK_PIECES, Embed, MiniLm};
 use agent_memory_core::{Memory, Options, WriteMode, WriteTarget};
@@ -71,10 +77,14 @@ fn row(half: &[Pair], told: &dyn Fn(usize) -> bool) -> String {
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let (Some(weights), Some(pairs)) = (args.first(), args.get(1)) else {
-        eprintln!("usage: consistency_eval WEIGHTS PAIRS.tsv [--holdout]");
+        eprintln!("usage: consistency_eval WEIGHTS PAIRS.tsv [--holdout] [--distractors DIR]");
         std::process::exit(2);
     };
     let holdout = args.iter().any(|a| a == "--holdout");
+    let distractors = args
+        .iter()
+        .position(|a| a == "--distractors")
+        .map(|i| std::path::PathBuf::from(args.get(i + 1).expect("--distractors DIR")));
     let model =
         Arc::new(MiniLm::from_vec(std::fs::read(weights).expect("weights")).expect("model"));
     let text = std::fs::read_to_string(pairs).expect("pairs");
@@ -127,11 +137,34 @@ fn main() {
         let told = |i: usize| half[i].cosine.is_some_and(|c| c >= t);
         println!("{t:.3}      {}", row(&half, &told));
     }
-    in_store(&model, &half, holdout);
+    in_store(&model, &half, holdout, distractors.as_deref());
+}
+
+/// Every Markdown file under `dir` (SCRATCHPAD.md left out), recursively, sorted.
+fn markdown(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut paths: Vec<_> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    paths.sort();
+    for p in paths {
+        if p.is_dir() {
+            markdown(&p, out);
+        } else if p.extension().is_some_and(|e| e == "md")
+            && p.file_name().is_some_and(|n| n != "SCRATCHPAD.md")
+        {
+            out.push(p);
+        }
+    }
 }
 
 /// The half as writes meet it in a store (see the file's doc).
-fn in_store(model: &Arc<MiniLm>, half: &[Pair], holdout: bool) {
+fn in_store(
+    model: &Arc<MiniLm>,
+    half: &[Pair],
+    holdout: bool,
+    distractors: Option<&std::path::Path>,
+) {
     let mut old: Vec<&str> = Vec::new();
     for p in half {
         if !old.contains(&p.old.as_str()) {
@@ -150,6 +183,20 @@ fn in_store(model: &Arc<MiniLm>, half: &[Pair], holdout: bool) {
         None,
     )
     .expect("MEMORY.md");
+    let mut others = Vec::new();
+    if let Some(dir) = distractors {
+        markdown(dir, &mut others);
+        for (i, path) in others.iter().enumerate() {
+            let text = std::fs::read_to_string(path).expect("distractor");
+            m.write(
+                WriteTarget::Note,
+                &text,
+                WriteMode::Overwrite,
+                Some(&format!("other-{i}")),
+            )
+            .expect("distractor note");
+        }
+    }
     m.set_embedder(model.clone());
     let status = m.index_vectors(None, &mut |_, _| {}).expect("index");
     assert_eq!(status.percent(), 100, "every chunk has a vector");
@@ -182,14 +229,15 @@ fn in_store(model: &Arc<MiniLm>, half: &[Pair], holdout: bool) {
         .collect();
     println!();
     println!(
-        "in a store ({} lines of MEMORY.md in {} chunks): chunk floor {CHUNK_FLOOR}, at most {MAX_CANDIDATE_LINES} lines, threshold {SIMILAR_COSINE}",
+        "in a store ({} lines of MEMORY.md and {} other notes, {} chunks): chunk floor {CHUNK_FLOOR}, the lines of at most {MAX_CANDIDATE_CHUNKS} chunks, at most {MAX_CANDIDATE_LINES} lines, threshold {SIMILAR_COSINE}",
         old.len(),
+        others.len(),
         status.chunks
     );
     println!("           precision  recall");
     println!("written    {}", row(half, &|i| named[i]));
     let _ = std::fs::remove_dir_all(&temp);
-    if holdout {
+    if holdout || distractors.is_some() {
         return;
     }
     // The rule again, for other floors and numbers of lines: the closest chunk of MEMORY.md

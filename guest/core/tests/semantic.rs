@@ -1038,6 +1038,55 @@ fn a_restatement_by_meaning_is_named_in_the_receipt() {
     assert!(receipt.warnings.is_empty(), "{:?}", receipt.warnings);
 }
 
+/// MEMORY.md is a list of unrelated facts, so the chunk that holds a line
+/// blends it with the others, and a note about the line's topic is closer
+/// to a restatement than that chunk: the notice still names MEMORY.md's
+/// line.
+#[test]
+fn a_restatement_of_memory_md_is_named_when_a_topical_note_is_closer() {
+    let Some(model) = real_minilm() else {
+        return;
+    };
+    let s = Store::new();
+    let plain = s.open();
+    plain
+        .write(
+            WriteTarget::LongTerm,
+            "# Project\n\n- The user prefers tabs over spaces.\n- Alice owns the billing service.\n- Deploys go through make deploy-staging.\n- The staging database is reset every Sunday night.\n- Use pnpm, never npm, in this repository.\n- Production runs in eu-central-1 (Frankfurt).\n- Feature flags live in LaunchDarkly.\n- The on-call rotation changes every Monday.\n",
+            WriteMode::Overwrite,
+            None,
+        )
+        .unwrap();
+    plain
+        .write(
+            WriteTarget::Note,
+            "# Deploy pipeline\n\nThe deploy pipeline runs in CI on every merge to main.\nStaging deploys start by themselves once the build is green.\nA production deploy waits for an approval in the release channel.\nA bad deploy is rolled back by redeploying the previous tag.\n",
+            WriteMode::Overwrite,
+            Some("deploy-pipeline"),
+        )
+        .unwrap();
+    let mut m = s.open();
+    m.set_embedder(model);
+    assert_eq!(
+        m.index_vectors(None, &mut |_, _| {}).unwrap().percent(),
+        100
+    );
+    let receipt = m
+        .write(
+            WriteTarget::Note,
+            "To deploy, run make deploy-staging.\n",
+            WriteMode::Append,
+            Some("release"),
+        )
+        .unwrap();
+    assert_eq!(
+        receipt.warnings,
+        ["similar to MEMORY.md:5 \"Deploys go through make deploy-staging.\"; edit it instead?"],
+        "{}",
+        receipt.message
+    );
+}
+
 /// The store path of the note `name`.
 fn receipt_path(m: &Memory, name: &str) -> String {
     m.list_files()

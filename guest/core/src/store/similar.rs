@@ -18,10 +18,13 @@ use crate::limits::MAX_SEARCH_FILE_BYTES;
 use crate::semantic::Embed;
 use crate::semantic::cache::Key;
 use crate::semantic::similar::{
-    CHUNK_FLOOR, MAX_ADDED_LINES, MAX_CANDIDATE_LINES, MAX_PLAN_LINES, SIMILAR_COSINE, Similar,
-    comparable, cosine, is_daily, shared_words,
+    CHUNK_FLOOR, MAX_ADDED_LINES, MAX_CANDIDATE_CHUNKS, MAX_CANDIDATE_LINES, MAX_PLAN_LINES,
+    SIMILAR_COSINE, Similar, comparable, cosine, is_daily, shared_words,
 };
 use crate::text::prefix_at_char_boundary;
+
+/// The global long-term file's store path.
+const MEMORY_MD: &str = "MEMORY.md";
 
 impl Memory {
     /// For each line of `added` (store path, text the change added) that restates a line of
@@ -93,8 +96,8 @@ impl Memory {
             let Some(v) = v else {
                 continue;
             };
-            // The closest chunk of the files that hold facts, when it is close enough, but
-            // not the chunk the line was written into.
+            // The chunks of the files that hold facts close enough to the line, closest
+            // first.
             let mut chunks: Vec<(f32, &str, u32, Option<u32>)> = Vec::new();
             for (path, file) in &cache.files {
                 if is_daily(path) {
@@ -111,30 +114,60 @@ impl Memory {
                 }
             }
             chunks.sort_by(|a, b| b.0.total_cmp(&a.0));
-            let mut candidates: Vec<(&str, u32, String)> = Vec::new();
+            // The comparable lines of the closest chunks, closest chunk first, and of
+            // MEMORY.md's closest chunk wherever it ranks: MEMORY.md is a list of unrelated
+            // facts, so each chunk's vector blends several of them, and a note about the
+            // line's topic is often closer than the chunk that holds its older line.
+            let mut pooled: Vec<(&str, u32, String)> = Vec::new();
+            let mut memory_md: Option<Vec<(&str, u32, String)>> = None;
+            let mut taken = 0;
             for (_, path, start, end) in chunks {
+                let to_pool = taken < MAX_CANDIDATE_CHUNKS;
+                let of_memory_md = path == MEMORY_MD && memory_md.is_none();
+                if !to_pool && memory_md.is_some() {
+                    break;
+                }
+                if !to_pool && !of_memory_md {
+                    continue;
+                }
                 let text = texts.entry(path).or_insert_with(|| self.read_bounded(path));
                 let Some(text) = text.as_deref() else {
                     continue;
                 };
-                let lines: Vec<(u32, &str)> = text
+                let lines: Vec<(&str, u32, String)> = text
                     .lines()
                     .enumerate()
                     .map(|(n, l)| (u32::try_from(n + 1).unwrap_or(u32::MAX), l))
                     .filter(|(n, _)| *n >= start && end.is_none_or(|end| *n < end))
-                    .filter_map(|(n, l)| Some((n, comparable(l)?)))
+                    .filter_map(|(n, l)| Some((path, n, comparable(l)?.to_owned())))
                     .collect();
-                if path == own_path && lines.iter().any(|(_, old)| *old == line) {
+                if path == own_path && lines.iter().any(|(_, _, old)| old == line) {
                     continue; // the chunk the line itself is in
                 }
-                let mut lines = lines;
-                lines.sort_by_key(|(_, old)| std::cmp::Reverse(shared_words(line, old)));
-                candidates = lines
-                    .into_iter()
-                    .take(MAX_CANDIDATE_LINES)
-                    .map(|(n, old)| (path, n, old.to_owned()))
-                    .collect();
-                break;
+                if of_memory_md {
+                    memory_md = Some(lines.clone());
+                }
+                if to_pool {
+                    taken += 1;
+                    pooled.extend(lines);
+                }
+            }
+            // Those that share the most words with the line (a stable sort keeps the closer
+            // chunk's first among equals): MEMORY.md's best first, then the pool's.
+            let most_shared = |v: &mut Vec<(&str, u32, String)>| {
+                v.sort_by_key(|(_, _, old)| std::cmp::Reverse(shared_words(line, old)));
+            };
+            let mut memory_md = memory_md.unwrap_or_default();
+            most_shared(&mut memory_md);
+            most_shared(&mut pooled);
+            let mut candidates: Vec<(&str, u32, String)> = memory_md.into_iter().take(1).collect();
+            for c in pooled {
+                if candidates.len() >= MAX_CANDIDATE_LINES {
+                    break;
+                }
+                if !candidates.iter().any(|(p, n, _)| *p == c.0 && *n == c.1) {
+                    candidates.push(c);
+                }
             }
             let mut best: Option<Similar> = None;
             for (path, n, old) in candidates {
