@@ -13,7 +13,8 @@
 //!
 //! Then the same half in a store, as a write meets it: MEMORY.md holds the half's existing
 //! lines, each new line is appended to a note and the receipt read (the write undone after),
-//! so the notice is told only when the chunk closest to the line holds its older line
+//! so the notice is told only when the older line is a candidate (MEMORY.md's line that
+//! shares the most words with it, or one of the closest chunk)
 //! ([`CHUNK_FLOOR`], [`MAX_CANDIDATE_LINES`]). A pair counts as told when the notice names
 //! its own older line: a new line may also restate another pair's older line, rightly. Without `--holdout` it also prints, for chunk
 //! floors around the shipped one, what the rule would give and how many lines it embeds.

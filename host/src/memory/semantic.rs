@@ -18,7 +18,7 @@ use crate::error::Error;
 /// per chunk; a build cut short loses at most this much work.
 const NATIVE_SAVE_EVERY: Duration = Duration::from_secs(2);
 /// Rounds of `similar-texts` before a write, at most: the added lines,
-/// then the lines of the chunk closest to each, then none left.
+/// then the candidate lines each is compared with, then none left.
 const SIMILAR_ROUNDS: usize = 3;
 
 /// What the host set for one memory.
@@ -247,7 +247,7 @@ impl Memory {
     /// With the model run natively ([`Memory::enable_semantic_native`]):
     /// embed the lines a write of `content` to `target` compares for its
     /// consistency notice (WIT `similar-texts`: the added lines, then the
-    /// lines of the chunk closest to each) and hand their vectors in, so the
+    /// candidate lines each is compared with) and hand their vectors in, so the
     /// write's receipt names a line it restates, as with the model in the
     /// component. Does nothing otherwise, or when the vectors are not built.
     /// At most [`SIMILAR_ROUNDS`] rounds.

@@ -6,17 +6,17 @@
 //!
 //! A line is *comparable* when, list markers and checkboxes dropped, it is not a heading or
 //! a fence, holds at least [`MIN_WORDS`] words and at most [`MAX_LINE_BYTES`] bytes. Each
-//! comparable added line (at most [`MAX_ADDED_LINES`] per change) is embedded. The chunk
-//! of MEMORY.md, the scratchpads and notes (not daily logs, which are a journal) closest to
-//! it by their stored vectors is a candidate, and so is MEMORY.md's closest chunk wherever
-//! it ranks, each when its cosine is at least [`CHUNK_FLOOR`] (the chunk the line was
-//! written into left out). MEMORY.md is a list of unrelated facts, so each of its chunks'
-//! vectors blends several, and in a store of topical notes another note is often closer
-//! than the chunk that holds the older line. Of the candidates' comparable lines, the one
-//! of MEMORY.md that shares the most words with the added line ([`shared_words`]) and the
-//! next that shares the most are embedded ([`MAX_CANDIDATE_LINES`]), and the closer one at
-//! a cosine of at least [`SIMILAR_COSINE`] is named. A write so embeds at most three short
-//! texts per added line, and only one when no chunk is close.
+//! comparable added line (at most [`MAX_ADDED_LINES`] per change) is embedded. Its
+//! candidates are the comparable lines of the chunk of MEMORY.md, the scratchpads and notes
+//! (not daily logs, which are a journal) closest to it by their stored vectors, when its
+//! cosine is at least [`CHUNK_FLOOR`] (the chunk the line was written into left out), and
+//! every comparable line of MEMORY.md. Of these, MEMORY.md's line that shares the most words
+//! with the added line ([`shared_words`]; among equals, the one in MEMORY.md's closest chunk)
+//! and the chunk's line that shares the most are embedded ([`MAX_CANDIDATE_LINES`]), and the
+//! closer one at a cosine of at least [`SIMILAR_COSINE`] is named. MEMORY.md is looked at
+//! line by line because it is a list of unrelated facts: each of its chunks' vectors blends
+//! several, and in a store of topical notes another note is closer than the chunk that holds
+//! the older line. A write so embeds at most three short texts per added line.
 //!
 //! The threshold was set on the tune half of `bench/consistency/pairs.tsv` (restatements and
 //! updates wanted, related and unrelated lines not), precision first, and the floor and the
@@ -30,11 +30,10 @@ pub const SIMILAR_COSINE: f32 = 0.65;
 /// Cosine between an added line and a chunk for the chunk's lines to be compared.
 pub const CHUNK_FLOOR: f32 = 0.25;
 /// Chunks closest to an added line (each at [`CHUNK_FLOOR`] or more) whose lines are
-/// candidates, besides MEMORY.md's closest chunk.
+/// candidates, besides MEMORY.md's lines.
 pub const MAX_CANDIDATE_CHUNKS: usize = 1;
-/// Lines of those chunks compared (each embedded), per added line: the line of MEMORY.md's
-/// closest chunk that shares the most words with it ([`shared_words`]), then those of the
-/// other candidates.
+/// Candidate lines compared (each embedded), per added line: MEMORY.md's line that shares
+/// the most words with it ([`shared_words`]), then the chunks' that share the most.
 pub const MAX_CANDIDATE_LINES: usize = 2;
 /// Added lines checked per change.
 pub const MAX_ADDED_LINES: usize = 4;

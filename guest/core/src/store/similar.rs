@@ -38,7 +38,7 @@ impl Memory {
     /// or overwriting, would compare and that this memory's model cannot embed here and was not handed: for a host
     /// that embeds natively, which hands each one's vector in
     /// ([`Memory::add_query_vector`]) and asks again, until none is left (at most three
-    /// rounds: the added lines, then the lines of the chunk closest to them). Empty when
+    /// rounds: the added lines, then the candidate lines each is compared with). Empty when
     /// recall is off, the vectors are not built, or the model embeds here. Reads the vectors
     /// file; writes nothing.
     ///
@@ -114,20 +114,14 @@ impl Memory {
                 }
             }
             chunks.sort_by(|a, b| b.0.total_cmp(&a.0));
-            // The comparable lines of the closest chunks, closest chunk first, and of
-            // MEMORY.md's closest chunk wherever it ranks: MEMORY.md is a list of unrelated
-            // facts, so each chunk's vector blends several of them, and a note about the
-            // line's topic is often closer than the chunk that holds its older line.
-            let mut pooled: Vec<(&str, u32, String)> = Vec::new();
-            let mut memory_md: Option<Vec<(&str, u32, String)>> = None;
-            let mut taken = 0;
-            for (_, path, start, end) in chunks {
-                let to_pool = taken < MAX_CANDIDATE_CHUNKS;
-                let of_memory_md = path == MEMORY_MD && memory_md.is_none();
-                if !to_pool && memory_md.is_some() {
-                    break;
+            // The comparable lines of the closest chunks, closest chunk first.
+            let mut pooled: Vec<Vec<(&str, u32, String)>> = Vec::new();
+            let mut memory_chunks: Vec<(u32, Option<u32>)> = Vec::new();
+            for &(_, path, start, end) in &chunks {
+                if path == MEMORY_MD {
+                    memory_chunks.push((start, end));
                 }
-                if !to_pool && !of_memory_md {
+                if pooled.len() >= MAX_CANDIDATE_CHUNKS {
                     continue;
                 }
                 let text = texts.entry(path).or_insert_with(|| self.read_bounded(path));
@@ -144,23 +138,18 @@ impl Memory {
                 if path == own_path && lines.iter().any(|(_, _, old)| old == line) {
                     continue; // the chunk the line itself is in
                 }
-                if of_memory_md {
-                    memory_md = Some(lines.clone());
-                }
-                if to_pool {
-                    taken += 1;
-                    pooled.extend(lines);
-                }
+                pooled.push(lines);
             }
-            // Those that share the most words with the line (a stable sort keeps the closer
-            // chunk's first among equals): MEMORY.md's best first, then the pool's.
-            let most_shared = |v: &mut Vec<(&str, u32, String)>| {
-                v.sort_by_key(|(_, _, old)| std::cmp::Reverse(shared_words(line, old)));
-            };
-            let mut memory_md = memory_md.unwrap_or_default();
-            most_shared(&mut memory_md);
-            most_shared(&mut pooled);
-            let mut candidates: Vec<(&str, u32, String)> = memory_md.into_iter().take(1).collect();
+            // Those that share the most words with the line, the closer chunk's first
+            // among equals (a stable sort).
+            let mut pooled: Vec<(&str, u32, String)> = pooled.into_iter().flatten().collect();
+            pooled.sort_by_key(|(_, _, old)| std::cmp::Reverse(shared_words(line, old)));
+            // And MEMORY.md's line that shares the most words with it, wherever it is, the
+            // line of a closer chunk first among equals: MEMORY.md is a list of unrelated
+            // facts, so each of its chunks' vectors blends several, and a note on the line's
+            // topic is often closer than the chunk that holds the older line.
+            let memory_line = self.memory_md_candidate(line, own_path, &memory_chunks, &mut texts);
+            let mut candidates: Vec<(&str, u32, String)> = memory_line.into_iter().collect();
             for c in pooled {
                 if candidates.len() >= MAX_CANDIDATE_LINES {
                     break;
@@ -187,6 +176,36 @@ impl Memory {
             found.extend(best);
         }
         found
+    }
+
+    /// The comparable line of MEMORY.md that shares the most words with `line`, among
+    /// equals the one in the closest of `chunks` (MEMORY.md's chunks close enough to the
+    /// line, closest first), then the first; `line` itself left out when it was written
+    /// there. None when MEMORY.md holds no comparable line or cannot be read.
+    fn memory_md_candidate<'t>(
+        &self,
+        line: &str,
+        own_path: &str,
+        chunks: &[(u32, Option<u32>)],
+        texts: &mut HashMap<&'t str, Option<String>>,
+    ) -> Option<(&'t str, u32, String)> {
+        let text = texts
+            .entry(MEMORY_MD)
+            .or_insert_with(|| self.read_bounded(MEMORY_MD))
+            .as_deref()?;
+        let rank = |n: u32| {
+            chunks
+                .iter()
+                .position(|(start, end)| n >= *start && end.is_none_or(|end| n < end))
+                .unwrap_or(usize::MAX)
+        };
+        text.lines()
+            .enumerate()
+            .map(|(n, l)| (u32::try_from(n + 1).unwrap_or(u32::MAX), l))
+            .filter_map(|(n, l)| Some((n, comparable(l)?)))
+            .filter(|(_, old)| !(own_path == MEMORY_MD && *old == line))
+            .min_by_key(|(n, old)| (std::cmp::Reverse(shared_words(line, old)), rank(*n), *n))
+            .map(|(n, old)| (MEMORY_MD, n, old.to_owned()))
     }
 
     /// The vector of `text`: the model's, or the one the host handed in for it.
