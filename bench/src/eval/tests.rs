@@ -265,9 +265,9 @@ fn every_set_has_paraphrase_and_recency_questions() {
 
 #[test]
 fn set_all_scores_the_sets_a_directory_has() {
-    // Set C has no tune2: `all` is its other six files, in this order, every
+    // Set E has no tune2: `all` is its other six files, in this order, every
     // system scoring every question.
-    let dir = sibling("eval-c");
+    let dir = sibling("eval-e");
     let names = [
         "tune",
         "holdout",
