@@ -278,9 +278,8 @@ impl Memory {
             if texts.is_empty() {
                 break;
             }
-            for text in texts {
-                let vector = model.embed(&text);
-                self.add_query_vector(&text, vector)?;
+            for (text, vector) in texts.iter().zip(embed_on_every_core(&model, &texts)) {
+                self.add_query_vector(text, vector)?;
             }
         }
         Ok(())
@@ -302,33 +301,8 @@ impl Memory {
                 b.agent_memory_semantic().call_plan_texts(store, h)
             })?
             .map_err(domain)?;
-        let threads = std::thread::available_parallelism()
-            .map_or(1, usize::from)
-            .clamp(1, texts.len().max(1));
-        let next = AtomicUsize::new(0);
-        let mut vectors: Vec<(usize, Vec<f32>)> = std::thread::scope(|scope| {
-            let workers: Vec<_> = (0..threads)
-                .map(|_| {
-                    let (next, texts, model) = (&next, &texts, &model);
-                    scope.spawn(move || {
-                        let mut out = Vec::new();
-                        loop {
-                            let i = next.fetch_add(1, Ordering::Relaxed);
-                            let Some(text) = texts.get(i) else { break };
-                            out.push((i, model.embed(text)));
-                        }
-                        out
-                    })
-                })
-                .collect();
-            workers
-                .into_iter()
-                .flat_map(|w| w.join().unwrap_or_default())
-                .collect()
-        });
-        vectors.sort_by_key(|(i, _)| *i);
-        for (i, vector) in vectors {
-            self.add_query_vector(&texts[i], vector)?;
+        for (text, vector) in texts.iter().zip(embed_on_every_core(&model, &texts)) {
+            self.add_query_vector(text, vector)?;
         }
         Ok(())
     }
@@ -580,4 +554,35 @@ impl Group {
         }
         Ok(())
     }
+}
+
+/// The vectors of `texts` in their order, embedded natively on every core
+/// (one text a thread at a time).
+fn embed_on_every_core(model: &NativeModel, texts: &[String]) -> Vec<Vec<f32>> {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, usize::from)
+        .clamp(1, texts.len().max(1));
+    let next = AtomicUsize::new(0);
+    let mut vectors: Vec<(usize, Vec<f32>)> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                let next = &next;
+                scope.spawn(move || {
+                    let mut out = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(text) = texts.get(i) else { break };
+                        out.push((i, model.embed(text)));
+                    }
+                    out
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().unwrap_or_default())
+            .collect()
+    });
+    vectors.sort_by_key(|(i, _)| *i);
+    vectors.into_iter().map(|(_, v)| v).collect()
 }
