@@ -229,19 +229,40 @@ impl Memory {
         Ok(entry)
     }
 
-    /// Every queue file of this project, by id. Unreadable files are
-    /// skipped.
+    /// Every queue file of this project, by id. A file that is not an
+    /// entry's JSON is skipped; one that cannot be listed or read is an
+    /// error. A file that vanishes while the folder is listed (another
+    /// process renaming an entry into place, or deciding the last one) ends
+    /// the listing early, so the folder is listed again, a few times at most.
     pub(crate) fn queue_entries(&self) -> Result<Vec<Entry>> {
+        const TRIES: usize = 5;
+        for _ in 1..TRIES {
+            if let Some(entries) = self.list_queue()? {
+                return Ok(entries);
+            }
+        }
+        let dir = self.review_dir();
+        self.list_queue()?.ok_or_else(|| {
+            let gone = std::io::Error::from(std::io::ErrorKind::NotFound);
+            Error::io("list", &dir, &gone)
+        })
+    }
+
+    /// One listing of the queue: `None` when a file vanished under it.
+    fn list_queue(&self) -> Result<Option<Vec<Entry>>> {
         let dir = self.review_dir();
         let listed = match fs::read_dir(self.abs(&dir)) {
             Ok(listed) => listed,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Some(Vec::new())),
             Err(e) => return Err(Error::io("list", &dir, &e)),
         };
         let mut entries: Vec<Entry> = Vec::new();
         for e in listed {
-            // An entry that cannot be listed is an error too.
-            let e = e.map_err(|err| Error::io("list", &dir, &err))?;
+            let e = match e {
+                Ok(e) => e,
+                Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+                Err(err) => return Err(Error::io("list", &dir, &err)),
+            };
             let Some(name) = e.file_name().to_str().map(str::to_string) else {
                 continue;
             };
@@ -261,7 +282,7 @@ impl Memory {
             }
         }
         entries.sort_by_key(|e| e.id);
-        Ok(entries)
+        Ok(Some(entries))
     }
 
     /// Write `entry` atomically. Caller holds the lock.
