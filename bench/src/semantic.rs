@@ -492,7 +492,7 @@ fn in_host(root: &Path, weights: &Path, rounds: usize) -> Result<()> {
             }
         }
         let (on_t, off_t) = (median(on_t), median(off_t));
-        let us = |d: Duration| format!("{:.1} ms", d.as_secs_f64() * 1e3);
+        let tenths = |d: Duration| format!("{:.1} ms", d.as_secs_f64() * 1e3);
         println!(
             "| search latency added in a host that keeps the model loaded (one process, the model in the component), {what}{}: `{query:?}` | on {} − off {} = {:+.1} ms, medians of {rounds} | ≤ {} | {} | {load} |",
             if by_meaning == (query == WEAK_QUERY) {
@@ -500,8 +500,8 @@ fn in_host(root: &Path, weights: &Path, rounds: usize) -> Result<()> {
             } else {
                 " (NOT as labelled)"
             },
-            us(on_t),
-            us(off_t),
+            tenths(on_t),
+            tenths(off_t),
             (on_t.as_secs_f64() - off_t.as_secs_f64()) * 1e3,
             ms(goal),
             yes(on_t.saturating_sub(off_t) <= goal)

@@ -9,11 +9,11 @@
 //! hits by that weight times their lexical score (over the best's) plus the
 //! rest times their closeness in meaning (the cosine, scaled between the
 //! query's farthest and closest file; MEMORY.md's at half, as its words
-//! count, and a daily log's at 0.8). Quoted text, an identifier some file holds, time words (a date,
-//! `the day before the recital`) and a request for the newest entry that
-//! the daily logs answer keep the lexical order; the ranking's tiers are
-//! never crossed. A file the words did not find joins only when its cosine
-//! reaches [`Params::floor`].
+//! count, and a daily log's at 0.8). Quoted text, an identifier some file
+//! holds, time words (a date, `the day before the recital`) and a request
+//! for the newest entry that the daily logs answer keep the lexical order;
+//! the ranking's tiers are never crossed. A file the words did not find
+//! joins only when its cosine reaches [`Params::floor`].
 
 use std::collections::HashMap;
 
