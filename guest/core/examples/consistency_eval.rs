@@ -14,10 +14,11 @@
 //! Then the same half in a store, as a write meets it: MEMORY.md holds the half's existing
 //! lines, each new line is appended to a note and the receipt read (the write undone after),
 //! so the notice is told only when the older line is a candidate (MEMORY.md's line that
-//! shares the most words with it, or one of the closest chunk)
-//! ([`CHUNK_FLOOR`], [`MAX_CANDIDATE_LINES`]). A pair counts as told when the notice names
-//! its own older line: a new line may also restate another pair's older line, rightly. Without `--holdout` it also prints, for chunk
-//! floors around the shipped one, what the rule would give and how many lines it embeds.
+//! shares the most words with it, or one of the closest chunk: [`CHUNK_FLOOR`],
+//! [`MAX_CANDIDATE_LINES`]). A pair counts as told when the notice names its own older
+//! line: a new line may also restate another pair's older line, rightly. Without
+//! `--holdout` it also prints, for chunk floors around the shipped one, what the first rule
+//! (the closest chunk's lines only) would give and how many lines it embeds.
 //!
 //! `--distractors DIR` also puts every Markdown file under DIR into the store as a note
 //! (e.g. `bench/eval/store`, a project's 250 KB of notes and logs), so that the chunk
@@ -230,7 +231,7 @@ fn in_store(
         .collect();
     println!();
     println!(
-        "in a store ({} lines of MEMORY.md and {} other notes, {} chunks): chunk floor {CHUNK_FLOOR}, the lines of at most {MAX_CANDIDATE_CHUNKS} chunks, at most {MAX_CANDIDATE_LINES} lines, threshold {SIMILAR_COSINE}",
+        "in a store ({} lines of MEMORY.md and {} other notes, {} chunks): candidates MEMORY.md's line and those of the {MAX_CANDIDATE_CHUNKS} closest chunk(s) at a chunk floor of {CHUNK_FLOOR}, at most {MAX_CANDIDATE_LINES} lines embedded, threshold {SIMILAR_COSINE}",
         old.len(),
         others.len(),
         status.chunks
@@ -241,7 +242,7 @@ fn in_store(
     if holdout || distractors.is_some() {
         return;
     }
-    // The rule again, for other floors and numbers of lines: the closest chunk of MEMORY.md
+    // The first rule, for other floors and numbers of lines: the closest chunk of MEMORY.md
     // at or above the floor, its lines that share the most words compared.
     let chunks = agent_memory_embed::chunk::chunk_note("MEMORY", &memory_md, CHUNK_PIECES, &|t| {
         model.pieces(t)

@@ -131,6 +131,23 @@ impl Store {
         m.set_embedder(e.clone());
         m
     }
+
+    /// A memory with the real model and every chunk's vector built.
+    fn indexed(&self, model: Arc<agent_memory_core::MiniLm>) -> Memory {
+        let mut m = self.open();
+        m.set_embedder(model);
+        assert_eq!(
+            m.index_vectors(None, &mut |_, _| {}).unwrap().percent(),
+            100
+        );
+        m
+    }
+}
+
+/// The receipt of appending `line` to the note `name`.
+fn appended(m: &Memory, name: &str, line: &str) -> agent_memory_core::WriteReceipt {
+    m.write(WriteTarget::Note, line, WriteMode::Append, Some(name))
+        .unwrap()
 }
 
 fn paths(m: &Memory, q: &str) -> Vec<String> {
@@ -964,21 +981,9 @@ fn a_restatement_by_meaning_is_named_in_the_receipt() {
             None,
         )
         .unwrap();
-    let mut m = s.open();
-    m.set_embedder(model);
-    assert_eq!(
-        m.index_vectors(None, &mut |_, _| {}).unwrap().percent(),
-        100
-    );
+    let m = s.indexed(model);
 
-    let receipt = m
-        .write(
-            WriteTarget::Note,
-            "To deploy, run make deploy-staging.\n",
-            WriteMode::Append,
-            Some("release"),
-        )
-        .unwrap();
+    let receipt = appended(&m, "release", "To deploy, run make deploy-staging.\n");
     let notice =
         "similar to MEMORY.md:4 \"Deploys go through make deploy-staging.\"; edit it instead?";
     assert_eq!(receipt.warnings, [notice], "{}", receipt.message);
@@ -992,9 +997,7 @@ fn a_restatement_by_meaning_is_named_in_the_receipt() {
         "Deploy logs are kept in the #deploys Slack channel.\n",
         "The user is allergic to peanuts and eats no nuts.\n",
     ] {
-        let receipt = m
-            .write(WriteTarget::Note, related, WriteMode::Append, Some("misc"))
-            .unwrap();
+        let receipt = appended(&m, "misc", related);
         assert!(
             receipt.warnings.is_empty(),
             "{related}: {:?}",
@@ -1065,20 +1068,8 @@ fn a_restatement_of_memory_md_is_named_when_a_topical_note_is_closer() {
             Some("deploy-pipeline"),
         )
         .unwrap();
-    let mut m = s.open();
-    m.set_embedder(model);
-    assert_eq!(
-        m.index_vectors(None, &mut |_, _| {}).unwrap().percent(),
-        100
-    );
-    let receipt = m
-        .write(
-            WriteTarget::Note,
-            "To deploy, run make deploy-staging.\n",
-            WriteMode::Append,
-            Some("release"),
-        )
-        .unwrap();
+    let m = s.indexed(model);
+    let receipt = appended(&m, "release", "To deploy, run make deploy-staging.\n");
     assert_eq!(
         receipt.warnings,
         ["similar to MEMORY.md:5 \"Deploys go through make deploy-staging.\"; edit it instead?"],

@@ -23,9 +23,6 @@ use crate::semantic::similar::{
 };
 use crate::text::prefix_at_char_boundary;
 
-/// The global long-term file's store path.
-const MEMORY_MD: &str = "MEMORY.md";
-
 impl Memory {
     /// For each line of `added` (store path, text the change added) that restates a line of
     /// MEMORY.md, a scratchpad or a note, the older line. Empty when recall is off, the
@@ -90,6 +87,7 @@ impl Memory {
             return Vec::new();
         }
         let cache = self.load_vectors(e.as_ref());
+        let long_term = self.long_term_rel().path();
         let mut texts: HashMap<&str, Option<String>> = HashMap::new();
         let mut found = Vec::new();
         for ((own_path, line), v) in lines.into_iter().zip(vectors) {
@@ -118,7 +116,7 @@ impl Memory {
             let mut pooled: Vec<Vec<(&str, u32, String)>> = Vec::new();
             let mut memory_chunks: Vec<(u32, Option<u32>)> = Vec::new();
             for &(_, path, start, end) in &chunks {
-                if path == MEMORY_MD {
+                if path == long_term {
                     memory_chunks.push((start, end));
                 }
                 if pooled.len() >= MAX_CANDIDATE_CHUNKS {
@@ -148,7 +146,8 @@ impl Memory {
             // line of a closer chunk first among equals: MEMORY.md is a list of unrelated
             // facts, so each of its chunks' vectors blends several, and a note on the line's
             // topic is often closer than the chunk that holds the older line.
-            let memory_line = self.memory_md_candidate(line, own_path, &memory_chunks, &mut texts);
+            let memory_line =
+                self.memory_md_candidate(line, own_path, &long_term, &memory_chunks, &mut texts);
             let mut candidates: Vec<(&str, u32, String)> = memory_line.into_iter().collect();
             for c in pooled {
                 if candidates.len() >= MAX_CANDIDATE_LINES {
@@ -178,20 +177,22 @@ impl Memory {
         found
     }
 
-    /// The comparable line of MEMORY.md that shares the most words with `line`, among
-    /// equals the one in the closest of `chunks` (MEMORY.md's chunks close enough to the
-    /// line, closest first), then the first; `line` itself left out when it was written
-    /// there. None when MEMORY.md holds no comparable line or cannot be read.
+    /// The comparable line of MEMORY.md (`long_term`, its store path) that shares the most
+    /// words with `line`, among equals the one in the closest of `chunks` (MEMORY.md's
+    /// chunks close enough to the line, closest first), then the first; `line` itself left
+    /// out when it was written there. None when MEMORY.md holds no comparable line or
+    /// cannot be read.
     fn memory_md_candidate<'t>(
         &self,
         line: &str,
         own_path: &str,
+        long_term: &'t str,
         chunks: &[(u32, Option<u32>)],
         texts: &mut HashMap<&'t str, Option<String>>,
     ) -> Option<(&'t str, u32, String)> {
         let text = texts
-            .entry(MEMORY_MD)
-            .or_insert_with(|| self.read_bounded(MEMORY_MD))
+            .entry(long_term)
+            .or_insert_with(|| self.read_bounded(long_term))
             .as_deref()?;
         let rank = |n: u32| {
             chunks
@@ -203,9 +204,9 @@ impl Memory {
             .enumerate()
             .map(|(n, l)| (u32::try_from(n + 1).unwrap_or(u32::MAX), l))
             .filter_map(|(n, l)| Some((n, comparable(l)?)))
-            .filter(|(_, old)| !(own_path == MEMORY_MD && *old == line))
+            .filter(|(_, old)| !(own_path == long_term && *old == line))
             .min_by_key(|(n, old)| (std::cmp::Reverse(shared_words(line, old)), rank(*n), *n))
-            .map(|(n, old)| (MEMORY_MD, n, old.to_owned()))
+            .map(|(n, old)| (long_term, n, old.to_owned()))
     }
 
     /// The vector of `text`: the model's, or the one the host handed in for it.
